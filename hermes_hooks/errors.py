@@ -1,0 +1,70 @@
+"""The exception family of hermes-hooks: one base, every message says who, what and where."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "HermesHooksError",
+    "HookResultError",
+    "ManifestError",
+    "PluginLoadError",
+    "PluginToolOverrideError",
+    "RegistrationError",
+]
+
+
+class HermesHooksError(Exception):
+    """Base of every error raised by hermes-hooks on purpose.
+
+    The CLI shows these as one line without a traceback.
+    """
+
+
+class ManifestError(HermesHooksError, ValueError):
+    """A ``plugin.yaml`` cannot be read or does not fit the manifest schema.
+
+    :param message: what was expected and what was found.
+    :param path: the manifest file, when known.
+    :param field: the offending field, when the problem is one field.
+    """
+
+    def __init__(self, message: str, *, path: object = None, field: str | None = None) -> None:
+        self.path = path
+        self.field = field
+        self.reason = message
+        where = f"{path}" if path is not None else "plugin manifest"
+        if field is not None:
+            where += f": field {field!r}"
+        super().__init__(f"{where}: {message}")
+
+
+class ConfigError(HermesHooksError):
+    """``config.yaml`` cannot be read, or a value in it has the wrong type."""
+
+
+class PluginLoadError(HermesHooksError):
+    """A plugin could not be imported or registered; the message names the plugin key."""
+
+    def __init__(self, key: str, message: str) -> None:
+        self.key = key
+        self.reason = message
+        super().__init__(f"plugin {key!r}: {message}")
+
+
+class RegistrationError(HermesHooksError, ValueError):
+    """A registration (tool, command, skill, ...) was refused: a taken or invalid name."""
+
+
+class PluginToolOverrideError(HermesHooksError, PermissionError):
+    """A plugin tried to replace a host tool without the operator's grant.
+
+    The grant is ``plugins.entries.<id>.allow_tool_override: true`` in ``config.yaml``,
+    together with ``override=True`` on the registration.
+    """
+
+
+class HookResultError(HermesHooksError, TypeError):
+    """A hook implementation returned a value that does not fit its hook's contract.
+
+    Raised only in strict mode; otherwise the value is logged and treated as ``None``.
+    """
