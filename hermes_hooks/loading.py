@@ -1,0 +1,226 @@
+"""Loading: import one candidate's code and shape what pluggy registers for it.
+
+A directory plugin is imported as ``hermes_plugins.<slug>`` (so relative imports inside it
+work); an entry point is loaded as its distribution declares. What pluggy registers under the
+plugin's key is a :class:`PluginHooks` object holding the module's ``@hookimpl`` functions and
+one adapter per ``ctx.register_hook`` callback, so both kinds are real hookimpls of one plugin.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import keyword
+import re
+import sys
+import traceback
+import types
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+from hermes_hooks.discovery import Candidate
+from hermes_hooks.errors import PluginLoadError, RegistrationError
+from hermes_hooks.markers import PROJECT_NAME
+
+__all__ = [
+    "NAMESPACE",
+    "PluginHooks",
+    "describe_failure",
+    "evict_modules",
+    "find_hookimpls",
+    "import_plugin",
+    "make_hook_adapter",
+    "module_name_for",
+]
+
+NAMESPACE: Final = "hermes_plugins"
+_IMPL_ATTR: Final = PROJECT_NAME + "_impl"
+_SLUG_BAD: Final = re.compile(r"[^0-9a-zA-Z_]")
+
+
+def module_name_for(key: str) -> str:
+    """Return the module name a directory plugin is imported as: ``hermes_plugins.<slug>``.
+
+    ``image_gen/openai`` becomes ``hermes_plugins.image_gen__openai``; ``my-plugin`` becomes
+    ``hermes_plugins.my_plugin``.
+    """
+    slug = _SLUG_BAD.sub("_", key.replace("/", "__"))
+    if slug[0].isdigit():
+        slug = "_" + slug
+    return f"{NAMESPACE}.{slug}"
+
+
+def evict_modules(name: str) -> None:
+    """Forget module ``name`` and its sub-modules, so that the next import runs them afresh."""
+    prefix = name + "."
+    for loaded in [m for m in sys.modules if m == name or m.startswith(prefix)]:
+        del sys.modules[loaded]
+
+
+def _import_folder(candidate: Candidate) -> types.ModuleType:
+    assert candidate.path is not None
+    importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
+    name = module_name_for(candidate.key)
+    init = candidate.path / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        name, init, submodule_search_locations=[str(candidate.path)]
+    )
+    if spec is None or spec.loader is None:
+        raise PluginLoadError(candidate.key, f"cannot import {init}")
+    module = importlib.util.module_from_spec(spec)
+    evict_modules(name)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        evict_modules(name)
+        raise
+    return module
+
+
+def import_plugin(candidate: Candidate) -> object:
+    """Import a candidate's code: a module for folders, the entry point's target otherwise."""
+    if candidate.entry_point is not None:
+        return candidate.entry_point.load()
+    if candidate.path is None:
+        raise PluginLoadError(candidate.key, "has neither a folder nor an entry point")
+    return _import_folder(candidate)
+
+
+def find_hookimpls(module: types.ModuleType | None) -> dict[str, Callable[..., Any]]:
+    """Return the module's ``@hookimpl`` functions by attribute name."""
+    if module is None:
+        return {}
+    found: dict[str, Callable[..., Any]] = {}
+    for name, value in vars(module).items():
+        if inspect.isroutine(value) and isinstance(getattr(value, _IMPL_ATTR, None), dict):
+            found[name] = value
+    return found
+
+
+def describe_failure(exc: BaseException, roots: Iterable[str] = ()) -> str:
+    """Return ``Type: message (file:line)``, the line being the deepest frame in ``roots``."""
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{text} ({exc.filename}:{exc.lineno})"
+    frames = traceback.extract_tb(exc.__traceback__)
+    prefixes = tuple(roots)
+    chosen = [f for f in frames if prefixes and f.filename.startswith(prefixes)] or frames[-1:]
+    if chosen:
+        return f"{text} ({chosen[-1].filename}:{chosen[-1].lineno})"
+    return text
+
+
+def _callback_params(callback: Callable[..., Any]) -> tuple[list[str], list[str], bool]:
+    """Return (named parameters, required parameters, takes **kwargs) of a callback."""
+    try:
+        signature = inspect.signature(callback)
+    except (TypeError, ValueError):
+        return [], [], True  # a builtin without a signature: hand it everything
+    named: list[str] = []
+    required: list[str] = []
+    var_kw = False
+    for param in signature.parameters.values():
+        if param.kind is param.VAR_KEYWORD:
+            var_kw = True
+        elif param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            named.append(param.name)
+            if param.default is param.empty:
+                required.append(param.name)
+        elif param.kind is param.POSITIONAL_ONLY and param.default is param.empty:
+            required.append(param.name)
+    return named, required, var_kw
+
+
+def make_hook_adapter(
+    hook_name: str,
+    callback: Callable[..., Any],
+    spec_argnames: tuple[str, ...] | None,
+    *,
+    owner: str,
+) -> Callable[..., Any]:
+    """Turn a ``ctx.register_hook`` callback into a function pluggy can register as a hookimpl.
+
+    The adapter's parameters are the hook arguments the callback names (all of them when it
+    takes ``**kwargs``), so pluggy passes exactly those, and it calls the callback by keyword.
+
+    :param spec_argnames: the hook's arguments, or ``None`` for a hook this host does not know.
+    :raises RegistrationError: the callback requires an argument the hook does not pass.
+    """
+    named, required, var_kw = _callback_params(callback)
+    if spec_argnames is None:
+        wanted = required
+    else:
+        missing = [p for p in required if p not in spec_argnames]
+        if missing:
+            raise RegistrationError(
+                f"plugin {owner!r}: the callback for hook {hook_name!r} requires "
+                f"{', '.join(map(repr, missing))}, which the hook does not pass; it passes "
+                f"{', '.join(spec_argnames) or 'nothing'}"
+            )
+        wanted = list(spec_argnames) if var_kw else [n for n in spec_argnames if n in named]
+    for name in wanted:  # names come from signatures and specs; never from free text
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise RegistrationError(f"plugin {owner!r}: invalid argument name {name!r}")
+    params = ", ".join(wanted)
+    call = ", ".join(f"{n}={n}" for n in wanted)
+    source = f"def {hook_name}({params}):\n    return __callback({call})\n"
+    namespace: dict[str, Any] = {"__callback": callback}
+    exec(compile(source, f"<register_hook {owner}:{hook_name}>", "exec"), namespace)
+    adapter: Callable[..., Any] = namespace[hook_name]
+    adapter.__module__ = getattr(callback, "__module__", None) or __name__
+    adapter.__qualname__ = getattr(callback, "__qualname__", hook_name)
+    adapter.__wrapped_callback__ = callback  # type: ignore[attr-defined]
+    setattr(
+        adapter,
+        _IMPL_ATTR,
+        {
+            "wrapper": False,
+            "hookwrapper": False,
+            "optionalhook": spec_argnames is None,
+            "tryfirst": False,
+            "trylast": False,
+            "specname": hook_name,
+        },
+    )
+    return adapter
+
+
+class PluginHooks:
+    """What pluggy registers for one plugin: its ``@hookimpl`` functions and shim adapters.
+
+    pluggy's ``register`` walks ``dir(plugin)``; this object lists only hookimpls, so
+    registering it costs one look-up per hook rather than one per module attribute.
+    """
+
+    __slots__ = ("_attrs", "key", "module")
+
+    def __init__(
+        self,
+        key: str,
+        module: types.ModuleType | None,
+        native: dict[str, Callable[..., Any]],
+        adapters: Iterable[tuple[str, Callable[..., Any]]] = (),
+    ) -> None:
+        self.key = key
+        self.module = module
+        self._attrs: dict[str, Callable[..., Any]] = dict(native)
+        for i, (hook_name, adapter) in enumerate(adapters):
+            self._attrs[f"{hook_name}__register_hook_{i}"] = adapter
+
+    def add_adapter(self, hook_name: str, adapter: Callable[..., Any]) -> None:
+        """Add one more shim adapter (before the object is registered again)."""
+        self._attrs[f"{hook_name}__register_hook_{len(self._attrs)}"] = adapter
+
+    def __dir__(self) -> list[str]:
+        return list(self._attrs)
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        try:
+            return self._attrs[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        return f"<PluginHooks {self.key!r}: {len(self._attrs)} hookimpls>"

@@ -1,0 +1,534 @@
+"""``PluginManager``: pluggy's manager with discovery, gating, loading, isolation and status."""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import logging
+import os
+import sys
+import threading
+import time
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import attrs
+import pluggy
+
+from hermes_hooks import hookspecs
+from hermes_hooks.commands import CliCommandRegistry, CommandRegistry
+from hermes_hooks.config import (
+    DEBUG_ENV,
+    STRICT_ENV,
+    PluginsConfig,
+    env_flag,
+    get_hermes_home,
+    load_config,
+)
+from hermes_hooks.context import PluginContext
+from hermes_hooks.contract import HookContract, get_contract
+from hermes_hooks.discovery import Candidate, Source, discover_candidates
+from hermes_hooks.errors import ConfigError, PluginLoadError
+from hermes_hooks.isolation import guard_hookimpl
+from hermes_hooks.loading import (
+    PluginHooks,
+    describe_failure,
+    evict_modules,
+    find_hookimpls,
+    import_plugin,
+    make_hook_adapter,
+    module_name_for,
+)
+from hermes_hooks.markers import PROJECT_NAME
+from hermes_hooks.skills import SkillRegistry
+from hermes_hooks.tools import ToolRegistry
+
+__all__ = ["PluginInfo", "PluginManager", "Status"]
+
+logger = logging.getLogger("hermes_hooks")
+
+Status = Literal["enabled", "disabled", "not enabled", "error"]
+
+_SHIM_ATTR: Final = "__wrapped_callback__"
+_debug_handler_installed = False
+
+
+def _install_debug_handler() -> None:
+    """With ``HERMES_PLUGINS_DEBUG=1``, log discovery, gating and loading at DEBUG on stderr."""
+    global _debug_handler_installed
+    if _debug_handler_installed or not env_flag(DEBUG_ENV):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.DEBUG)
+    handler.setFormatter(logging.Formatter("[hermes-hooks] %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    _debug_handler_installed = True
+
+
+@attrs.frozen
+class PluginInfo:
+    """What is known of one discovered plugin: its manifest, its status and what it registered.
+
+    ``status`` is what actually happened: ``enabled`` (loaded), ``disabled`` (in
+    ``plugins.disabled``), ``not enabled`` (not opted in, or a kind this manager does not load),
+    or ``error`` (it could not be read or loaded; ``error`` says why).
+    """
+
+    key: str
+    name: str
+    version: str
+    kind: str
+    source: Source
+    status: Status
+    error: str | None
+    path: str | None
+    description: str = ""
+    reason: str | None = None
+    tools: tuple[str, ...] = ()
+    hooks: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    cli_commands: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    hook_errors: int = 0
+    last_hook_error: str | None = None
+    warnings: tuple[str, ...] = ()
+    load_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the fields as a JSON-ready dict (tuples become lists)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.asdict(self).items()}
+
+
+@attrs.define(eq=False)
+class _Record:
+    """The manager's mutable state for one plugin."""
+
+    candidate: Candidate
+    status: Status = "not enabled"
+    error: str | None = None
+    reason: str | None = None
+    module: types.ModuleType | None = None
+    holder: PluginHooks | None = None
+    context: PluginContext | None = None
+    loading: bool = False
+    pending: list[tuple[str, Callable[..., Any]]] = attrs.Factory(list)
+    hook_errors: int = 0
+    last_hook_error: str | None = None
+    warnings: list[str] = attrs.Factory(list)
+    load_ms: float | None = None
+
+
+class PluginManager(pluggy.PluginManager):
+    """A ``pluggy.PluginManager`` for the ``hermes`` project, with every Hermes hook declared.
+
+    :param hermes_home: the Hermes home folder; ``$HERMES_HOME`` or ``~/.hermes`` by default.
+    :param strict: re-raise plugin failures (load errors and hook errors) instead of isolating
+        them; also on with ``HERMES_PLUGINS_STRICT=1``.
+    :param cwd: where project plugins (``./.hermes/plugins``) are looked for; the current
+        directory by default.
+    """
+
+    def __init__(
+        self,
+        hermes_home: Path | str | None = None,
+        *,
+        strict: bool = False,
+        cwd: Path | None = None,
+    ) -> None:
+        super().__init__(PROJECT_NAME)
+        _install_debug_handler()
+        self.hermes_home = Path(hermes_home).expanduser() if hermes_home else get_hermes_home()
+        self.strict = strict or env_flag(STRICT_ENV)
+        self.cwd = cwd
+        self.plugins_config = PluginsConfig.from_config({})
+        self.config_error: str | None = None
+        self.tools = ToolRegistry(allow_override=self._allow_tool_override)
+        self.commands = CommandRegistry()
+        self.cli_commands = CliCommandRegistry()
+        self.skills = SkillRegistry()
+        self.message_sink: Callable[[str, str], bool] | None = None
+        self._records: dict[str, _Record] = {}
+        self._discovered = False
+        self._lock = threading.RLock()
+        self._logged_failures: set[tuple[str, str, str]] = set()
+        self._warned_unknown: set[tuple[str, str]] = set()
+        self._contracts: dict[str, tuple[HookContract, bool]] = {}
+        self.add_hookspecs(hookspecs)
+
+    # -- hook specs and contracts --------------------------------------------------------------
+
+    def add_hookspecs(self, module_or_class: types.ModuleType | type) -> None:
+        """Add hookspecs (as pluggy does) and remember each one's contract."""
+        super().add_hookspecs(module_or_class)
+        self._contracts.clear()
+
+    def get_hook_contract(self, name: str) -> HookContract:
+        """Return the contract of hook ``name`` (observe/open for unknown hooks)."""
+        return self._contract_of(name)[0]
+
+    def _contract_of(self, name: str) -> tuple[HookContract, bool]:
+        cached = self._contracts.get(name)
+        if cached is None:
+            caller = getattr(self.hook, name, None)
+            spec = caller.spec if caller is not None else None
+            if spec is None:
+                cached = (get_contract(None), False)
+            else:
+                cached = (get_contract(spec.function), bool(spec.opts.get("firstresult")))
+            if spec is not None:
+                self._contracts[name] = cached
+        return cached
+
+    def hook_argnames(self, name: str) -> tuple[str, ...] | None:
+        """Return the argument names of hook ``name``, or ``None`` for an unknown hook."""
+        caller = getattr(self.hook, name, None)
+        if caller is None or caller.spec is None:
+            return None
+        return tuple(caller.spec.argnames)
+
+    def known_hooks(self) -> list[str]:
+        """Return the names of every hook with a spec, sorted."""
+        return sorted(
+            name
+            for name, caller in vars(self.hook).items()
+            if isinstance(caller, pluggy.HookCaller) and caller.spec is not None
+        )
+
+    # -- registration with isolation -----------------------------------------------------------
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        """Register a plugin object (as pluggy does) and guard each of its hookimpls."""
+        with self._lock:
+            try:
+                plugin_name = super().register(plugin, name)
+            except BaseException:
+                # pluggy leaves a half-registered plugin behind when validation fails.
+                if self.is_registered(plugin):
+                    self.unregister(plugin)
+                raise
+            if plugin_name is None:
+                return None
+            for caller in self.get_hookcallers(plugin) or []:
+                contract, firstresult = self._contract_of(caller.name)
+                for impl in caller.get_hookimpls():
+                    if impl.plugin is plugin:
+                        guard_hookimpl(
+                            impl,
+                            caller.name,
+                            contract,
+                            self._report_failure,
+                            strict=self.strict,
+                            firstresult=firstresult,
+                        )
+                if caller.spec is None:
+                    self._warn_unknown_hook(plugin_name, caller.name)
+            return plugin_name
+
+    def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:
+        if (plugin_key, hook_name) in self._warned_unknown:
+            return
+        self._warned_unknown.add((plugin_key, hook_name))
+        close = difflib.get_close_matches(hook_name, self.known_hooks(), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        message = f"implements unknown hook {hook_name!r} (kept for newer hosts){hint}"
+        logger.warning("plugin %r %s", plugin_key, message)
+        record = self._records.get(plugin_key)
+        if record is not None:
+            record.warnings.append(message)
+
+    def _report_failure(
+        self, plugin_key: str, hook_name: str, message: str, exc: BaseException | None
+    ) -> None:
+        record = self._records.get(plugin_key)
+        if record is not None:
+            record.hook_errors += 1
+            record.last_hook_error = f"{hook_name}: {message}"
+        fingerprint = (plugin_key, hook_name, message)
+        if fingerprint in self._logged_failures:
+            return
+        self._logged_failures.add(fingerprint)
+        logger.warning(
+            "plugin %r failed in hook %r: %s",
+            plugin_key,
+            hook_name,
+            message,
+            exc_info=exc if exc is not None and logger.isEnabledFor(logging.DEBUG) else None,
+        )
+
+    def _add_hook_callback(
+        self, plugin_key: str, hook_name: str, callback: Callable[..., Any]
+    ) -> None:
+        """Add a ``ctx.register_hook`` callback as a hookimpl of ``plugin_key``."""
+        spec_argnames = self.hook_argnames(hook_name)
+        adapter = make_hook_adapter(hook_name, callback, spec_argnames, owner=plugin_key)
+        with self._lock:
+            record = self._records.get(plugin_key)
+            if record is not None and record.loading:
+                record.pending.append((hook_name, adapter))
+                return
+            holder = record.holder if record is not None else None
+            if holder is None:
+                holder = PluginHooks(plugin_key, None, {})
+                if record is not None:
+                    record.holder = holder
+            # Registered already: register again with the extra adapter (moves it to "newest").
+            if self.is_registered(holder):
+                self.unregister(holder)
+            holder.add_adapter(hook_name, adapter)
+            self.register(holder, name=plugin_key)
+
+    # -- configuration --------------------------------------------------------------------------
+
+    def _allow_tool_override(self, owner: str) -> bool:
+        return self.plugins_config.allow_tool_override(owner)
+
+    def reload_config(self) -> PluginsConfig:
+        """Read ``config.yaml`` again; a broken file is reported and treated as empty."""
+        try:
+            self.plugins_config = PluginsConfig.from_config(
+                load_config(self.hermes_home), source=self.hermes_home / "config.yaml"
+            )
+            self.config_error = None
+        except ConfigError as exc:
+            if self.strict:
+                raise
+            logger.error("%s", exc)
+            self.config_error = str(exc)
+            self.plugins_config = PluginsConfig.from_config({})
+        return self.plugins_config
+
+    # -- discovery, gating, loading -------------------------------------------------------------
+
+    def discover(self) -> list[Candidate]:
+        """Return every discovered plugin, reading manifests only (no plugin code runs)."""
+        return discover_candidates(hermes_home=self.hermes_home, cwd=self.cwd)
+
+    def discover_and_load(self, force: bool = False) -> None:
+        """Discover plugins and load the enabled ones; a second call does nothing.
+
+        :param force: unload every plugin first, then scan and load again.
+        """
+        with self._lock:
+            if self._discovered and not force:
+                return
+            if force:
+                self.unload_all()
+            self.reload_config()
+            self._records = {c.key: _Record(c) for c in self.discover()}
+            self._discovered = True
+            for record in self._records.values():
+                status, reason = self._gate(record.candidate)
+                record.status, record.reason = status, reason
+                if status == "error":
+                    record.error, record.reason = reason, None
+                    logger.debug("plugin %r: %s", record.candidate.key, reason)
+                    if self.strict:
+                        raise PluginLoadError(record.candidate.key, reason or "error")
+                elif status == "enabled":
+                    self._load(record)
+                else:
+                    logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
+
+    def _gate(self, candidate: Candidate) -> tuple[Status, str | None]:
+        """Decide from config and environment whether a candidate is to be loaded."""
+        if candidate.error is not None:
+            return "error", candidate.error
+        config = self.plugins_config
+        names = {candidate.key, candidate.name}
+        if names & config.disabled:
+            return "disabled", "listed in plugins.disabled"
+        if candidate.kind == "exclusive":
+            return "not enabled", "kind 'exclusive' plugins are loaded by their own subsystem"
+        if names & config.enabled:
+            why = "listed in plugins.enabled"
+        elif candidate.source == "bundled" and candidate.kind == "backend":
+            why = "bundled backend, loaded by default"
+        else:
+            return "not enabled", "not listed in plugins.enabled"
+        manifest = candidate.manifest
+        missing = (
+            [n for n in manifest.required_env_names if not os.environ.get(n)] if manifest else []
+        )
+        if missing:
+            plural = "s" if len(missing) > 1 else ""
+            return "error", (
+                f"requires environment variable{plural} {', '.join(missing)}, which "
+                f"{'are' if plural else 'is'} not set"
+            )
+        return "enabled", why
+
+    def _load(self, record: _Record) -> None:
+        candidate = record.candidate
+        key = candidate.key
+        assert candidate.manifest is not None
+        started = time.perf_counter()
+        record.loading = True
+        record.pending = []
+        try:
+            target = import_plugin(candidate)
+            if isinstance(target, types.ModuleType):
+                module: types.ModuleType | None = target
+                register_fn = getattr(target, "register", None)
+                if not callable(register_fn):
+                    register_fn = None
+            elif callable(target):
+                module = sys.modules.get(getattr(target, "__module__", "") or "")
+                register_fn = target
+            else:
+                raise PluginLoadError(
+                    key, f"entry point gives {type(target).__name__}, expected a module or callable"
+                )
+            record.module = module
+            native = find_hookimpls(module)
+            if register_fn is None and not native:
+                where = candidate.path or candidate.entry_point
+                raise PluginLoadError(key, f"no register() function and no @hookimpl in {where}")
+            path = candidate.path
+            if path is None and module is not None and getattr(module, "__file__", None):
+                path = Path(module.__file__ or "").parent
+            context = PluginContext(self, key, candidate.manifest, path)
+            record.context = context
+            if register_fn is not None:
+                register_fn(context)
+            record.holder = PluginHooks(key, module, native, record.pending)
+            record.loading = False
+            self.register(record.holder, name=key)
+        except KeyboardInterrupt:
+            self._rollback(record)
+            raise
+        except BaseException as exc:
+            self._rollback(record)
+            roots = [str(candidate.path)] if candidate.path else []
+            message = (
+                exc.reason if isinstance(exc, PluginLoadError) else describe_failure(exc, roots)
+            )
+            record.status, record.error = "error", message
+            logger.warning("plugin %r failed to load: %s", key, message)
+            if self.strict:
+                if isinstance(exc, PluginLoadError):
+                    raise
+                raise PluginLoadError(key, message) from exc
+            return
+        finally:
+            record.loading = False
+            record.pending = []
+            record.load_ms = (time.perf_counter() - started) * 1000
+        record.status, record.error = "enabled", None
+        logger.debug("plugin %r loaded in %.1f ms", key, record.load_ms)
+
+    def _rollback(self, record: _Record) -> None:
+        """Remove whatever a plugin registered; used when it fails and when it is unloaded."""
+        key = record.candidate.key
+        if record.holder is not None and self.is_registered(record.holder):
+            self.unregister(record.holder)
+        elif self.has_plugin(key):
+            self.unregister(name=key)
+        for registry in (self.tools, self.commands, self.cli_commands, self.skills):
+            registry.remove_owner(key)
+        if record.candidate.path is not None:
+            evict_modules(module_name_for(key))
+        record.holder = None
+        record.module = None
+        record.context = None
+
+    def unload_plugin(self, key: str) -> bool:
+        """Unload one plugin: unregister its hookimpls and every entry it registered."""
+        with self._lock:
+            record = self._records.get(key)
+            if record is None or record.status != "enabled":
+                return False
+            self._rollback(record)
+            record.status, record.reason = "not enabled", "unloaded"
+            return True
+
+    def unload_all(self) -> None:
+        """Unload every loaded plugin and forget what discovery found."""
+        with self._lock:
+            for key in list(self._records):
+                self.unload_plugin(key)
+            self._records = {}
+            self._discovered = False
+
+    # -- status ---------------------------------------------------------------------------------
+
+    def _info(self, record: _Record) -> PluginInfo:
+        candidate = record.candidate
+        manifest = candidate.manifest
+        key = candidate.key
+        hooks: tuple[str, ...] = ()
+        if record.holder is not None and self.is_registered(record.holder):
+            hooks = tuple(sorted({c.name for c in self.get_hookcallers(record.holder) or []}))
+        return PluginInfo(
+            key=key,
+            name=candidate.name,
+            version=manifest.version if manifest else "",
+            kind=candidate.kind,
+            source=candidate.source,
+            status=record.status,
+            error=record.error,
+            path=str(candidate.path) if candidate.path else None,
+            description=manifest.description if manifest else "",
+            reason=record.reason,
+            tools=tuple(self.tools.names(owner=key)),
+            hooks=hooks,
+            commands=tuple(self.commands.names(owner=key)),
+            cli_commands=tuple(self.cli_commands.names(owner=key)),
+            skills=tuple(self.skills.names(owner=key)),
+            hook_errors=record.hook_errors,
+            last_hook_error=record.last_hook_error,
+            warnings=tuple(record.warnings),
+            load_ms=record.load_ms,
+        )
+
+    def list_plugins(self) -> list[PluginInfo]:
+        """Return one :class:`PluginInfo` per discovered plugin, sorted by key."""
+        with self._lock:
+            records = list(self._records.values())
+        return sorted((self._info(r) for r in records), key=lambda info: info.key)
+
+    def get_plugin_info(self, key: str) -> PluginInfo | None:
+        """Return the :class:`PluginInfo` of plugin ``key``, or ``None`` when not discovered."""
+        record = self._records.get(key)
+        return self._info(record) if record is not None else None
+
+    def get_context(self, key: str) -> PluginContext | None:
+        """Return the context a loaded plugin was given, or ``None``."""
+        record = self._records.get(key)
+        return record.context if record is not None else None
+
+    # -- Hermes-compatible calls ----------------------------------------------------------------
+
+    def has_hook(self, name: str) -> bool:
+        """Return whether any implementation of hook ``name`` is registered."""
+        caller = getattr(self.hook, name, None)
+        return isinstance(caller, pluggy.HookCaller) and bool(caller.get_hookimpls())
+
+    def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
+        """Call hook ``name`` as Hermes does and return the non-``None`` results.
+
+        Arguments of the hook that the caller leaves out are passed as ``None``; an unknown
+        hook or one with no implementations returns ``[]``.
+        """
+        caller = getattr(self.hook, name, None)
+        if not isinstance(caller, pluggy.HookCaller) or not caller.get_hookimpls():
+            return []
+        if caller.spec is not None:
+            for argname in caller.spec.argnames:
+                kwargs.setdefault(argname, None)
+        result = caller(**kwargs)
+        if self._contract_of(name)[1]:
+            return [] if result is None else [result]
+        return [r for r in result if r is not None]
+
+
+def callback_of(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Return the plugin's own function behind a guarded hookimpl or shim adapter."""
+    inner = getattr(function, "__wrapped_impl__", function)
+    inner = getattr(inner, _SHIM_ATTR, inner)
+    return inner if inspect.isroutine(inner) or callable(inner) else function
+
+
+__all__ += ["callback_of"]
