@@ -1,0 +1,7 @@
+"""The ``hermes`` command: a click tree; formatting only, the logic lives in the library."""
+
+from __future__ import annotations
+
+from hermes_hooks.cli.main import cli, main
+
+__all__ = ["cli", "main"]
