@@ -55,6 +55,11 @@ class PluginContext:
         """The plugin's key: the registry id its entries are recorded under."""
         return self._plugin_id
 
+    @property
+    def hermes_home(self) -> Path:
+        """The Hermes home folder of the host (where a plugin keeps its own files)."""
+        return self._manager.hermes_home
+
     # -- hooks ----------------------------------------------------------------------------------
 
     def register_hook(self, name: str, callback: Callable[..., Any]) -> None:

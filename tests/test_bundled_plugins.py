@@ -10,6 +10,7 @@ import pytest
 
 from hermes_hooks import PluginManager
 
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("HERMES_BUNDLED_PLUGINS", "HERMES_SAFE_MODE", "HERMES_ENABLE_PROJECT_PLUGINS"):
