@@ -190,11 +190,10 @@ def make_hook_adapter(
 class PluginHooks:
     """What pluggy registers for one plugin: its ``@hookimpl`` functions and shim adapters.
 
-    pluggy's ``register`` walks ``dir(plugin)``; this object lists only hookimpls, so
-    registering it costs one look-up per hook rather than one per module attribute.
+    The functions are plain instance attributes (pluggy 1.7 finds hookimpls with
+    ``inspect.getattr_static``, not through ``__getattr__``), and ``dir()`` lists only them, so
+    registering costs one look-up per hook rather than one per module attribute.
     """
-
-    __slots__ = ("_attrs", "key", "module")
 
     def __init__(
         self,
@@ -203,24 +202,34 @@ class PluginHooks:
         native: dict[str, Callable[..., Any]],
         adapters: Iterable[tuple[str, Callable[..., Any]]] = (),
     ) -> None:
-        self.key = key
-        self.module = module
-        self._attrs: dict[str, Callable[..., Any]] = dict(native)
-        for i, (hook_name, adapter) in enumerate(adapters):
-            self._attrs[f"{hook_name}__register_hook_{i}"] = adapter
+        self._hermes_key = key
+        self._hermes_module = module
+        self._hermes_names: list[str] = []
+        for name, function in native.items():
+            self._add(name, function)
+        for hook_name, adapter in adapters:
+            self.add_adapter(hook_name, adapter)
+
+    @property
+    def key(self) -> str:
+        """The plugin key this object is registered under."""
+        return self._hermes_key
+
+    @property
+    def module(self) -> types.ModuleType | None:
+        """The plugin's module, when it has one."""
+        return self._hermes_module
+
+    def _add(self, name: str, function: Callable[..., Any]) -> None:
+        self.__dict__[name] = function
+        self._hermes_names.append(name)
 
     def add_adapter(self, hook_name: str, adapter: Callable[..., Any]) -> None:
         """Add one more shim adapter (before the object is registered again)."""
-        self._attrs[f"{hook_name}__register_hook_{len(self._attrs)}"] = adapter
+        self._add(f"{hook_name}__register_hook_{len(self._hermes_names)}", adapter)
 
     def __dir__(self) -> list[str]:
-        return list(self._attrs)
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        try:
-            return self._attrs[name]
-        except KeyError:
-            raise AttributeError(name) from None
+        return list(self._hermes_names)
 
     def __repr__(self) -> str:
-        return f"<PluginHooks {self.key!r}: {len(self._attrs)} hookimpls>"
+        return f"<PluginHooks {self._hermes_key!r}: {len(self._hermes_names)} hookimpls>"

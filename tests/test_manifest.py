@@ -435,7 +435,9 @@ def test_recursive_alias_is_refused(tmp_path: Path, loader: str) -> None:
 @pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "- " * 50_000 + "x"])
 def test_deep_nesting_is_refused_without_crashing(tmp_path: Path, loader: str, text: str) -> None:
     path = write(tmp_path, text)
-    with raises_at(path, "expected at most 64 levels of nesting, found more"):
+    # Our reader stops at 64 levels; newer libyaml (PyYAML >= 6.0.4) may stop the flow first.
+    pattern = re.escape(str(path)) + ".*(levels of nesting|maximum nesting depth)"
+    with pytest.raises(ManifestError, match=pattern):
         PluginManifest.from_path(path)
 
 
