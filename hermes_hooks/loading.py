@@ -8,16 +8,22 @@ one adapter per ``ctx.register_hook`` callback, so both kinds are real hookimpls
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import inspect
 import keyword
+import os
 import re
 import sys
+import sysconfig
 import traceback
 import types
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Final
+
+import pluggy
 
 from hermes_hooks.discovery import Candidate
 from hermes_hooks.errors import PluginLoadError, RegistrationError
@@ -32,6 +38,7 @@ __all__ = [
     "import_plugin",
     "make_hook_adapter",
     "module_name_for",
+    "plugin_roots",
 ]
 
 NAMESPACE: Final = "hermes_plugins"
@@ -88,25 +95,102 @@ def import_plugin(candidate: Candidate) -> object:
     return _import_folder(candidate)
 
 
-def find_hookimpls(module: types.ModuleType | None) -> dict[str, Callable[..., Any]]:
-    """Return the module's ``@hookimpl`` functions by attribute name."""
-    if module is None:
+def find_hookimpls(plugin: object) -> dict[str, Callable[..., Any]]:
+    """Return the ``@hookimpl`` functions of a module (or methods of an object) by name."""
+    if plugin is None:
         return {}
     found: dict[str, Callable[..., Any]] = {}
-    for name, value in vars(module).items():
+    if isinstance(plugin, types.ModuleType):
+        items: Iterable[tuple[str, object]] = vars(plugin).items()
+    else:
+        items = ((name, getattr(plugin, name, None)) for name in dir(plugin))
+    for name, value in items:
         if inspect.isroutine(value) and isinstance(getattr(value, _IMPL_ATTR, None), dict):
             found[name] = value
     return found
 
 
+def plugin_roots(candidate: Candidate) -> list[str]:
+    """Return the path prefixes of a candidate's own code, to point errors at its lines.
+
+    A folder plugin's code is its folder; an entry point's is its top-level package (or
+    module) inside the distribution's install location. Nothing is imported to find them.
+    """
+    if candidate.path is not None:
+        return [str(candidate.path) + os.sep]
+    ep = candidate.entry_point
+    if ep is None or ep.dist is None:
+        return []
+    top = ep.module.split(".", 1)[0]
+    base = str(ep.dist.locate_file(top))
+    return [base + os.sep, base + ".py"]
+
+
+@functools.cache
+def _code_prefixes() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Return the path prefixes of (hermes-hooks and pluggy, the stdlib, site-packages)."""
+    paths = sysconfig.get_paths()
+    ours = (str(Path(__file__).resolve().parent), str(Path(pluggy.__file__).resolve().parent))
+    stdlib = {paths["stdlib"], paths["platstdlib"]}
+    site = {paths["purelib"], paths["platlib"]}
+    return (
+        tuple(p + os.sep for p in ours),
+        tuple(p + os.sep for p in sorted(stdlib)),
+        tuple(p + os.sep for p in sorted(site)),
+    )
+
+
+def _is_plugin_frame(filename: str) -> bool:
+    """Tell whether a traceback frame may be plugin code: not ours, pluggy's or the stdlib's."""
+    if filename.startswith("<"):
+        return False
+    ours, stdlib, site = _code_prefixes()
+    if filename.startswith(ours):
+        return False
+    return not filename.startswith(stdlib) or filename.startswith(site)
+
+
+def _impl_location(plugin: object, hook_name: str) -> str | None:
+    """Return ``file:line`` of the plugin's implementation of ``hook_name``, when found."""
+    for attr in dir(plugin):
+        function = getattr(plugin, attr, None)
+        opts = getattr(function, _IMPL_ATTR, None)
+        if not callable(function) or not isinstance(opts, dict):
+            continue
+        if (opts.get("specname") or attr) != hook_name:
+            continue
+        target = getattr(function, "__wrapped_callback__", function)
+        code = getattr(inspect.unwrap(target), "__code__", None)
+        if code is not None:
+            return f"{code.co_filename}:{code.co_firstlineno}"
+    return None
+
+
+def _one_line(text: str) -> str:
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
 def describe_failure(exc: BaseException, roots: Iterable[str] = ()) -> str:
-    """Return ``Type: message (file:line)``, the line being the deepest frame in ``roots``."""
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    """Return ``Type: message (file:line)`` on one line, pointing at the plugin's own code.
+
+    The line is the deepest frame under ``roots``; failing that, the deepest frame outside
+    hermes-hooks, pluggy and the standard library; failing that, none is given. A
+    ``SyntaxError`` names its own file and line, a pluggy validation error the offending
+    hookimpl.
+    """
+    name = type(exc).__name__
     if isinstance(exc, SyntaxError) and exc.filename:
-        return f"{text} ({exc.filename}:{exc.lineno})"
+        return f"{name}: {exc.msg} ({exc.filename}:{exc.lineno})"
+    message = _one_line(str(exc))
+    text = f"{name}: {message}" if message else name
+    if isinstance(exc, pluggy.PluginValidationError):
+        hook = re.search(r"for hook '([^']+)'", str(exc))
+        where = _impl_location(exc.plugin, hook.group(1)) if hook else None
+        return f"{text} ({where})" if where else text
     frames = traceback.extract_tb(exc.__traceback__)
     prefixes = tuple(roots)
-    chosen = [f for f in frames if prefixes and f.filename.startswith(prefixes)] or frames[-1:]
+    chosen = [f for f in frames if prefixes and f.filename.startswith(prefixes)]
+    chosen = chosen or [f for f in frames if _is_plugin_frame(f.filename)]
     if chosen:
         return f"{text} ({chosen[-1].filename}:{chosen[-1].lineno})"
     return text

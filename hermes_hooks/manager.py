@@ -30,7 +30,7 @@ from hermes_hooks.config import (
 from hermes_hooks.context import PluginContext
 from hermes_hooks.contract import HookContract, get_contract
 from hermes_hooks.discovery import Candidate, Source, discover_candidates
-from hermes_hooks.errors import ConfigError, PluginLoadError
+from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
 from hermes_hooks.isolation import guard_hookimpl
 from hermes_hooks.loading import (
     PluginHooks,
@@ -40,6 +40,7 @@ from hermes_hooks.loading import (
     import_plugin,
     make_hook_adapter,
     module_name_for,
+    plugin_roots,
 )
 from hermes_hooks.markers import PROJECT_NAME
 from hermes_hooks.skills import SkillRegistry
@@ -269,6 +270,11 @@ class PluginManager(pluggy.PluginManager):
             if record is not None and record.loading:
                 record.pending.append((hook_name, adapter))
                 return
+            if record is not None and record.status != "enabled":
+                # A failed or unloaded plugin keeping its ctx must not come back in through it.
+                raise RegistrationError(
+                    f"plugin {plugin_key!r} is {record.status}: its hook {hook_name!r} is refused"
+                )
             holder = record.holder if record is not None else None
             if holder is None:
                 holder = PluginHooks(plugin_key, None, {})
@@ -369,22 +375,10 @@ class PluginManager(pluggy.PluginManager):
         record.pending = []
         try:
             target = import_plugin(candidate)
-            if isinstance(target, types.ModuleType):
-                module: types.ModuleType | None = target
-                register_fn = getattr(target, "register", None)
-                if not callable(register_fn):
-                    register_fn = None
-            elif callable(target):
-                module = sys.modules.get(getattr(target, "__module__", "") or "")
-                register_fn = target
-            else:
-                raise PluginLoadError(
-                    key, f"entry point gives {type(target).__name__}, expected a module or callable"
-                )
+            module, register_fn, native = self._plugin_parts(key, target)
             record.module = module
-            native = find_hookimpls(module)
             if register_fn is None and not native:
-                where = candidate.path or candidate.entry_point
+                where = candidate.path or _describe_entry_point(candidate)
                 raise PluginLoadError(key, f"no register() function and no @hookimpl in {where}")
             path = candidate.path
             if path is None and module is not None and getattr(module, "__file__", None):
@@ -401,9 +395,10 @@ class PluginManager(pluggy.PluginManager):
             raise
         except BaseException as exc:
             self._rollback(record)
-            roots = [str(candidate.path)] if candidate.path else []
             message = (
-                exc.reason if isinstance(exc, PluginLoadError) else describe_failure(exc, roots)
+                exc.reason
+                if isinstance(exc, PluginLoadError)
+                else describe_failure(exc, plugin_roots(candidate))
             )
             record.status, record.error = "error", message
             logger.warning("plugin %r failed to load: %s", key, message)
@@ -419,13 +414,38 @@ class PluginManager(pluggy.PluginManager):
         record.status, record.error = "enabled", None
         logger.debug("plugin %r loaded in %.1f ms", key, record.load_ms)
 
+    @staticmethod
+    def _plugin_parts(
+        key: str, target: object
+    ) -> tuple[types.ModuleType | None, Callable[..., Any] | None, dict[str, Callable[..., Any]]]:
+        """Split an imported plugin into (its module, its ``register``, its ``@hookimpl``s).
+
+        A module brings its ``register`` and module-level hookimpls; a function or class (an
+        entry point ``pkg:register``) is the ``register``, with its module's hookimpls; any
+        other object (``pkg:plugin``) brings its hookimpl methods, or is called if callable.
+        """
+        if isinstance(target, types.ModuleType):
+            register_fn = getattr(target, "register", None)
+            return target, register_fn if callable(register_fn) else None, find_hookimpls(target)
+        if inspect.isroutine(target) or inspect.isclass(target):
+            module = sys.modules.get(getattr(target, "__module__", "") or "")
+            return module, target, find_hookimpls(module)
+        module = sys.modules.get(type(target).__module__)
+        native = find_hookimpls(target)
+        if native:
+            return module, None, native
+        if callable(target):
+            return module, target, {}
+        raise PluginLoadError(
+            key, f"entry point gives {type(target).__name__}, expected a module or callable"
+        )
+
     def _rollback(self, record: _Record) -> None:
         """Remove whatever a plugin registered; used when it fails and when it is unloaded."""
         key = record.candidate.key
+        # Only our own holder: the key may be taken by an object the host registered.
         if record.holder is not None and self.is_registered(record.holder):
             self.unregister(record.holder)
-        elif self.has_plugin(key):
-            self.unregister(name=key)
         for registry in (self.tools, self.commands, self.cli_commands, self.skills):
             registry.remove_owner(key)
         if record.candidate.path is not None:
@@ -522,6 +542,11 @@ class PluginManager(pluggy.PluginManager):
         if self._contract_of(name)[1]:
             return [] if result is None else [result]
         return [r for r in result if r is not None]
+
+
+def _describe_entry_point(candidate: Candidate) -> str:
+    ep = candidate.entry_point
+    return f"entry point {ep.name} = {ep.value}" if ep is not None else candidate.key
 
 
 def callback_of(function: Callable[..., Any]) -> Callable[..., Any]:

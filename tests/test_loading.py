@@ -1,0 +1,697 @@
+"""Tests for loading: folder and entry-point plugins, both styles, and every way to fail."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pluggy
+import pytest
+from plugin_builders import (
+    call_hook,
+    forget_new_modules,
+    isolate_environment,
+    load,
+    site_dir,
+    status_of,
+    write_config,
+    write_distribution,
+    write_plugin,
+)
+
+from hermes_hooks.loading import PluginHooks, describe_failure, module_name_for
+from hermes_hooks.manager import PluginManager
+
+
+def tool_code(name: str) -> str:
+    """A line of ``register(ctx)`` that registers tool ``name``."""
+    return (
+        f"    ctx.register_tool({name!r}, 'test', {{'name': {name!r}, 'parameters': {{}}}}, "
+        "lambda args, **kw: 'ok')\n"
+    )
+
+
+@pytest.fixture(autouse=True)
+def bundled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """No Hermes switch set, no bundled plugins; plugin modules are forgotten afterwards."""
+    before = set(sys.modules)
+    yield isolate_environment(monkeypatch, tmp_path)
+    forget_new_modules(before, tmp_path)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def user(home: Path) -> Path:
+    return home / "plugins"
+
+
+@pytest.fixture
+def site(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    yield from site_dir(monkeypatch, tmp_path)
+
+
+# --- module names --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "module"),
+    [
+        ("hello", "hermes_plugins.hello"),
+        ("my-plugin", "hermes_plugins.my_plugin"),
+        ("image_gen/openai", "hermes_plugins.image_gen__openai"),
+        ("v1.2", "hermes_plugins.v1_2"),
+        ("3d", "hermes_plugins._3d"),
+    ],
+)
+def test_module_name_for(key: str, module: str) -> None:
+    assert module_name_for(key) == module
+
+
+# --- a folder plugin is imported as hermes_plugins.<slug> ----------------------------------------
+
+
+def test_folder_plugin_is_imported_under_hermes_plugins_with_relative_imports(
+    home: Path, user: Path
+) -> None:
+    write_plugin(
+        user,
+        "image_gen/my-gen",
+        """
+        from .helpers import util
+        from . import settings
+
+        def register(ctx):
+            ctx.register_hook("on_session_start", util.remember)
+        """,
+        files={
+            "helpers/__init__.py": "",
+            "helpers/util.py": """
+                from ..settings import PREFIX
+                seen = []
+
+                def remember(session_id):
+                    seen.append(PREFIX + session_id)
+            """,
+            "settings.py": "PREFIX = 'session:'\n",
+        },
+    )
+    write_config(home, enabled=["image_gen/my-gen"])
+
+    pm = load(home)
+
+    assert status_of(pm, "image_gen/my-gen") == ("enabled", None)
+    module = sys.modules["hermes_plugins.image_gen__my_gen"]
+    assert module.__file__ == str(user / "image_gen" / "my-gen" / "__init__.py")
+    util = sys.modules["hermes_plugins.image_gen__my_gen.helpers.util"]
+    call_hook(pm, "on_session_start", session_id="abc")
+    assert util.seen == ["session:abc"]
+
+
+def test_hookimpl_functions_are_registered_under_the_plugin_key(home: Path, user: Path) -> None:
+    write_plugin(
+        user,
+        "native",
+        """
+        from hermes_hooks import hookimpl
+
+        @hookimpl
+        def transform_tool_result(tool_name, result):
+            return result.upper()
+
+        @hookimpl(tryfirst=True)
+        def pre_llm_call(user_message):
+            return "context from native"
+
+        def not_a_hook():
+            pass
+        """,
+    )
+    write_config(home, enabled=["native"])
+
+    pm = load(home)
+
+    holder = pm.get_plugin("native")
+    assert isinstance(holder, PluginHooks)
+    assert pm.get_name(holder) == "native"
+    assert call_hook(pm, "transform_tool_result", tool_name="t", result="abc") == "ABC"
+    assert call_hook(pm, "pre_llm_call", user_message="hi") == ["context from native"]
+    [impl] = pm.hook.pre_llm_call.get_hookimpls()
+    assert (impl.plugin_name, impl.tryfirst) == ("native", True)
+    info = pm.get_plugin_info("native")
+    assert info is not None
+    assert info.hooks == ("pre_llm_call", "transform_tool_result")
+
+
+def test_register_is_called_with_a_context_for_the_plugin(home: Path, user: Path) -> None:
+    write_plugin(
+        user,
+        "shim",
+        """
+        calls = []
+
+        def register(ctx):
+            calls.append((ctx.plugin_id, ctx.manifest.name, ctx.path))
+        """,
+        manifest={"name": "shim-name"},
+    )
+    write_config(home, enabled=["shim"])
+
+    pm = load(home)
+
+    module = sys.modules["hermes_plugins.shim"]
+    assert module.calls == [("shim", "shim-name", user / "shim")]
+    context = pm.get_context("shim")
+    assert context is not None
+    assert context.plugin_id == "shim"
+
+
+def test_register_hook_callbacks_are_hookimpls_of_the_plugin(home: Path, user: Path) -> None:
+    write_plugin(
+        user,
+        "shim",
+        """
+        seen = []
+
+        def register(ctx):
+            ctx.register_hook("post_tool_call", lambda tool_name, **kw: seen.append(tool_name))
+        """,
+    )
+    write_config(home, enabled=["shim"])
+
+    pm = load(home)
+
+    [impl] = pm.hook.post_tool_call.get_hookimpls()
+    assert impl.plugin_name == "shim"
+    call_hook(pm, "post_tool_call", tool_name="terminal")
+    assert sys.modules["hermes_plugins.shim"].seen == ["terminal"]
+
+
+def test_both_styles_in_one_plugin(home: Path, user: Path) -> None:
+    write_plugin(
+        user,
+        "both",
+        """
+        from hermes_hooks import hookimpl
+
+        @hookimpl
+        def pre_llm_call(user_message):
+            return "native"
+
+        def register(ctx):
+            ctx.register_hook("pre_llm_call", lambda **kw: "shim")
+        """
+        + tool_code("both_tool"),
+    )
+    write_config(home, enabled=["both"])
+
+    pm = load(home)
+
+    assert sorted(call_hook(pm, "pre_llm_call", user_message="x")) == ["native", "shim"]
+    assert {impl.plugin_name for impl in pm.hook.pre_llm_call.get_hookimpls()} == {"both"}
+    assert len(pm.get_plugins()) == 1
+    info = pm.get_plugin_info("both")
+    assert info is not None
+    assert (info.status, info.tools, info.hooks) == ("enabled", ("both_tool",), ("pre_llm_call",))
+
+
+def test_plugin_with_neither_register_nor_hookimpl_is_an_error(home: Path, user: Path) -> None:
+    write_plugin(user, "empty", "VALUE = 1\nregister = 'not callable'\n")
+    write_config(home, enabled=["empty"])
+
+    pm = load(home)
+
+    status, error = status_of(pm, "empty")
+    assert status == "error"
+    assert error is not None
+    assert "no register() function and no @hookimpl" in error
+    assert "hermes_plugins.empty" not in sys.modules
+    assert pm.get_plugins() == set()
+
+
+# --- failures: each leaves the plugin in error, rolls back, and the next plugin loads ------------
+
+
+FAILURES = {
+    "import-error": ("import no_such_module_hh\n", "ModuleNotFoundError", 1),
+    "import-raises": ("X = 1\nraise ValueError('bad config at import')\n", "ValueError", 2),
+    "register-raises": (
+        "def register(ctx):\n"
+        + tool_code("doomed_tool")
+        + "    ctx.register_command('doomed', lambda a: 'x')\n"
+        "    ctx.register_hook('post_tool_call', lambda **kw: None)\n"
+        "    raise RuntimeError('register blew up')\n",
+        "RuntimeError: register blew up",
+        5,
+    ),
+    "sys-exit": ("import sys\n\ndef register(ctx):\n    sys.exit(3)\n", "SystemExit: 3", 4),
+    "syntax-error": ("def register(ctx)\n    pass\n", "SyntaxError: expected ':'", 1),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FAILURES))
+def test_failing_plugin_is_an_error_and_the_next_one_loads(
+    home: Path, user: Path, kind: str
+) -> None:
+    code, expected, line = FAILURES[kind]
+    folder = write_plugin(user, "a-broken", code)
+    write_plugin(
+        user,
+        "b-good",
+        "from hermes_hooks import hookimpl\n\n"
+        "@hookimpl\ndef pre_llm_call():\n    return 'good'\n\n"
+        "def register(ctx):\n" + tool_code("good_tool"),
+    )
+    write_config(home, enabled=["a-broken", "b-good"])
+
+    pm = load(home)
+
+    status, error = status_of(pm, "a-broken")
+    assert status == "error"
+    assert error is not None
+    assert error.startswith(expected)
+    assert f"{folder / '__init__.py'}:{line}" in error
+    assert "\n" not in error
+    assert status_of(pm, "b-good") == ("enabled", None)
+    assert pm.tools.names() == ["good_tool"]
+    assert pm.commands.names() == []
+    assert call_hook(pm, "pre_llm_call") == ["good"]
+    assert [impl.plugin_name for impl in pm.hook.post_tool_call.get_hookimpls()] == []
+    assert not pm.has_plugin("a-broken")
+    assert "hermes_plugins.a_broken" not in sys.modules
+
+
+def test_syntax_error_message_names_file_and_line_once(home: Path, user: Path) -> None:
+    folder = write_plugin(user, "syn", "x = 1\ny = (\n")
+    write_config(home, enabled=["syn"])
+
+    _, error = status_of(load(home), "syn")
+
+    assert error == f"SyntaxError: '(' was never closed ({folder / '__init__.py'}:2)"
+
+
+def test_syntax_error_in_a_submodule_names_that_file(home: Path, user: Path) -> None:
+    folder = write_plugin(
+        user, "subsyn", "from . import inner\n", files={"inner.py": "ok = 1\ndef (\n"}
+    )
+    write_config(home, enabled=["subsyn"])
+
+    _, error = status_of(load(home), "subsyn")
+
+    assert error is not None
+    assert error.startswith("SyntaxError")
+    assert f"{folder / 'inner.py'}:2" in error
+    assert not [m for m in sys.modules if m.startswith("hermes_plugins.subsyn")]
+
+
+def test_sys_exit_at_import_does_not_exit_the_host(home: Path, user: Path) -> None:
+    write_plugin(user, "quitter", "raise SystemExit('bye')\n")
+    write_plugin(user, "survivor", "def register(ctx):\n    pass\n")
+    write_config(home, enabled=["quitter", "survivor"])
+
+    pm = load(home)
+
+    assert status_of(pm, "quitter") == (
+        "error",
+        f"SystemExit: bye ({user / 'quitter' / '__init__.py'}:1)",
+    )
+    assert status_of(pm, "survivor") == ("enabled", None)
+
+
+def test_keyboard_interrupt_is_not_swallowed(home: Path, user: Path) -> None:
+    write_plugin(user, "ctrl-c", "def register(ctx):\n    raise KeyboardInterrupt\n")
+    write_config(home, enabled=["ctrl-c"])
+    pm = PluginManager(home)
+
+    with pytest.raises(KeyboardInterrupt):
+        pm.discover_and_load()
+
+    assert pm.get_plugins() == set()
+
+
+def test_tool_name_clash_is_an_error_naming_both_plugins(home: Path, user: Path) -> None:
+    write_plugin(user, "a-owner", "def register(ctx):\n" + tool_code("shared"))
+    folder = write_plugin(
+        user,
+        "b-clash",
+        "def register(ctx):\n"
+        + tool_code("clash_own")
+        + "    ctx.register_command('clash-cmd', lambda a: 'x')\n"
+        "    ctx.register_hook('post_tool_call', lambda **kw: None)\n" + tool_code("shared"),
+    )
+    write_plugin(user, "c-next", "def register(ctx):\n" + tool_code("next_tool"))
+    write_config(home, enabled=["a-owner", "b-clash", "c-next"])
+
+    pm = load(home)
+
+    status, error = status_of(pm, "b-clash")
+    assert status == "error"
+    assert error is not None
+    assert error.startswith("RegistrationError: ")
+    assert "'a-owner'" in error
+    assert "'b-clash'" in error
+    assert f"{folder / '__init__.py'}:5" in error
+    assert pm.tools.owner_of("shared") == "a-owner"
+    assert sorted(pm.tools.names()) == ["next_tool", "shared"]
+    assert pm.commands.names() == []
+    assert pm.hook.post_tool_call.get_hookimpls() == []
+    assert status_of(pm, "c-next") == ("enabled", None)
+
+
+def test_what_a_failed_plugin_registered_is_free_for_the_next(home: Path, user: Path) -> None:
+    write_plugin(
+        user,
+        "a-fails",
+        "def register(ctx):\n" + tool_code("contested") + "    raise RuntimeError('late')\n",
+    )
+    write_plugin(user, "b-takes", "def register(ctx):\n" + tool_code("contested"))
+    write_config(home, enabled=["a-fails", "b-takes"])
+
+    pm = load(home)
+
+    assert status_of(pm, "a-fails")[0] == "error"
+    assert status_of(pm, "b-takes") == ("enabled", None)
+    assert pm.tools.owner_of("contested") == "b-takes"
+
+
+def test_hookimpl_with_an_argument_the_spec_lacks_is_an_error(home: Path, user: Path) -> None:
+    folder = write_plugin(
+        user,
+        "badarg",
+        """
+        from hermes_hooks import hookimpl
+
+        def register(ctx):
+            ctx.register_command("badarg-cmd", lambda a: "x")
+
+        @hookimpl
+        def pre_llm_call(user_message):
+            return "fine"
+
+        @hookimpl
+        def post_tool_call(tool_name, no_such_argument):
+            pass
+        """,
+    )
+    write_plugin(user, "next", "def register(ctx):\n" + tool_code("next_tool"))
+    write_config(home, enabled=["badarg", "next"])
+
+    pm = load(home)
+
+    status, error = status_of(pm, "badarg")
+    assert status == "error"
+    assert error is not None
+    assert "no_such_argument" in error
+    assert "post_tool_call" in error
+    assert f"{folder / '__init__.py'}:11" in error
+    assert "\n" not in error
+    assert pm.commands.names() == []
+    assert pm.hook.pre_llm_call.get_hookimpls() == []
+    assert not pm.has_plugin("badarg")
+    assert status_of(pm, "next") == ("enabled", None)
+
+
+def test_register_hook_callback_requiring_an_unknown_argument_is_an_error(
+    home: Path, user: Path
+) -> None:
+    write_plugin(
+        user,
+        "needy",
+        "def register(ctx):\n"
+        + tool_code("needy_tool")
+        + "    ctx.register_hook('post_tool_call', lambda tool_name, invented: None)\n",
+    )
+    write_config(home, enabled=["needy"])
+
+    pm = load(home)
+
+    status, error = status_of(pm, "needy")
+    assert status == "error"
+    assert error is not None
+    assert "'invented'" in error
+    assert "post_tool_call" in error
+    assert pm.tools.names() == []
+
+
+def test_plugin_key_taken_by_a_host_object_is_an_error_and_the_host_keeps_it(
+    home: Path, user: Path
+) -> None:
+    write_plugin(user, "taken", "def register(ctx):\n" + tool_code("taken_tool"))
+    write_config(home, enabled=["taken"])
+
+    class HostHooks:
+        @pluggy.HookimplMarker("hermes")
+        def pre_llm_call(self) -> str:
+            return "host"
+
+    host = HostHooks()
+    pm = PluginManager(home)
+    pm.register(host, name="taken")
+    pm.discover_and_load()
+
+    status, error = status_of(pm, "taken")
+    assert status == "error"
+    assert error is not None
+    assert "taken" in error
+    assert pm.get_plugin("taken") is host
+    assert call_hook(pm, "pre_llm_call") == ["host"]
+    assert pm.tools.names() == []
+
+
+def test_describe_failure_prefers_frames_in_the_plugin_folder(tmp_path: Path) -> None:
+    def inner() -> None:
+        raise ValueError("deep")
+
+    try:
+        inner()
+    except ValueError as exc:
+        text = describe_failure(exc, roots=[str(tmp_path)])
+        here = describe_failure(exc, roots=[str(Path(__file__).parent)])
+
+    assert text.startswith("ValueError: deep (")
+    assert here.startswith("ValueError: deep (")
+    assert f"{__file__}:" in here
+
+
+# --- entry points from a real installed distribution ---------------------------------------------
+
+
+def test_entry_point_module_with_register(home: Path, site: Path) -> None:
+    write_distribution(
+        site,
+        "hh-ep-register",
+        {"ep-register": "hh_ep_register"},
+        {
+            "hh_ep_register/__init__.py": """
+                from . import tools
+
+                def register(ctx):
+                    ctx.register_tool("ep_tool", "ep", tools.SCHEMA, tools.handler)
+                    ctx.register_hook("pre_llm_call", lambda **kw: "from ep")
+            """,
+            "hh_ep_register/tools.py": """
+                SCHEMA = {"name": "ep_tool", "parameters": {}}
+
+                def handler(args, **kw):
+                    return "ep says hi"
+            """,
+        },
+        summary="an entry point plugin",
+    )
+    write_config(home, enabled=["ep-register"])
+
+    pm = load(home)
+
+    info = pm.get_plugin_info("ep-register")
+    assert info is not None
+    assert (info.status, info.source, info.version) == ("enabled", "entrypoint", "1.0")
+    assert info.description == "an entry point plugin"
+    assert pm.tools.dispatch("ep_tool", {}) == "ep says hi"
+    assert call_hook(pm, "pre_llm_call") == ["from ep"]
+    context = pm.get_context("ep-register")
+    assert context is not None
+    assert context.path == site / "hh_ep_register"
+
+
+def test_entry_point_module_with_only_hookimpls(home: Path, site: Path) -> None:
+    write_distribution(
+        site,
+        "hh-ep-native",
+        {"ep-native": "hh_ep_native"},
+        {
+            "hh_ep_native.py": """
+                from hermes_hooks import hookimpl
+
+                @hookimpl
+                def transform_llm_output(response_text):
+                    return response_text + "!"
+            """
+        },
+    )
+    write_config(home, enabled=["ep-native"])
+
+    pm = load(home)
+
+    assert status_of(pm, "ep-native") == ("enabled", None)
+    assert call_hook(pm, "transform_llm_output", response_text="hi") == "hi!"
+    [impl] = pm.hook.transform_llm_output.get_hookimpls()
+    assert impl.plugin_name == "ep-native"
+
+
+def test_entry_point_callable_register(home: Path, site: Path) -> None:
+    write_distribution(
+        site,
+        "hh-ep-callable",
+        {"ep-callable": "hh_ep_callable.setup:register"},
+        {
+            "hh_ep_callable/__init__.py": "",
+            "hh_ep_callable/setup.py": """
+                def register(ctx):
+                    ctx.register_command("ep-cmd", lambda args: "done")
+
+                def other(ctx):
+                    raise AssertionError("only the named callable is called")
+            """,
+        },
+    )
+    write_config(home, enabled=["ep-callable"])
+
+    pm = load(home)
+
+    assert status_of(pm, "ep-callable") == ("enabled", None)
+    assert pm.commands.names(owner="ep-callable") == ["ep-cmd"]
+
+
+def test_entry_point_plugin_object_with_hookimpl_methods(home: Path, site: Path) -> None:
+    write_distribution(
+        site,
+        "hh-ep-object",
+        {"ep-object": "hh_ep_object:plugin"},
+        {
+            "hh_ep_object.py": """
+                from hermes_hooks import hookimpl
+
+                class Plugin:
+                    @hookimpl
+                    def pre_llm_call(self, user_message):
+                        return "object says " + user_message
+
+                plugin = Plugin()
+            """
+        },
+    )
+    write_config(home, enabled=["ep-object"])
+
+    pm = load(home)
+
+    assert status_of(pm, "ep-object") == ("enabled", None)
+    assert call_hook(pm, "pre_llm_call", user_message="hi") == ["object says hi"]
+
+
+def test_broken_entry_point_is_an_error_and_the_next_one_loads(home: Path, site: Path) -> None:
+    write_distribution(
+        site,
+        "hh-ep-broken",
+        {"ep-a-broken": "hh_ep_broken"},
+        {"hh_ep_broken.py": "import os\nimport no_such_dependency_hh\n"},
+    )
+    write_distribution(site, "hh-ep-missing", {"ep-b-missing": "hh_ep_not_installed:register"}, {})
+    write_distribution(
+        site,
+        "hh-ep-fine",
+        {"ep-c-fine": "hh_ep_fine"},
+        {"hh_ep_fine.py": "def register(ctx):\n    ctx.register_command('fine', print)\n"},
+    )
+    write_config(home, enabled=["ep-a-broken", "ep-b-missing", "ep-c-fine"])
+
+    pm = load(home)
+
+    status, error = status_of(pm, "ep-a-broken")
+    assert status == "error"
+    assert error is not None
+    assert "No module named 'no_such_dependency_hh'" in error
+    assert f"{site / 'hh_ep_broken.py'}:2" in error
+    status, error = status_of(pm, "ep-b-missing")
+    assert status == "error"
+    assert error is not None
+    assert "hh_ep_not_installed" in error
+    assert status_of(pm, "ep-c-fine") == ("enabled", None)
+
+
+def test_entry_point_register_failure_names_the_plugin_file(home: Path, site: Path) -> None:
+    write_distribution(
+        site,
+        "hh-ep-raises",
+        {"ep-raises": "hh_ep_raises"},
+        {
+            "hh_ep_raises.py": "def register(ctx):\n"
+            + tool_code("ep_raises_tool")
+            + "    ctx.register_command('help', print)\n"
+        },
+    )
+    write_config(home, enabled=["ep-raises"])
+
+    pm = load(home)
+
+    status, error = status_of(pm, "ep-raises")
+    assert status == "error"
+    assert error is not None
+    assert f"{site / 'hh_ep_raises.py'}:3" in error
+    assert pm.tools.names() == []
+
+
+def test_entry_point_that_is_neither_module_nor_callable_is_an_error(
+    home: Path, site: Path
+) -> None:
+    write_distribution(
+        site, "hh-ep-value", {"ep-value": "hh_ep_value:VALUE"}, {"hh_ep_value.py": "VALUE = 42\n"}
+    )
+    write_config(home, enabled=["ep-value"])
+
+    status, error = status_of(load(home), "ep-value")
+
+    assert status == "error"
+    assert error is not None
+    assert "int" in error
+
+
+def test_entry_point_overrides_user_plugin_of_the_same_key(
+    home: Path, user: Path, site: Path
+) -> None:
+    write_plugin(user, "dup", "def register(ctx):\n    raise AssertionError('user copy ran')\n")
+    write_distribution(
+        site,
+        "hh-ep-dup",
+        {"dup": "hh_ep_dup"},
+        {"hh_ep_dup.py": "def register(ctx):\n    ctx.register_command('dup-cmd', print)\n"},
+    )
+    write_config(home, enabled=["dup"])
+
+    pm = load(home)
+
+    info = pm.get_plugin_info("dup")
+    assert info is not None
+    assert (info.status, info.source, info.commands) == ("enabled", "entrypoint", ("dup-cmd",))
+    assert info.path is None
+    assert "hermes_plugins.dup" not in sys.modules
+
+
+def test_entry_points_are_opt_in_too(home: Path, site: Path) -> None:
+    write_distribution(
+        site,
+        "hh-ep-optin",
+        {"ep-optin": "hh_ep_optin"},
+        {"hh_ep_optin.py": "raise AssertionError('must not be imported')\n"},
+    )
+    write_config(home)
+
+    pm = load(home)
+
+    assert status_of(pm, "ep-optin") == ("not enabled", None)
+    assert "hh_ep_optin" not in sys.modules
