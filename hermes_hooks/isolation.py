@@ -4,12 +4,15 @@
 catches what the implementation raises and checks what it returns. A failure is reported to the
 manager (which logs and counts it on the plugin) and then turns into ``None`` (fail open) or the
 hook's safe decision (fail closed). In strict mode the failure is raised instead, with a note
-naming the plugin and the hook. Wrappers that fail before their ``yield`` are passed through.
+naming the plugin and the hook. Wrappers that fail before their ``yield`` are passed through;
+one that fails after it, never yields, yields twice or returns a value that does not fit leaves
+the inner result as it was.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Generator
 from typing import Any, Final, Protocol
 
@@ -44,9 +47,20 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+_NOTE_PREFIX: Final = "raised by plugin "
+
+
 def _annotate(exc: BaseException, plugin_key: str, hook_name: str) -> BaseException:
-    exc.add_note(f"raised by plugin {plugin_key!r} in hook {hook_name!r}")
+    """Add a note naming the plugin and hook, unless an inner guard already named its raiser."""
+    if not any(note.startswith(_NOTE_PREFIX) for note in getattr(exc, "__notes__", ())):
+        exc.add_note(f"{_NOTE_PREFIX}{plugin_key!r} in hook {hook_name!r}")
     return exc
+
+
+def _close(gen: Generator[Any, Any, Any]) -> None:
+    """Close a misbehaving wrapper's generator; what its clean-up raises is not ours to raise."""
+    with contextlib.suppress(Exception):
+        gen.close()
 
 
 def _location(function: Callable[..., Any]) -> str:
@@ -106,7 +120,9 @@ def _guard_call(
             raise
         except BaseException as exc:
             if strict:
-                raise _annotate(exc, plugin_key, hook_name) from None
+                # A bare raise keeps the plugin's own traceback, cause and context.
+                _annotate(exc, plugin_key, hook_name)
+                raise
             message = _describe(exc)
             report(plugin_key, hook_name, message, exc)
             if closed and safe_result is not None:
@@ -127,6 +143,14 @@ def _guard_call(
     return guarded
 
 
+def _wrapper_expects(contract: HookContract, firstresult: bool) -> str:
+    if firstresult:
+        return f"None or {contract.expects}"
+    if contract.check is None:
+        return "a list"
+    return f"a list whose items are each {contract.expects}"
+
+
 def _guard_wrapper(
     function: Callable[..., Any],
     plugin_key: str,
@@ -136,22 +160,36 @@ def _guard_wrapper(
     strict: bool,
     firstresult: bool,
 ) -> Callable[..., Generator[None, object, object]]:
+    expects = _wrapper_expects(contract, firstresult)
+
     def fits(value: object) -> bool:
         if firstresult:
             return value is None or contract.fits(value)
-        return isinstance(value, list)
+        # A wrapper of a collect hook may add results; each must fit like an impl's return.
+        return isinstance(value, list) and all(v is None or contract.fits(v) for v in value)
+
+    def fail(message: str) -> None:
+        """Raise in strict mode, else report; for failures that have no exception of their own."""
+        if strict:
+            error = RuntimeError(f"wrapper {_location(function)} {message}")
+            raise _annotate(error, plugin_key, hook_name)
+        report(plugin_key, hook_name, f"wrapper {message}", None)
 
     def guarded(*args: Any) -> Generator[None, object, object]:
         try:
             gen = function(*args)
             next(gen)
+        except StopIteration:
+            # Raised here, it would become "generator raised StopIteration" (PEP 479).
+            fail("failed before its yield: did not yield")
+            return (yield)
         except _PASS_THROUGH:
             raise
         except BaseException as exc:
             if strict:
-                raise _annotate(exc, plugin_key, hook_name) from None
-            reason = "did not yield" if isinstance(exc, StopIteration) else _describe(exc)
-            report(plugin_key, hook_name, f"wrapper failed before its yield: {reason}", exc)
+                _annotate(exc, plugin_key, hook_name)
+                raise
+            report(plugin_key, hook_name, f"wrapper failed before its yield: {_describe(exc)}", exc)
             return (yield)
         try:
             inner = yield
@@ -161,17 +199,27 @@ def _guard_wrapper(
                 gen.throw(exc)
             except StopIteration as stop:
                 return stop.value
-            gen.close()
-            raise RuntimeError(f"wrapper {_location(function)} has a second yield") from exc
+            except BaseException as raised:
+                if raised is not exc and not isinstance(raised, _PASS_THROUGH):
+                    if strict:
+                        _annotate(raised, plugin_key, hook_name)
+                        raise
+                    message = f"wrapper failed after its yield: {_describe(raised)}"
+                    report(plugin_key, hook_name, message, raised)
+                    raise exc from None
+                raise
+            _close(gen)
+            fail("has a second yield")
+            raise
         try:
             gen.send(inner)
         except StopIteration as stop:
             if fits(stop.value):
                 return stop.value
-            message = f"wrapper returned {type(stop.value).__name__}, expected {contract.expects}"
+            message = f"wrapper returned {type(stop.value).__name__}, expected {expects}"
             if strict:
                 raise HookResultError(
-                    f"plugin {plugin_key!r} hook {hook_name!r}: {message}"
+                    f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}): {message}"
                 ) from None
             report(plugin_key, hook_name, message, None)
             return inner
@@ -179,11 +227,12 @@ def _guard_wrapper(
             raise
         except BaseException as exc:
             if strict:
-                raise _annotate(exc, plugin_key, hook_name) from None
+                _annotate(exc, plugin_key, hook_name)
+                raise
             report(plugin_key, hook_name, f"wrapper failed after its yield: {_describe(exc)}", exc)
             return inner
-        gen.close()
-        report(plugin_key, hook_name, "wrapper has a second yield", None)
+        _close(gen)
+        fail("has a second yield")
         return inner
 
     return guarded
@@ -195,18 +244,34 @@ def _guard_old_wrapper(
     hook_name: str,
     report: FailureReporter,
     strict: bool,
-) -> Callable[..., Generator[None, object, None]]:
-    def guarded(*args: Any) -> Generator[None, object, None]:
+) -> Callable[..., Generator[None, pluggy.Result[object], None]]:
+    def failure(message: str) -> BaseException | None:
+        """Return the error to raise in strict mode, else report and return ``None``."""
+        if strict:
+            error = RuntimeError(f"hookwrapper {_location(function)} {message}")
+            return _annotate(error, plugin_key, hook_name)
+        report(plugin_key, hook_name, f"hookwrapper {message}", None)
+        return None
+
+    def guarded(*args: Any) -> Generator[None, pluggy.Result[object], None]:
         try:
             gen = function(*args)
             next(gen)
+        except StopIteration:
+            error = failure("failed before its yield: did not yield")
+            if error is not None:
+                raise error from None
+            yield
+            return
         except _PASS_THROUGH:
             raise
         except BaseException as exc:
             if strict:
-                raise _annotate(exc, plugin_key, hook_name) from None
-            reason = "did not yield" if isinstance(exc, StopIteration) else _describe(exc)
-            report(plugin_key, hook_name, f"hookwrapper failed before its yield: {reason}", exc)
+                _annotate(exc, plugin_key, hook_name)
+                raise
+            report(
+                plugin_key, hook_name, f"hookwrapper failed before its yield: {_describe(exc)}", exc
+            )
             yield
             return
         outcome = yield
@@ -214,16 +279,21 @@ def _guard_old_wrapper(
             gen.send(outcome)
         except StopIteration:
             return
-        except _PASS_THROUGH:
-            raise
         except BaseException as exc:
+            if exc is outcome.exception:
+                return  # the wrapper re-raised the inner failure, which the outcome carries
+            if isinstance(exc, _PASS_THROUGH):
+                raise
             if strict:
-                raise _annotate(exc, plugin_key, hook_name) from None
-            report(
-                plugin_key, hook_name, f"hookwrapper failed after its yield: {_describe(exc)}", exc
-            )
+                # Raising from an old-style teardown makes pluggy warn; set it as the outcome.
+                outcome.force_exception(_annotate(exc, plugin_key, hook_name))
+                return
+            message = f"hookwrapper failed after its yield: {_describe(exc)}"
+            report(plugin_key, hook_name, message, exc)
             return
-        gen.close()
-        report(plugin_key, hook_name, "hookwrapper has a second yield", None)
+        _close(gen)
+        error = failure("has a second yield")
+        if error is not None:
+            outcome.force_exception(error)
 
     return guarded
