@@ -15,7 +15,7 @@ import math
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
@@ -439,13 +439,16 @@ class PluginsConfig:
         return self.entry(plugin_id).get("allow_tool_override") is True
 
 
-def set_plugin_enabled(home: Path, key: str, enabled: bool) -> None:
+def set_plugin_enabled(home: Path, key: str, enabled: bool, *, aliases: Iterable[str] = ()) -> None:
     """Enable or disable the plugin *key* in ``config.yaml``, through :func:`update_config`.
 
     Enabling appends *key* to ``plugins.enabled`` (once, order kept) and removes it from
     ``plugins.disabled``; disabling does the reverse. As in Hermes, the bare leaf of a
     category key (``langfuse`` for ``observability/langfuse``) is removed from the other list
     too, so a stale legacy entry cannot veto the change.
+
+    :param aliases: other names of the same plugin (its manifest name), also removed from the
+        other list: gating matches key and manifest name, so either would veto the change.
 
     :raises ValueError: *key* is empty.
     :raises ConfigError: the file cannot be read, or its ``plugins`` section has a wrong
@@ -454,7 +457,7 @@ def set_plugin_enabled(home: Path, key: str, enabled: bool) -> None:
     if not key.strip():
         raise ValueError("a plugin key must not be empty")
     add_to, remove_from = ("enabled", "disabled") if enabled else ("disabled", "enabled")
-    stale = {key, key.rsplit("/", 1)[-1]}
+    stale = {key, key.rsplit("/", 1)[-1], *aliases}
 
     def mutate(config: dict[str, Any]) -> None:
         PluginsConfig.from_config(config, source=config_path(home))  # refuse wrong types first

@@ -608,6 +608,12 @@ def test_set_plugin_enabled_round_trip(home: Path) -> None:
     assert not cfg.is_disabled("a")
 
 
+def test_set_plugin_enabled_drops_aliases_from_the_other_list(home: Path) -> None:
+    write_yaml(home, "plugins:\n  disabled: [no-rm, other]\n")
+    set_plugin_enabled(home, "cat/no-rm-folder", True, aliases=["no-rm"])
+    assert load_config(home)["plugins"] == {"disabled": ["other"], "enabled": ["cat/no-rm-folder"]}
+
+
 def test_set_plugin_enabled_on_a_fresh_home(home: Path) -> None:
     set_plugin_enabled(home, "a", False)
     assert load_config(home) == {"plugins": {"disabled": ["a"]}}
