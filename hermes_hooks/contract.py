@@ -137,7 +137,9 @@ def is_tool_decision(value: object) -> bool:
         return False
     action = value.get("action")
     if action == "block":
-        return _str_or_missing(value, "message")
+        # As in Hermes, a block must say why: one without a message is not a decision.
+        message = value.get("message")
+        return isinstance(message, str) and message.strip() != ""
     if action == "approve":
         return _str_or_missing(value, "message") and _str_or_missing(value, "rule_key")
     if action == "modify":

@@ -316,7 +316,6 @@ CONTRACT_CASES: dict[str, tuple[list[Any], list[Any]]] = {
     "pre_tool_call": (
         [
             {"action": "block", "message": "no"},
-            {"action": "block"},
             {"action": "approve"},
             {"action": "approve", "message": "ask", "rule_key": "k"},
             {"action": "modify", "args": {"path": "/tmp/x"}},
@@ -324,6 +323,8 @@ CONTRACT_CASES: dict[str, tuple[list[Any], list[Any]]] = {
         ],
         [
             {"action": "explode"},
+            {"action": "block"},
+            {"action": "block", "message": "  "},
             {"action": "block", "message": 3},
             {"action": "approve", "rule_key": 1},
             {"action": "modify"},
