@@ -65,11 +65,26 @@ def evict_modules(name: str) -> None:
         del sys.modules[loaded]
 
 
+def _free_module_name(name: str, init: Path) -> str:
+    """Return ``name``, or ``name__2``, ... when another plugin's code holds it already.
+
+    Keys like ``my-plugin`` and ``my_plugin`` share a slug; importing one must not evict the
+    other's modules. The same file may take its own name back (a re-import).
+    """
+    candidate, n = name, 1
+    while True:
+        loaded = sys.modules.get(candidate)
+        if loaded is None or getattr(loaded, "__file__", None) == str(init):
+            return candidate
+        n += 1
+        candidate = f"{name}__{n}"
+
+
 def _import_folder(candidate: Candidate) -> types.ModuleType:
     assert candidate.path is not None
     importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
-    name = module_name_for(candidate.key)
     init = candidate.path / "__init__.py"
+    name = _free_module_name(module_name_for(candidate.key), init)
     spec = importlib.util.spec_from_file_location(
         name, init, submodule_search_locations=[str(candidate.path)]
     )

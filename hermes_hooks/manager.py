@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import importlib
 import inspect
 import logging
 import os
@@ -39,7 +40,6 @@ from hermes_hooks.loading import (
     find_hookimpls,
     import_plugin,
     make_hook_adapter,
-    module_name_for,
     plugin_roots,
 )
 from hermes_hooks.markers import PROJECT_NAME
@@ -322,6 +322,8 @@ class PluginManager(pluggy.PluginManager):
                 return
             if force:
                 self.unload_all()
+                # Files written since the last scan (plugin modules, dist-info) must be seen.
+                importlib.invalidate_caches()
             self.reload_config()
             self._records = {c.key: _Record(c) for c in self.discover()}
             self._discovered = True
@@ -334,6 +336,7 @@ class PluginManager(pluggy.PluginManager):
                     if self.strict:
                         raise PluginLoadError(record.candidate.key, reason or "error")
                 elif status == "enabled":
+                    logger.debug("plugin %r is to be loaded: %s", record.candidate.key, reason)
                     self._load(record)
                 else:
                     logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
@@ -448,8 +451,9 @@ class PluginManager(pluggy.PluginManager):
             self.unregister(record.holder)
         for registry in (self.tools, self.commands, self.cli_commands, self.skills):
             registry.remove_owner(key)
-        if record.candidate.path is not None:
-            evict_modules(module_name_for(key))
+        # Only the module this plugin was imported as: another plugin may share its slug.
+        if record.candidate.path is not None and record.module is not None:
+            evict_modules(record.module.__name__)
         record.holder = None
         record.module = None
         record.context = None
@@ -535,9 +539,13 @@ class PluginManager(pluggy.PluginManager):
         caller = getattr(self.hook, name, None)
         if not isinstance(caller, pluggy.HookCaller) or not caller.get_hookimpls():
             return []
-        if caller.spec is not None:
-            for argname in caller.spec.argnames:
-                kwargs.setdefault(argname, None)
+        # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
+        # unknown to this host, whatever its callbacks ask for).
+        argnames = list(caller.spec.argnames) if caller.spec is not None else []
+        for impl in caller.get_hookimpls():
+            argnames.extend(impl.argnames)
+        for argname in argnames:
+            kwargs.setdefault(argname, None)
         result = caller(**kwargs)
         if self._contract_of(name)[1]:
             return [] if result is None else [result]

@@ -695,3 +695,48 @@ def test_entry_points_are_opt_in_too(home: Path, site: Path) -> None:
 
     assert status_of(pm, "ep-optin") == ("not enabled", None)
     assert "hh_ep_optin" not in sys.modules
+
+
+def test_keys_sharing_a_slug_do_not_evict_each_other(home: Path, user: Path) -> None:
+    for key in ("my-plugin", "my_plugin"):
+        write_plugin(
+            user,
+            key,
+            """
+            from hermes_hooks import hookimpl
+
+            @hookimpl
+            def pre_llm_call():
+                from . import late  # imported at call time, through sys.modules
+                return late.WHO
+            """,
+            files={"late.py": f"WHO = {key!r}\n"},
+        )
+    write_config(home, enabled=["my-plugin", "my_plugin"])
+    pm = load(home)
+
+    assert sorted(call_hook(pm, "pre_llm_call")) == ["my-plugin", "my_plugin"]
+    pm.unload_plugin("my-plugin")
+
+    assert call_hook(pm, "pre_llm_call") == ["my_plugin"]
+    assert status_of(pm, "my_plugin") == ("enabled", None)
+
+
+def test_user_plugin_runs_before_a_bundled_one(home: Path, user: Path, bundled: Path) -> None:
+    write_plugin(
+        bundled,
+        "base",
+        "def register(ctx):\n    ctx.register_hook('pre_llm_call', lambda: 'bundled')\n",
+        manifest={"kind": "backend"},
+    )
+    for key in ("a-user", "b-user"):
+        write_plugin(
+            user,
+            key,
+            f"def register(ctx):\n    ctx.register_hook('pre_llm_call', lambda: {key!r})\n",
+        )
+    write_config(home, enabled=["a-user", "b-user"])
+
+    pm = load(home)
+
+    assert call_hook(pm, "pre_llm_call") == ["b-user", "a-user", "bundled"]
