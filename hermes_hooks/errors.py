@@ -6,8 +6,10 @@ __all__ = [
     "ConfigError",
     "HermesHooksError",
     "HookResultError",
+    "InstallError",
     "ManifestError",
     "PluginLoadError",
+    "PluginNotFoundError",
     "PluginToolOverrideError",
     "RegistrationError",
 ]
@@ -49,6 +51,23 @@ class PluginLoadError(HermesHooksError):
         self.key = key
         self.reason = message
         super().__init__(f"plugin {key!r}: {message}")
+
+
+class PluginNotFoundError(HermesHooksError, LookupError):
+    """A plugin name matches no discovered plugin (or several); the message names the closest.
+
+    :param name: the name that was looked up.
+    :param candidates: the closest known names, best first.
+    """
+
+    def __init__(self, message: str, *, name: str, candidates: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.candidates = candidates
+        super().__init__(message)
+
+
+class InstallError(HermesHooksError):
+    """A plugin could not be installed or removed; nothing was changed."""
 
 
 class RegistrationError(HermesHooksError, ValueError):
