@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import inspect
+import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 
 _helper: concurrent.futures.ThreadPoolExecutor | None = None
+_helper_lock = threading.Lock()
 
 
 def is_awaitable(value: object) -> bool:
@@ -20,6 +23,16 @@ def is_awaitable(value: object) -> bool:
 
 async def _await(value: Any) -> Any:
     return await value
+
+
+def _get_helper() -> concurrent.futures.ThreadPoolExecutor:
+    global _helper
+    with _helper_lock:
+        if _helper is None:
+            _helper = concurrent.futures.ThreadPoolExecutor(
+                max_workers=4, thread_name_prefix="hermes-hooks-async"
+            )
+        return _helper
 
 
 def resolve(value: Any, *, timeout: float | None = None) -> Any:
@@ -38,12 +51,9 @@ def resolve(value: Any, *, timeout: float | None = None) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
-    global _helper
-    if _helper is None:
-        _helper = concurrent.futures.ThreadPoolExecutor(
-            max_workers=4, thread_name_prefix="hermes-hooks-async"
-        )
-    future = _helper.submit(asyncio.run, coro)
+    # The caller's context variables travel with the coroutine, as they would with ``await``.
+    context = contextvars.copy_context()
+    future = _get_helper().submit(context.run, asyncio.run, coro)
     try:
         return future.result(timeout=timeout)
     except concurrent.futures.TimeoutError as exc:

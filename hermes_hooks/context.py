@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.errors import RegistrationError
 from hermes_hooks.registries import Handle
@@ -23,7 +24,9 @@ __all__ = ["PluginContext"]
 
 logger = logging.getLogger(__name__)
 
-_MISSING = object()
+_MISSING: Final = object()
+_SETTING_SEGMENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+_RESERVED_ROOTS: Final = frozenset({"model", "plugins", "security", "settings"})
 
 
 class PluginContext:
@@ -62,7 +65,7 @@ class PluginContext:
 
     # -- hooks ----------------------------------------------------------------------------------
 
-    def register_hook(self, name: str, callback: Callable[..., Any]) -> None:
+    def register_hook(self, hook_name: str, callback: Callable[..., Any]) -> None:
         """Register ``callback`` for hook ``name`` as a real pluggy hookimpl of this plugin.
 
         The callback receives only the hook arguments its signature names, or all of them if
@@ -72,16 +75,17 @@ class PluginContext:
         :raises RegistrationError: ``callback`` is not callable, or it requires an argument
             the hook does not pass.
         """
-        if not isinstance(name, str) or not name:
+        if not isinstance(hook_name, str) or not hook_name:
             raise RegistrationError(
-                f"plugin {self._plugin_id!r}: hook name must be a non-empty string, found {name!r}"
+                f"plugin {self._plugin_id!r}: hook name must be a non-empty string, "
+                f"found {hook_name!r}"
             )
         if not callable(callback):
             raise RegistrationError(
-                f"plugin {self._plugin_id!r}: callback for hook {name!r} must be callable, "
+                f"plugin {self._plugin_id!r}: callback for hook {hook_name!r} must be callable, "
                 f"found {type(callback).__name__}"
             )
-        self._manager._add_hook_callback(self._plugin_id, name, callback)
+        self._manager._add_hook_callback(self._plugin_id, hook_name, callback)
 
     # -- tools, commands, skills ---------------------------------------------------------------
 
@@ -92,7 +96,7 @@ class PluginContext:
         schema: Mapping[str, Any],
         handler: Callable[..., Any],
         check_fn: Callable[[], Any] | None = None,
-        requires_env: Iterable[str] | None = None,
+        requires_env: Iterable[str] | str | None = None,
         is_async: bool = False,
         description: str = "",
         emoji: str = "",
@@ -125,10 +129,21 @@ class PluginContext:
         handler: Callable[..., Any],
         description: str = "",
         args_hint: str = "",
+        argument_mode: str | None = None,
     ) -> Handle:
-        """Register a slash command ``/name``; ``handler(args: str)`` returns the reply."""
+        """Register a slash command ``/name``; ``handler(raw_args: str)`` returns the reply.
+
+        The name is lower-cased, a leading ``/`` dropped and spaces turned into ``-``.
+
+        :raises RegistrationError: the name is invalid, a host built-in or another plugin's.
+        """
         return self._manager.commands.register_command(
-            name, handler, description=description, args_hint=args_hint, owner=self._plugin_id
+            name,
+            handler,
+            description=description,
+            args_hint=args_hint,
+            argument_mode=argument_mode,
+            owner=self._plugin_id,
         )
 
     def register_cli_command(
@@ -139,16 +154,27 @@ class PluginContext:
         handler_fn: Callable[[argparse.Namespace], Any] | None = None,
         description: str = "",
     ) -> Handle:
-        """Register ``hermes name``: ``setup_fn(parser)`` declares, ``handler_fn(args)`` runs."""
+        """Register ``hermes name``: ``setup_fn(parser)`` declares, ``handler_fn(args)`` runs.
+
+        :raises RegistrationError: the name is invalid, a built-in command or another plugin's.
+        """
         return self._manager.cli_commands.register_cli_command(
             name, help, setup_fn, handler_fn, description=description, owner=self._plugin_id
         )
 
-    def register_skill(self, name: str, path: str | Path, description: str = "") -> Handle:
+    def register_skill(
+        self,
+        name: str,
+        path: str | Path,
+        description: str = "",
+        frontmatter: Mapping[str, Any] | None = None,
+    ) -> Handle:
         """Register a skill file shipped in the plugin folder, found as ``<plugin>:<name>``.
 
-        :raises ValueError: ``name`` contains ``:``.
-        :raises RegistrationError: the path does not exist or leaves the plugin folder.
+        :param path: relative to the plugin folder, or absolute; it must stay inside the folder.
+        :raises ValueError: ``name`` contains ``:`` or characters other than ``[A-Za-z0-9_-]``.
+        :raises RegistrationError: the path leaves the plugin folder, or does not exist
+            (:class:`~hermes_hooks.skills.SkillNotFoundError`, also a ``FileNotFoundError``).
         """
         return self._manager.skills.register_skill(
             self.manifest.name,
@@ -156,30 +182,84 @@ class PluginContext:
             path,
             root=self.path,
             description=description,
+            frontmatter=frontmatter,
             owner=self._plugin_id,
         )
 
-    def dispatch_tool(self, name: str, args: Mapping[str, Any] | None = None, **kwargs: Any) -> str:
-        """Call any registered tool by name, as the model would; never raises."""
-        return self._manager.tools.dispatch(name, args, **kwargs)
+    def dispatch_tool(
+        self, tool_name: str, args: Mapping[str, Any] | str | None = None, **kwargs: Any
+    ) -> str:
+        """Call any registered tool by name, as the model would; never raises.
+
+        :returns: the tool's string result, or a JSON ``{"error": ...}`` object.
+        """
+        return self._manager.tools.dispatch(tool_name, args, **kwargs)
 
     # -- messages and settings -----------------------------------------------------------------
 
-    def inject_message(self, content: str, role: str = "user") -> bool:
-        """Queue a message into the running session; return ``False`` when none is running."""
+    def inject_message(
+        self, content: str, role: str = "user", *, session_key: str | None = None
+    ) -> bool:
+        """Queue a message into the running session; never raises.
+
+        The host's ``pm.message_sink(content, role)`` receives it.
+
+        :param session_key: accepted for Hermes compatibility (gateway sessions); unused.
+        :returns: ``False`` when no session is running or the sink fails, else what the sink
+            answers.
+        """
         sink = self._manager.message_sink
         if sink is None:
             logger.debug("plugin %r: inject_message with no running session", self._plugin_id)
             return False
-        return bool(sink(content, role))
+        try:
+            return bool(sink(content, role))
+        except Exception:
+            logger.warning(
+                "plugin %r: inject_message failed in the host's message sink",
+                self._plugin_id,
+                exc_info=True,
+            )
+            return False
 
     def get_config(self, key: str, default: Any = None) -> Any:
-        """Return ``plugins.entries.<plugin_id>.settings.<key>`` (dotted ``key``) or ``default``."""
-        node: Any = self._manager.plugins_config.entry(self._plugin_id).get("settings", {})
-        for part in key.split("."):
-            if not isinstance(node, Mapping):
-                return default
-            node = node.get(part, _MISSING)
-            if node is _MISSING:
-                return default
-        return node
+        """Return ``plugins.entries.<plugin_id>.settings.<key>`` or ``default``.
+
+        ``key`` is dotted (``retry.policy``). As in Hermes, the legacy ``config`` subtree of the
+        entry is read when ``settings`` lacks the key. Values are those read by the manager's
+        last ``discover_and_load()`` or ``reload_config()``.
+
+        :raises ValueError: ``key`` is not a plugin-relative key: empty, with ``/`` or ``\\``, a
+            segment outside ``[A-Za-z0-9][A-Za-z0-9_-]*``, or starting with a reserved root
+            (``model``, ``plugins``, ``security``, ``settings``).
+        """
+        segments = _config_segments(key, self._plugin_id)
+        entry = self._manager.plugins_config.entry(self._plugin_id)
+        value = _lookup(entry.get("settings"), segments)
+        if value is _MISSING:
+            value = _lookup(entry.get("config"), segments)
+        return default if value is _MISSING else value
+
+
+def _config_segments(key: object, plugin_id: str) -> tuple[str, ...]:
+    """Split a plugin-relative settings key, refusing paths that reach outside the plugin."""
+    segments = tuple(key.split(".")) if isinstance(key, str) else ()
+    if (
+        not segments
+        or not all(_SETTING_SEGMENT.match(part) for part in segments)
+        or segments[0].lower() in _RESERVED_ROOTS
+    ):
+        raise ValueError(
+            f"plugin {plugin_id!r}: config key {key!r} is invalid: expected a plugin-relative "
+            f"key such as 'endpoint' or 'retry.policy' (segments of letters, digits, '_' or "
+            f"'-', not starting with {', '.join(sorted(_RESERVED_ROOTS))})"
+        )
+    return segments
+
+
+def _lookup(node: object, segments: tuple[str, ...]) -> object:
+    for part in segments:
+        if not isinstance(node, Mapping) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node

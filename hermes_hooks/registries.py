@@ -42,17 +42,41 @@ class Entry(Generic[_T]):
 
 @attrs.define(eq=False)
 class Handle:
-    """Undoes one registration; calling :meth:`unregister` twice is harmless."""
+    """Undoes one registration; calling :meth:`unregister` twice is harmless.
+
+    Hermes calls this object a ``PluginRegistration``; :meth:`dispose`, :attr:`active`,
+    :attr:`key` and :attr:`plugin_key` are its names for the same things.
+    """
 
     _undo: Callable[[], None] | None
     name: str
     owner: str
+    kind: str = ""
+
+    @property
+    def active(self) -> bool:
+        """Whether the registration has not been undone through this handle yet."""
+        return self._undo is not None
+
+    @property
+    def key(self) -> str:
+        """The registered name (Hermes' ``PluginRegistration.key``)."""
+        return self.name
+
+    @property
+    def plugin_key(self) -> str:
+        """The owner (Hermes' ``PluginRegistration.plugin_key``)."""
+        return self.owner
 
     def unregister(self) -> None:
         """Remove the entry this handle stands for, restoring what it displaced."""
         undo, self._undo = self._undo, None
         if undo is not None:
             undo()
+
+    def dispose(self) -> None:
+        """Hermes' name for :meth:`unregister`."""
+        self.unregister()
 
 
 class Registry(Generic[_T]):
@@ -110,9 +134,13 @@ class Registry(Generic[_T]):
         with self._lock:
             return sorted(self._entries.values(), key=lambda e: e.name)
 
-    def closest(self, name: str, n: int = 3) -> list[str]:
+    def closest(self, name: object, n: int = 3) -> list[str]:
         """Return up to ``n`` registered names close to ``name`` (for "did you mean")."""
-        return difflib.get_close_matches(name, list(self._entries), n=n, cutoff=0.6)
+        if not isinstance(name, str):
+            return []
+        with self._lock:
+            known = list(self._entries)
+        return difflib.get_close_matches(name, known, n=n, cutoff=0.6)
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.get_entry(name) is not None
@@ -152,7 +180,7 @@ class Registry(Generic[_T]):
                 self._displaced.setdefault(key, []).append(existing)
             entry = Entry(name=key, value=value, owner=owner)
             self._entries[key] = entry
-        return Handle(lambda: self._remove(entry), key, owner)
+        return Handle(lambda: self._remove(entry), key, owner, self.kind)
 
     def _remove(self, entry: Entry[_T]) -> None:
         with self._lock:
