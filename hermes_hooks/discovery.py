@@ -85,7 +85,7 @@ def bundled_plugins_dir(env: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if env is None else env
     override = environ.get(BUNDLED_PLUGINS_ENV)
     if override:
-        return Path(override).expanduser()
+        return Path(override).expanduser().absolute()
     return Path(__file__).resolve().parent.parent / "hermes_plugins"
 
 
@@ -203,12 +203,14 @@ def discover_candidates(
     if env_flag(SAFE_MODE_ENV, environ):
         logger.debug("%s is set: no plugin is discovered", SAFE_MODE_ENV)
         return []
+    # Absolute paths: a plugin's folder becomes its module's __path__, which must survive a chdir.
     batches: list[Iterable[Candidate]] = [
         scan_directory(bundled_plugins_dir(environ), "bundled"),
-        scan_directory(hermes_home / "plugins", "user"),
+        scan_directory(hermes_home.absolute() / "plugins", "user"),
     ]
     if env_flag(PROJECT_PLUGINS_ENV, environ):
-        batches.append(scan_directory((cwd or Path.cwd()) / ".hermes" / "plugins", "project"))
+        project = (cwd or Path.cwd()).absolute() / ".hermes" / "plugins"
+        batches.append(scan_directory(project, "project"))
     else:
         logger.debug("project plugins are off (%s is not set)", PROJECT_PLUGINS_ENV)
     if include_entry_points:

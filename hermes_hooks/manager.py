@@ -141,9 +141,11 @@ class PluginManager(pluggy.PluginManager):
     ) -> None:
         super().__init__(PROJECT_NAME)
         _install_debug_handler()
-        self.hermes_home = Path(hermes_home).expanduser() if hermes_home else get_hermes_home()
+        home = Path(hermes_home).expanduser() if hermes_home else get_hermes_home()
+        # Absolute: plugin modules keep their folder as __path__, which must survive a chdir.
+        self.hermes_home = home.absolute()
         self.strict = strict or env_flag(STRICT_ENV)
-        self.cwd = cwd
+        self.cwd = cwd.absolute() if cwd is not None else None
         self.plugins_config = PluginsConfig.from_config({})
         self.config_error: str | None = None
         self.tools = ToolRegistry(allow_override=self._allow_tool_override)

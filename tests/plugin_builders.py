@@ -18,6 +18,7 @@ import yaml
 
 from hermes_hooks.discovery import ENTRY_POINT_GROUP
 from hermes_hooks.manager import PluginManager
+from hermes_hooks.registries import HOST, Registry
 
 #: Every environment switch the manager reads; tests start with all of them unset.
 HERMES_ENV = (
@@ -97,6 +98,11 @@ def call_hook(pm: PluginManager, name: str, **kwargs: Any) -> Any:
     argnames = pm.hook_argnames(name)
     assert argnames is not None, f"unknown hook {name!r}"
     return getattr(pm.hook, name)(**{arg: kwargs.get(arg) for arg in argnames})
+
+
+def plugin_names(registry: Registry[Any]) -> list[str]:
+    """Return the names in ``registry`` that plugins own (host entries left out), sorted."""
+    return sorted(n for n in registry.names() if registry.owner_of(n) != HOST)
 
 
 def status_of(pm: PluginManager, key: str) -> tuple[str, str | None]:

@@ -13,6 +13,7 @@ from plugin_builders import (
     forget_new_modules,
     isolate_environment,
     load,
+    plugin_names,
     site_dir,
     status_of,
     write_config,
@@ -279,8 +280,8 @@ def test_failing_plugin_is_an_error_and_the_next_one_loads(
     assert f"{folder / '__init__.py'}:{line}" in error
     assert "\n" not in error
     assert status_of(pm, "b-good") == ("enabled", None)
-    assert pm.tools.names() == ["good_tool"]
-    assert pm.commands.names() == []
+    assert plugin_names(pm.tools) == ["good_tool"]
+    assert plugin_names(pm.commands) == []
     assert call_hook(pm, "pre_llm_call") == ["good"]
     assert [impl.plugin_name for impl in pm.hook.post_tool_call.get_hookimpls()] == []
     assert not pm.has_plugin("a-broken")
@@ -358,8 +359,8 @@ def test_tool_name_clash_is_an_error_naming_both_plugins(home: Path, user: Path)
     assert "'b-clash'" in error
     assert f"{folder / '__init__.py'}:5" in error
     assert pm.tools.owner_of("shared") == "a-owner"
-    assert sorted(pm.tools.names()) == ["next_tool", "shared"]
-    assert pm.commands.names() == []
+    assert plugin_names(pm.tools) == ["next_tool", "shared"]
+    assert plugin_names(pm.commands) == []
     assert pm.hook.post_tool_call.get_hookimpls() == []
     assert status_of(pm, "c-next") == ("enabled", None)
 
@@ -411,7 +412,7 @@ def test_hookimpl_with_an_argument_the_spec_lacks_is_an_error(home: Path, user: 
     assert "post_tool_call" in error
     assert f"{folder / '__init__.py'}:11" in error
     assert "\n" not in error
-    assert pm.commands.names() == []
+    assert plugin_names(pm.commands) == []
     assert pm.hook.pre_llm_call.get_hookimpls() == []
     assert not pm.has_plugin("badarg")
     assert status_of(pm, "next") == ("enabled", None)
@@ -436,7 +437,7 @@ def test_register_hook_callback_requiring_an_unknown_argument_is_an_error(
     assert error is not None
     assert "'invented'" in error
     assert "post_tool_call" in error
-    assert pm.tools.names() == []
+    assert plugin_names(pm.tools) == []
 
 
 def test_plugin_key_taken_by_a_host_object_is_an_error_and_the_host_keeps_it(
@@ -461,7 +462,7 @@ def test_plugin_key_taken_by_a_host_object_is_an_error_and_the_host_keeps_it(
     assert "taken" in error
     assert pm.get_plugin("taken") is host
     assert call_hook(pm, "pre_llm_call") == ["host"]
-    assert pm.tools.names() == []
+    assert plugin_names(pm.tools) == []
 
 
 def test_describe_failure_prefers_frames_in_the_plugin_folder(tmp_path: Path) -> None:
@@ -643,7 +644,7 @@ def test_entry_point_register_failure_names_the_plugin_file(home: Path, site: Pa
     assert status == "error"
     assert error is not None
     assert f"{site / 'hh_ep_raises.py'}:3" in error
-    assert pm.tools.names() == []
+    assert plugin_names(pm.tools) == []
 
 
 def test_entry_point_that_is_neither_module_nor_callable_is_an_error(
@@ -740,3 +741,33 @@ def test_user_plugin_runs_before_a_bundled_one(home: Path, user: Path, bundled: 
     pm = load(home)
 
     assert call_hook(pm, "pre_llm_call") == ["b-user", "a-user", "bundled"]
+
+
+def test_relative_home_still_works_after_a_chdir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_plugin(
+        Path("rel-home/plugins"),
+        "lazy",
+        """
+        from hermes_hooks import hookimpl
+
+        @hookimpl
+        def pre_llm_call():
+            from . import later
+            return later.VALUE
+        """,
+        files={"later.py": "VALUE = 'found after chdir'\n"},
+    )
+    write_config(Path("rel-home"), enabled=["lazy"])
+    pm = load(Path("rel-home"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+
+    assert pm.hermes_home == tmp_path / "rel-home"
+    assert call_hook(pm, "pre_llm_call") == ["found after chdir"]
+    info = pm.get_plugin_info("lazy")
+    assert info is not None
+    assert info.path == str(tmp_path / "rel-home" / "plugins" / "lazy")

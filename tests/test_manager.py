@@ -16,6 +16,7 @@ from plugin_builders import (
     forget_new_modules,
     isolate_environment,
     load,
+    plugin_names,
     status_of,
     write_config,
     write_plugin,
@@ -297,7 +298,7 @@ def test_force_unloads_rescans_and_reimports_changed_code(home: Path, user: Path
     pm.discover_and_load(force=True)
 
     assert [i.key for i in pm.list_plugins()] == ["changing", "new"]
-    assert pm.tools.names() == ["new_tool"]
+    assert plugin_names(pm.tools) == ["new_tool"]
     assert pm.tools.dispatch("new_tool", {}) == "fresh from a new module"
     assert call_hook(pm, "pre_llm_call") == ["new"]
     assert (folder / "helper.py").exists()
@@ -360,8 +361,8 @@ def test_unload_plugin_removes_everything_it_registered(home: Path, user: Path) 
         (),
         (),
     )
-    assert pm.tools.names() == ["other_tool"]
-    assert pm.commands.names() == []
+    assert plugin_names(pm.tools) == ["other_tool"]
+    assert plugin_names(pm.commands) == []
     assert pm.skills.find("full:guide") is None
     assert not pm.has_hook("post_tool_call")
     assert call_hook(pm, "pre_llm_call") == ["other"]
