@@ -231,16 +231,16 @@ class PluginManager(pluggy.PluginManager):
             return plugin_name
 
     def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:
-        if (plugin_key, hook_name) in self._warned_unknown:
-            return
-        self._warned_unknown.add((plugin_key, hook_name))
         close = difflib.get_close_matches(hook_name, self.known_hooks(), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         message = f"implements unknown hook {hook_name!r} (kept for newer hosts){hint}"
-        logger.warning("plugin %r %s", plugin_key, message)
+        # On the status of every load (a forced reload starts a fresh record), logged once.
         record = self._records.get(plugin_key)
-        if record is not None:
+        if record is not None and message not in record.warnings:
             record.warnings.append(message)
+        if (plugin_key, hook_name) not in self._warned_unknown:
+            self._warned_unknown.add((plugin_key, hook_name))
+            logger.warning("plugin %r %s", plugin_key, message)
 
     def _report_failure(
         self, plugin_key: str, hook_name: str, message: str, exc: BaseException | None

@@ -804,3 +804,23 @@ def test_hook_exception_is_counted_on_the_plugin_status(home: Path, user: Path) 
     assert info.hook_errors == 2
     assert info.last_hook_error is not None
     assert info.last_hook_error.startswith("post_llm_call: KeyError")
+
+
+def test_unknown_hook_warning_stays_on_the_status_after_a_forced_reload(
+    home: Path, user: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    write_plugin(
+        user, "typo", "def register(ctx):\n    ctx.register_hook('on_sesion_end', print)\n"
+    )
+    write_config(home, enabled=["typo"])
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        pm = load(home)
+        assert [r for r in caplog.records if "on_sesion_end" in r.getMessage()]
+        caplog.clear()
+        pm.discover_and_load(force=True)
+
+    info = pm.get_plugin_info("typo")
+    assert info is not None
+    assert len(info.warnings) == 1
+    assert "did you mean 'on_session_end'" in info.warnings[0]
+    assert not [r for r in caplog.records if "on_sesion_end" in r.getMessage()]
