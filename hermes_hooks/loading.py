@@ -264,10 +264,13 @@ def make_hook_adapter(
             raise RegistrationError(f"plugin {owner!r}: invalid argument name {name!r}")
     params = ", ".join(wanted)
     call = ", ".join(f"{n}={n}" for n in wanted)
-    source = f"def {hook_name}({params}):\n    return __callback({call})\n"
+    # Only identifiers checked above reach the source; the hook name (free text from the
+    # plugin) is set as the function's name afterwards, never compiled.
+    source = f"def adapter({params}):\n    return __callback({call})\n"
     namespace: dict[str, Any] = {"__callback": callback}
-    exec(compile(source, f"<register_hook {owner}:{hook_name}>", "exec"), namespace)
-    adapter: Callable[..., Any] = namespace[hook_name]
+    exec(compile(source, "<register_hook adapter>", "exec"), namespace)
+    adapter: Callable[..., Any] = namespace["adapter"]
+    adapter.__name__ = hook_name
     adapter.__module__ = getattr(callback, "__module__", None) or __name__
     adapter.__qualname__ = getattr(callback, "__qualname__", hook_name)
     adapter.__wrapped_callback__ = callback  # type: ignore[attr-defined]

@@ -771,3 +771,24 @@ def test_relative_home_still_works_after_a_chdir(
     info = pm.get_plugin_info("lazy")
     assert info is not None
     assert info.path == str(tmp_path / "rel-home" / "plugins" / "lazy")
+
+
+def test_register_hook_names_are_never_compiled_as_code(home: Path, user: Path) -> None:
+    marker = home / "pwned"
+    evil = f"x():\n    pass\nopen({str(marker)!r}, 'w').close()\ndef y"
+    write_plugin(
+        user,
+        "odd-names",
+        "def register(ctx):\n"
+        "    ctx.register_hook('my-hook', lambda **kw: None)\n"
+        "    ctx.register_hook('class', lambda **kw: None)\n"
+        f"    ctx.register_hook({evil!r}, lambda **kw: None)\n",
+    )
+    write_config(home, enabled=["odd-names"])
+
+    pm = load(home)
+
+    assert status_of(pm, "odd-names") == ("enabled", None)
+    assert not marker.exists()
+    assert pm.has_hook("my-hook")
+    assert pm.has_hook("class")
