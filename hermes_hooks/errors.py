@@ -8,6 +8,7 @@ __all__ = [
     "HookResultError",
     "InstallError",
     "ManifestError",
+    "PluginLlmTrustError",
     "PluginLoadError",
     "PluginNotFoundError",
     "PluginToolOverrideError",
@@ -86,4 +87,13 @@ class HookResultError(HermesHooksError, TypeError):
     """A hook implementation returned a value that does not fit its hook's contract.
 
     Raised only in strict mode; otherwise the value is logged and treated as ``None``.
+    """
+
+
+class PluginLlmTrustError(HermesHooksError, PermissionError):
+    """A plugin asked ``ctx.llm`` for a provider or model the operator has not allowed it.
+
+    The grants are ``plugins.entries.<id>.llm.allow_provider_override`` and
+    ``allow_model_override`` in ``config.yaml``, optionally limited by ``allowed_providers``
+    and ``allowed_models``.
     """
