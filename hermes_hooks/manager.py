@@ -32,6 +32,7 @@ from hermes_hooks.context import PluginContext
 from hermes_hooks.contract import HookContract, get_contract
 from hermes_hooks.discovery import Candidate, Source, discover_candidates
 from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
+from hermes_hooks.image_gen import ImageGenRegistry, install_image_generate_tool
 from hermes_hooks.isolation import guard_hookimpl
 from hermes_hooks.loading import (
     PluginHooks,
@@ -152,6 +153,7 @@ class PluginManager(pluggy.PluginManager):
         self.commands = CommandRegistry()
         self.cli_commands = CliCommandRegistry()
         self.skills = SkillRegistry()
+        self.image_gen = ImageGenRegistry(self.hermes_home)
         self.message_sink: Callable[[str, str], bool] | None = None
         self._records: dict[str, _Record] = {}
         self._discovered = False
@@ -160,6 +162,7 @@ class PluginManager(pluggy.PluginManager):
         self._warned_unknown: set[tuple[str, str]] = set()
         self._contracts: dict[str, tuple[HookContract, bool]] = {}
         self.add_hookspecs(hookspecs)
+        install_image_generate_tool(self)
 
     # -- hook specs and contracts --------------------------------------------------------------
 
@@ -453,6 +456,7 @@ class PluginManager(pluggy.PluginManager):
             self.unregister(record.holder)
         for registry in (self.tools, self.commands, self.cli_commands, self.skills):
             registry.remove_owner(key)
+        self.image_gen.remove_owner(key)
         # Only the module this plugin was imported as: another plugin may share its slug.
         if record.candidate.path is not None and record.module is not None:
             evict_modules(record.module.__name__)
