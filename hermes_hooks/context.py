@@ -186,6 +186,18 @@ class PluginContext:
             owner=self._plugin_id,
         )
 
+    def register_image_gen_provider(self, provider: object) -> Handle:
+        """Register the backend behind the ``image_generate`` tool: an ``ImageGenProvider``.
+
+        A provider registered again under the same ``name`` replaces the earlier one (last
+        writer wins, so a user plugin can override a bundled one); ``image_gen.provider`` in
+        ``config.yaml`` chooses which provider serves the tool.
+
+        :raises RegistrationError: ``provider`` is not an
+            :class:`~hermes_hooks.image_gen.ImageGenProvider` instance, or its name is invalid.
+        """
+        return self._manager.image_gen.register_provider(provider, owner=self._plugin_id)
+
     def dispatch_tool(
         self, tool_name: str, args: Mapping[str, Any] | str | None = None, **kwargs: Any
     ) -> str:
