@@ -11,8 +11,8 @@ from typing import Any
 import pluggy
 import pytest
 
-from hermes_hooks import Hooks, hookimpl
-from hermes_hooks.facade import call_attributed
+from hermes_hooks import hookimpl
+from hermes_hooks.facade import Hooks, call_attributed
 from hermes_hooks.hookspecs import HOOK_NAMES
 from hermes_hooks.host.combine import (
     UNATTRIBUTED,

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hermes_hooks import Hooks, hookimpl
+from hermes_hooks import hookimpl
+from hermes_hooks.facade import Hooks
 from hermes_hooks.manager import PluginManager
 
 RAISE = object()
