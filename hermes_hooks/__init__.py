@@ -20,10 +20,12 @@ if TYPE_CHECKING:
         HermesHooksError,
         HookResultError,
         ManifestError,
+        PluginLlmTrustError,
         PluginLoadError,
         PluginToolOverrideError,
         RegistrationError,
     )
+    from hermes_hooks.facade import Hooks
     from hermes_hooks.hookspecs import VALID_HOOKS
     from hermes_hooks.manager import PluginInfo, PluginManager
     from hermes_hooks.manifest import PluginManifest
@@ -35,11 +37,13 @@ __all__ = [
     "HermesHooksError",
     "HookContract",
     "HookResultError",
+    "Hooks",
     "ManifestError",
     "Mode",
     "PROJECT_NAME",
     "PluginContext",
     "PluginInfo",
+    "PluginLlmTrustError",
     "PluginLoadError",
     "PluginManager",
     "PluginManifest",
@@ -57,10 +61,12 @@ _LAZY: dict[str, str] = {
     "HermesHooksError": "hermes_hooks.errors",
     "HookContract": "hermes_hooks.contract",
     "HookResultError": "hermes_hooks.errors",
+    "Hooks": "hermes_hooks.facade",
     "ManifestError": "hermes_hooks.errors",
     "Mode": "hermes_hooks.contract",
     "PluginContext": "hermes_hooks.context",
     "PluginInfo": "hermes_hooks.manager",
+    "PluginLlmTrustError": "hermes_hooks.errors",
     "PluginLoadError": "hermes_hooks.errors",
     "PluginManager": "hermes_hooks.manager",
     "PluginManifest": "hermes_hooks.manifest",
