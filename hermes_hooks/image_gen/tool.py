@@ -252,8 +252,8 @@ def run_image_generate(
         result.setdefault("image", None)
         if not result.get("error"):
             result["error"] = f"image provider {name!r} reported a failure without a message"
-        result.setdefault("error_type", "provider_error")
-        result.setdefault("provider", name)
+        result["error_type"] = result.get("error_type") or "provider_error"
+        result["provider"] = result.get("provider") or name
         return result
     image = result.get("image")
     if not isinstance(image, str) or not image:
