@@ -1,0 +1,665 @@
+"""The bundled image providers (local, openai, comfyui) and a Hermes-style example provider.
+
+The HTTP providers run against real servers on 127.0.0.1 started here, which record every
+request they receive; nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.parser
+import email.policy
+import io
+import json
+import re
+import socket
+import sys
+import threading
+import urllib.parse
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import yaml
+from PIL import Image
+
+from hermes_hooks import PluginManager
+
+Route = Callable[["Request"], tuple[int, dict[str, str], bytes]]
+
+
+def png_bytes(colour: str = "red", size: tuple[int, int] = (4, 3)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, colour).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def as_json(data: Any, status: int = 200) -> tuple[int, dict[str, str], bytes]:
+    return status, {"Content-Type": "application/json"}, json.dumps(data).encode()
+
+
+@attrs.frozen
+class Request:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def form(self) -> list[tuple[str, str | None, bytes]]:
+        """Return the multipart parts as ``(field name, filename, bytes)``."""
+        head = f"Content-Type: {self.headers['content-type']}\r\n\r\n".encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + self.body)
+        return [
+            (
+                part.get_param("name", header="content-disposition"),
+                part.get_filename(),
+                part.get_payload(decode=True),
+            )
+            for part in message.iter_parts()
+        ]
+
+
+class Server:
+    """An HTTP server on 127.0.0.1 answering from ``routes`` and recording every request."""
+
+    def __init__(self) -> None:
+        self.routes: dict[tuple[str, str], Route] = {}
+        self.requests: list[Request] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _serve(self) -> None:
+                url = urllib.parse.urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                request = Request(
+                    self.command,
+                    url.path,
+                    urllib.parse.parse_qs(url.query, keep_blank_values=True),
+                    {k.lower(): v for k, v in self.headers.items()},
+                    self.rfile.read(length),
+                )
+                server.requests.append(request)
+                route = server.routes.get((self.command, url.path))
+                status, headers, body = route(request) if route else (404, {}, b"no route")
+                self.send_response(status)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _serve
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    def route(self, method: str, path: str) -> Callable[[Route], Route]:
+        def add(function: Route) -> Route:
+            self.routes[(method, path)] = function
+            return function
+
+        return add
+
+    def paths(self) -> list[str]:
+        return [f"{r.method} {r.path}" for r in self.requests]
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    srv = Server()
+    srv.thread.start()
+    yield srv
+    srv.httpd.shutdown()
+    srv.httpd.server_close()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in (
+        "HERMES_BUNDLED_PLUGINS",
+        "HERMES_SAFE_MODE",
+        "HERMES_ENABLE_PROJECT_PLUGINS",
+        "HERMES_PLUGINS_STRICT",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_IMAGE_MODEL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
+    return home
+
+
+def configure(
+    home: Path, image_gen: dict[str, Any] | None = None, enabled: tuple[str, ...] = ()
+) -> None:
+    data: dict[str, Any] = {"plugins": {"enabled": list(enabled)}}
+    if image_gen is not None:
+        data["image_gen"] = image_gen
+    (home / "config.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+
+
+def load(home: Path) -> PluginManager:
+    pm = PluginManager(home, strict=True)
+    pm.discover_and_load()
+    return pm
+
+
+def generate(pm: PluginManager, **args: Any) -> dict[str, Any]:
+    result = json.loads(pm.tools.dispatch("image_generate", args))
+    assert isinstance(result, dict)
+    return result
+
+
+def cached(home: Path, result: dict[str, Any]) -> Path:
+    path = Path(result["image"])
+    assert path.parent == (home / "cache" / "images").resolve(), result
+    assert path.is_file()
+    return path
+
+
+# --- bundled and loaded by default ----------------------------------------------------------------
+
+
+def test_the_three_providers_are_bundled_backends_that_load_by_default(home: Path) -> None:
+    configure(home)
+    pm = load(home)
+    for key in ("image_gen/local", "image_gen/openai", "image_gen/comfyui"):
+        info = pm.get_plugin_info(key)
+        assert info is not None
+        assert (info.source, info.kind, info.status) == ("bundled", "backend", "enabled"), key
+    assert pm.image_gen.names() == ["comfyui", "local", "openai"]
+    assert pm.image_gen.owner_of("local") == "image_gen/local"
+    assert pm.tools.is_available("image_generate")
+
+
+# --- local ----------------------------------------------------------------------------------------
+
+
+def test_local_is_the_default_on_a_fresh_home_and_says_it_is_a_placeholder(home: Path) -> None:
+    pm = load(home)
+    result = generate(pm, prompt="a corgi in a spacesuit")
+    assert result["success"] is True, result
+    assert result["provider"] == "local"
+    assert "placeholder" in result["note"]
+    assert "not a generative model" in result["note"]
+    with Image.open(cached(home, result)) as image:
+        assert (image.format, image.size) == ("PNG", (1536, 1024))
+        assert "placeholder" in image.text["Software"]
+    info = pm.get_plugin_info("image_gen/local")
+    assert info is not None
+    assert "placeholder" in info.description
+
+
+@pytest.mark.parametrize(
+    ("aspect", "size"),
+    [("landscape", (1536, 1024)), ("square", (1024, 1024)), ("portrait", (1024, 1536))],
+)
+def test_local_renders_the_exact_sizes_deterministically(
+    home: Path, aspect: str, size: tuple[int, int]
+) -> None:
+    pm = load(home)
+    first = generate(pm, prompt="a lighthouse at dusk", aspect_ratio=aspect)
+    again = generate(pm, prompt="a lighthouse at dusk", aspect_ratio=aspect)
+    other = generate(pm, prompt="a lighthouse at dawn", aspect_ratio=aspect)
+    assert (first["width"], first["height"]) == size
+    with Image.open(cached(home, first)) as image:
+        assert image.size == size
+    assert first["image"] != again["image"]
+    assert cached(home, first).read_bytes() == cached(home, again).read_bytes()
+    assert cached(home, first).read_bytes() != cached(home, other).read_bytes()
+
+
+def test_local_cannot_edit(home: Path) -> None:
+    pm = load(home)
+    result = generate(pm, prompt="x", image_url="/tmp/a.png")
+    assert result["error_type"] == "modality_unsupported"
+
+
+# --- openai ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def openai_home(home: Path, server: Server, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123")
+    configure(home, {"provider": "openai", "openai": {"base_url": server.url + "/v1"}})
+    return home
+
+
+def test_openai_generates_and_saves_the_b64_answer(openai_home: Path, server: Server) -> None:
+    configure(
+        openai_home,
+        {
+            "provider": "openai",
+            "model": "gpt-image-2-high",
+            "openai": {"base_url": server.url + "/v1"},
+        },
+    )
+    image = png_bytes("blue")
+    server.routes[("POST", "/v1/images/generations")] = lambda r: as_json(
+        {
+            "created": 1,
+            "data": [{"b64_json": base64.b64encode(image).decode(), "revised_prompt": "rp"}],
+        }
+    )
+    result = generate(load(openai_home), prompt="a corgi", aspect_ratio="portrait")
+
+    assert result["success"] is True, result
+    assert cached(openai_home, result).read_bytes() == image
+    assert Path(result["image"]).name.startswith("openai_gpt-image-2-high_")
+    assert (result["model"], result["quality"], result["size"]) == (
+        "gpt-image-2-high",
+        "high",
+        "1024x1536",
+    )
+    assert result["revised_prompt"] == "rp"
+    (request,) = server.requests
+    assert request.path == "/v1/images/generations"
+    assert request.headers["authorization"] == "Bearer sk-test-123"
+    assert request.json() == {
+        "model": "gpt-image-2",
+        "prompt": "a corgi",
+        "size": "1024x1536",
+        "quality": "high",
+        "n": 1,
+    }
+
+
+def test_openai_edits_with_source_images_as_multipart(
+    openai_home: Path, server: Server, tmp_path: Path
+) -> None:
+    source = tmp_path / "dog.png"
+    source.write_bytes(png_bytes("green"))
+    reference = "data:image/png;base64," + base64.b64encode(png_bytes("white")).decode()
+    server.routes[("POST", "/v1/images/edits")] = lambda r: as_json(
+        {"data": [{"b64_json": base64.b64encode(png_bytes("black")).decode()}]}
+    )
+    result = generate(
+        load(openai_home),
+        prompt="give it a hat",
+        aspect_ratio="square",
+        image_url=str(source),
+        reference_image_urls=[reference],
+    )
+
+    assert (result["success"], result["modality"]) == (True, "image"), result
+    (request,) = server.requests
+    assert request.path == "/v1/images/edits"
+    assert request.headers["content-type"].startswith("multipart/form-data")
+    parts = request.form()
+    fields = {name: data.decode() for name, filename, data in parts if filename is None}
+    assert fields == {
+        "model": "gpt-image-2",
+        "prompt": "give it a hat",
+        "size": "1024x1024",
+        "quality": "medium",
+        "n": "1",
+    }
+    files = [(name, filename, data) for name, filename, data in parts if filename is not None]
+    assert files == [
+        ("image[]", "dog.png", source.read_bytes()),
+        ("image[]", "image.png", png_bytes("white")),
+    ]
+
+
+def test_openai_refuses_a_source_that_is_not_an_image(
+    openai_home: Path, server: Server, tmp_path: Path
+) -> None:
+    secret = tmp_path / "id_rsa"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    result = generate(load(openai_home), prompt="x", image_url=str(secret))
+    assert result["error_type"] == "invalid_input"
+    assert "is not a PNG, JPEG, WebP or GIF image" in result["error"]
+    assert server.requests == []
+
+
+def test_openai_downloads_a_url_answer(openai_home: Path, server: Server) -> None:
+    server.routes[("POST", "/v1/images/generations")] = lambda r: as_json(
+        {"data": [{"url": server.url + "/files/out.png?sig=1"}]}
+    )
+    server.routes[("GET", "/files/out.png")] = lambda r: (
+        200,
+        {"Content-Type": "image/png"},
+        png_bytes(),
+    )
+    result = generate(load(openai_home), prompt="x")
+    assert cached(openai_home, result).read_bytes() == png_bytes()
+    assert server.paths() == ["POST /v1/images/generations", "GET /files/out.png"]
+
+
+def test_openai_reports_the_servers_error(openai_home: Path, server: Server) -> None:
+    server.routes[("POST", "/v1/images/generations")] = lambda r: as_json(
+        {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}, 401
+    )
+    result = generate(load(openai_home), prompt="x")
+    assert result["error_type"] == "auth_error"
+    assert result["error"] == "OpenAI API error (HTTP 401): Incorrect API key provided"
+    assert result["provider"] == "openai"
+
+
+def test_openai_without_a_key_is_not_picked_but_keeps_its_own_error(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(home)
+    pm = load(home)
+    assert pm.image_gen.get_provider("openai").is_available() is False  # type: ignore[union-attr]
+    assert generate(pm, prompt="x")["provider"] == "local"
+    configure(home, {"provider": "openai"})
+    result = generate(pm, prompt="x")
+    assert (result["provider"], result["error_type"]) == ("openai", "auth_required")
+    assert "OPENAI_API_KEY is not set" in result["error"]
+
+
+# --- comfyui --------------------------------------------------------------------------------------
+
+
+def comfy_server(server: Server, *, polls_before_done: int = 1) -> None:
+    state = {"polls": 0}
+
+    @server.route("POST", "/prompt")
+    def submit(request: Request) -> tuple[int, dict[str, str], bytes]:
+        return as_json({"prompt_id": "p-1", "number": 0, "node_errors": {}})
+
+    @server.route("GET", "/history/p-1")
+    def history(request: Request) -> tuple[int, dict[str, str], bytes]:
+        state["polls"] += 1
+        if state["polls"] <= polls_before_done:
+            return as_json({})
+        image = {"filename": "hermes_00001_.png", "subfolder": "", "type": "output"}
+        return as_json(
+            {
+                "p-1": {
+                    "outputs": {"9": {"images": [image]}},
+                    "status": {"status_str": "success", "completed": True, "messages": []},
+                }
+            }
+        )
+
+    @server.route("GET", "/view")
+    def view(request: Request) -> tuple[int, dict[str, str], bytes]:
+        return 200, {"Content-Type": "image/png"}, png_bytes("orange")
+
+
+def test_comfyui_submits_polls_and_downloads(home: Path, server: Server) -> None:
+    comfy_server(server, polls_before_done=2)
+    configure(
+        home,
+        {
+            "provider": "comfyui",
+            "model": "dreamshaper_8.safetensors",
+            "comfyui": {"url": server.url, "poll_interval": 0.01, "steps": 12},
+        },
+    )
+    result = generate(load(home), prompt="a castle", aspect_ratio="portrait")
+
+    assert result["success"] is True, result
+    assert cached(home, result).read_bytes() == png_bytes("orange")
+    assert result["model"] == "dreamshaper_8.safetensors"
+    assert server.paths() == [
+        "POST /prompt",
+        "GET /history/p-1",
+        "GET /history/p-1",
+        "GET /history/p-1",
+        "GET /view",
+    ]
+    workflow = server.requests[0].json()["prompt"]
+    assert workflow["6"]["inputs"]["text"] == "a castle"
+    assert workflow["4"]["inputs"]["ckpt_name"] == "dreamshaper_8.safetensors"
+    assert (workflow["5"]["inputs"]["width"], workflow["5"]["inputs"]["height"]) == (832, 1216)
+    assert workflow["3"]["inputs"]["steps"] == 12
+    assert workflow["3"]["inputs"]["seed"] == result["seed"]
+    assert server.requests[-1].query == {
+        "filename": ["hermes_00001_.png"],
+        "subfolder": [""],
+        "type": ["output"],
+    }
+
+
+def test_comfyui_fills_a_custom_workflow(home: Path, server: Server, tmp_path: Path) -> None:
+    comfy_server(server, polls_before_done=0)
+    template = {
+        "1": {"class_type": "MyLoader", "inputs": {"name": "{{checkpoint}}"}},
+        "2": {"class_type": "MyPrompt", "inputs": {"text": "art of {{prompt}}", "w": "{{width}}"}},
+    }
+    path = tmp_path / "workflow.json"
+    path.write_text(json.dumps(template))
+    configure(home, {"provider": "comfyui", "comfyui": {"url": server.url, "workflow": str(path)}})
+    assert generate(load(home), prompt="a fox", aspect_ratio="square")["success"] is True
+    workflow = server.requests[0].json()["prompt"]
+    assert workflow == {
+        "1": {"class_type": "MyLoader", "inputs": {"name": "sd_xl_base_1.0.safetensors"}},
+        "2": {"class_type": "MyPrompt", "inputs": {"text": "art of a fox", "w": 1024}},
+    }
+
+
+def test_comfyui_reports_a_refused_workflow(home: Path, server: Server) -> None:
+    server.routes[("POST", "/prompt")] = lambda r: as_json(
+        {
+            "error": {
+                "type": "prompt_outputs_failed_validation",
+                "message": "Prompt outputs failed",
+            },
+            "node_errors": {"4": {"errors": [{"message": "Value not in list"}]}},
+        },
+        400,
+    )
+    configure(home, {"provider": "comfyui", "comfyui": {"url": server.url}})
+    result = generate(load(home), prompt="x")
+    assert result["error_type"] == "api_error"
+    assert "refused the workflow (HTTP 400): Prompt outputs failed" in result["error"]
+    assert "Value not in list" in result["error"]
+
+
+def test_comfyui_reports_a_failed_run(home: Path, server: Server) -> None:
+    server.routes[("POST", "/prompt")] = lambda r: as_json({"prompt_id": "p-1"})
+    server.routes[("GET", "/history/p-1")] = lambda r: as_json(
+        {
+            "p-1": {
+                "outputs": {},
+                "status": {
+                    "status_str": "error",
+                    "completed": False,
+                    "messages": [["execution_error", {"exception_message": "CUDA out of memory"}]],
+                },
+            }
+        }
+    )
+    configure(home, {"provider": "comfyui", "comfyui": {"url": server.url}})
+    result = generate(load(home), prompt="x")
+    assert result["error_type"] == "api_error"
+    assert "CUDA out of memory" in result["error"]
+
+
+def test_comfyui_without_a_server_says_where_it_looked(home: Path) -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago, and nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    configure(home, {"provider": "comfyui", "comfyui": {"url": url}})
+    result = generate(load(home), prompt="x")
+    assert result["error_type"] == "connection_error"
+    assert f"cannot reach ComfyUI at {url}" in result["error"]
+
+
+def test_comfyui_is_available_only_once_its_url_is_set(home: Path) -> None:
+    configure(home)
+    pm = load(home)
+    comfy = pm.image_gen.get_provider("comfyui")
+    assert comfy is not None
+    assert comfy.is_available() is False
+    configure(home, {"comfyui": {"url": "http://127.0.0.1:8188"}})
+    assert comfy.is_available() is True
+
+
+# --- the Hermes documentation's example provider, from docs/how-to/image-provider.md -------------
+
+HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "image-provider.md"
+_BLOCK = re.compile(r"^```(\w+)\n# file: (\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+SDK = """
+import json
+import os
+import urllib.request
+
+
+class Client:
+    def __init__(self, api_key):
+        self.api_key = api_key
+
+    def _post(self, path, payload):
+        request = urllib.request.Request(
+            os.environ["MY_BACKEND_URL"] + path,
+            data=json.dumps(payload).encode(),
+            headers={"Authorization": "Bearer " + self.api_key, "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    def generate(self, prompt, model, aspect_ratio):
+        return self._post("/generate", {"prompt": prompt, "model": model, "aspect": aspect_ratio})
+
+    def edit(self, prompt, model, image_urls):
+        return self._post("/edit", {"prompt": prompt, "model": model, "images": image_urls})
+"""
+
+
+def how_to_files() -> dict[str, str]:
+    """Return the files of the how-to's ``# file: PATH`` blocks, by path."""
+    text = HOW_TO.read_text(encoding="utf-8")
+    return {path: body for _, path, body in _BLOCK.findall(text)}
+
+
+@pytest.fixture
+def example(
+    home: Path, tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Install the how-to's plugin as a user plugin, with an SDK that talks to ``server``."""
+    folder = home / "plugins" / "image_gen" / "my-backend"
+    folder.mkdir(parents=True)
+    for path, body in how_to_files().items():
+        if path.startswith("my-backend/"):
+            (folder / path.removeprefix("my-backend/")).write_text(body, encoding="utf-8")
+    sdk = tmp_path / "sdk"
+    sdk.mkdir()
+    (sdk / "my_backend_sdk.py").write_text(SDK, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(sdk))
+    monkeypatch.setenv("MY_BACKEND_URL", server.url)
+    monkeypatch.setenv("MY_BACKEND_API_KEY", "mb-key")
+
+    def answer(request: Request) -> tuple[int, dict[str, str], bytes]:
+        if request.json()["model"] == "my-model-hq":
+            return as_json({"image_url": server.url + "/img/hq.png"})
+        return as_json({"image_b64": base64.b64encode(png_bytes("purple")).decode()})
+
+    server.routes[("POST", "/generate")] = answer
+    server.routes[("POST", "/edit")] = answer
+    yield folder
+    sys.modules.pop("my_backend_sdk", None)
+
+
+def test_the_example_is_the_hermes_example_with_the_import_changed() -> None:
+    code = how_to_files()["my-backend/__init__.py"]
+    assert "from hermes_hooks.image_gen import (" in code
+    assert "agent." not in code
+    assert "def register(ctx) -> None:" in code
+
+
+def test_the_example_is_discovered_selected_and_called_end_to_end(
+    home: Path, example: Path, server: Server
+) -> None:
+    configure(home, {"provider": "my-backend"}, enabled=("my-backend",))
+    pm = load(home)
+    info = pm.get_plugin_info("image_gen/my-backend")
+    assert info is not None
+    assert (info.source, info.status) == ("user", "enabled")
+
+    result = generate(pm, prompt="a corgi in a spacesuit", aspect_ratio="portrait")
+    assert result["success"] is True, result
+    assert (result["provider"], result["model"], result["modality"]) == (
+        "my-backend",
+        "my-model-fast",
+        "text",
+    )
+    assert Path(result["image"]).name.startswith("my-backend_")
+    assert cached(home, result).read_bytes() == png_bytes("purple")
+    (request,) = server.requests
+    assert request.path == "/generate"
+    assert request.headers["authorization"] == "Bearer mb-key"
+    assert request.json() == {
+        "prompt": "a corgi in a spacesuit",
+        "model": "my-model-fast",
+        "aspect": "portrait",
+    }
+
+
+def test_the_example_passes_urls_the_model_and_source_images(
+    home: Path, example: Path, server: Server
+) -> None:
+    configure(
+        home, {"provider": "my-backend", "model": "my-model-hq"}, enabled=("image_gen/my-backend",)
+    )
+    pm = load(home)
+    result = generate(pm, prompt="a corgi")
+    assert result["image"] == server.url + "/img/hq.png"
+
+    result = generate(
+        pm,
+        prompt="add a helmet",
+        image_url="https://example.org/dog.png",
+        reference_image_urls=["https://example.org/helmet.png"],
+    )
+    assert result["modality"] == "image"
+    assert server.requests[-1].path == "/edit"
+    assert server.requests[-1].json()["images"] == [
+        "https://example.org/dog.png",
+        "https://example.org/helmet.png",
+    ]
+    too_many = [f"https://example.org/{i}.png" for i in range(5)]
+    result = generate(pm, prompt="x", image_url="a.png", reference_image_urls=too_many)
+    assert result["error_type"] == "too_many_images"
+
+
+def test_the_example_without_its_key_is_not_replaced_by_another_backend(
+    home: Path, example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MY_BACKEND_API_KEY")
+    configure(home, {"provider": "my-backend"}, enabled=("my-backend",))
+    pm = PluginManager(home)
+    pm.discover_and_load()
+    info = pm.get_plugin_info("image_gen/my-backend")
+    assert info is not None
+    assert info.status == "error"
+    assert "MY_BACKEND_API_KEY" in (info.error or "")
+    result = generate(pm, prompt="x")
+    assert result["error_type"] == "provider_not_registered"
+    assert "'my-backend'" in result["error"]
+
+
+def test_the_how_to_test_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = how_to_files()
+    plugin = tmp_path / "project" / "my-backend"
+    plugin.mkdir(parents=True)
+    for path, body in files.items():
+        if path.startswith("my-backend/"):
+            (plugin / path.removeprefix("my-backend/")).write_text(body, encoding="utf-8")
+    namespace: dict[str, Any] = {"__file__": str(tmp_path / "project" / "test_my_backend.py")}
+    exec(compile(files["test_my_backend.py"], str(HOW_TO), "exec"), namespace)
+    for name in ("HERMES_BUNDLED_PLUGINS", "HERMES_SAFE_MODE", "HERMES_PLUGINS_STRICT"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        namespace["test_my_backend_saves_the_image"](tmp_path / "run", monkeypatch)
+    finally:
+        sys.modules.pop("my_backend_sdk", None)
