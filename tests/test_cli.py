@@ -1,71 +1,61 @@
-"""The ``hermes`` command, run as people and scripts run it: a real process on a temporary home."""
+"""The ``hermes`` root command and ``hermes plugins list``: real processes on a temporary home."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_support import GOOD, enable, hermes, home, invoke, user_plugin, write_config
 
 from hermes_hooks import __version__
 from hermes_hooks.cli import cli
+from hermes_hooks.cli.docgen import iter_commands
+
+__all__ = ["home"]  # the fixture, imported for pytest
+
+CLI_PLUGIN = """\
+    def register(ctx):
+        def setup(parser):
+            parser.add_argument("--who", default="world")
+
+        def hello(args):
+            print(f"hello {args.who}")
+
+        def boom(args):
+            raise RuntimeError("boom")
+
+        ctx.register_cli_command("hello", "Say hello", setup, hello)
+        ctx.register_cli_command("boom", "Fail", setup, boom)
+    """
 
 
-def write_plugin(home: Path, name: str, init: str, manifest: str | None = None) -> Path:
-    folder = home / "plugins" / name
-    folder.mkdir(parents=True)
-    (folder / "plugin.yaml").write_text(manifest or f"name: {name}\nversion: 1.2.3\n")
-    (folder / "__init__.py").write_text(init)
-    return folder
+def test_version_prints_the_version_and_imports_no_plugin_code(home: Path) -> None:
+    marker = home / "imported"
+    user_plugin(home, "spy", f"open({str(marker)!r}, 'w').close()\n{GOOD}")
+    enable(home, "spy")
+    result = hermes(home, "--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"hermes, version {__version__}"
+    assert not marker.exists()
+    assert invoke("-V").output.strip() == f"hermes, version {__version__}"
 
 
-def enable(home: Path, *keys: str) -> None:
-    (home / "config.yaml").write_text(
-        "plugins:\n  enabled:\n" + "".join(f"    - {k}\n" for k in keys)
-    )
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-def hermes(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
-    env["HERMES_HOME"] = str(home)
-    env["COLUMNS"] = "200"
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_hooks", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
-GOOD = (
-    "from hermes_hooks import hookimpl\n\n"
-    "@hookimpl\ndef pre_tool_call(tool_name):\n    return None\n"
-)
-
-
-def test_version() -> None:
-    result = CliRunner().invoke(cli, ["--version"])
-    assert result.exit_code == 0
-    assert result.output.strip() == f"hermes, version {__version__}"
+def test_every_command_has_help_with_an_example(home: Path) -> None:
+    paths = []
+    for path, _command, _ctx in iter_commands():
+        args = path.split()[1:]
+        result = invoke(*args, "--help")
+        assert result.exit_code == 0, path
+        assert "Example" in result.output, f"{path} --help has no example"
+        paths.append(path)
+    assert {"hermes plugins install", "hermes hooks", "hermes doctor"} <= set(paths)
 
 
 def test_list_shows_enabled_and_broken_plugins_with_the_error(home: Path) -> None:
-    write_plugin(home, "good", GOOD)
-    write_plugin(home, "broken", "raise RuntimeError('kaput')\n")
-    write_plugin(home, "idle", GOOD)
+    user_plugin(home, "good", GOOD)
+    user_plugin(home, "broken", "raise RuntimeError('kaput')\n")
+    user_plugin(home, "idle", GOOD)
     enable(home, "good", "broken")
     result = hermes(home, "plugins", "list")
     assert result.returncode == 0, result.stderr
@@ -80,64 +70,127 @@ def test_list_shows_enabled_and_broken_plugins_with_the_error(home: Path) -> Non
     assert "broken/__init__.py:1" in error_line
 
 
+def test_list_fits_a_narrow_terminal(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    long = "A plugin whose description goes on and on well past the edge of any terminal"
+    user_plugin(home, "good", GOOD, manifest={"description": long})
+    user_plugin(home, "broken", "raise RuntimeError('a long message ' * 8)\n")
+    enable(home, "good", "broken")
+    monkeypatch.setenv("COLUMNS", "80")
+    lines = invoke("plugins", "list").output.splitlines()
+    assert any(line.endswith("…") for line in lines)
+    for line in lines:  # only a single word longer than the width (a path) may overflow
+        assert len(line) <= 80 or " " not in line.strip(), line
+    assert sum(1 for line in lines if line.startswith("    error: ")) == 1
+    assert any(line.startswith(" " * 11) for line in lines)  # the error wraps under itself
+
+
 def test_list_json_has_the_plugin_info_fields(home: Path) -> None:
-    write_plugin(home, "good", GOOD)
+    user_plugin(home, "good", GOOD)
     enable(home, "good")
-    result = hermes(home, "plugins", "list", "--json")
-    assert result.returncode == 0, result.stderr
-    (info,) = json.loads(result.stdout)
+    (info,) = json.loads(invoke("plugins", "list", "--json").output)
     assert info["key"] == "good"
     assert info["status"] == "enabled"
     assert info["version"] == "1.2.3"
     assert info["source"] == "user"
     assert info["hooks"] == ["pre_tool_call"]
     assert info["error"] is None
-    for field in ("name", "kind", "path", "tools", "commands", "skills"):
+    for field in ("name", "kind", "path", "tools", "commands", "cli_commands", "skills"):
         assert field in info
 
 
-def test_bundled_plugins_are_hidden_unless_all(home: Path) -> None:
+def test_bundled_plugins_are_hidden_unless_all(tmp_path: Path) -> None:
+    home = tmp_path / "home"
     result = hermes(home, "plugins", "list", "--json")
     assert json.loads(result.stdout) == []
     everything = json.loads(hermes(home, "plugins", "list", "--all", "--json").stdout)
     assert {"command-guard", "tool-log"} <= {info["key"] for info in everything}
     assert {info["source"] for info in everything} == {"bundled"}
-
-
-def test_empty_list_prints_a_hint(home: Path) -> None:
-    result = hermes(home, "plugins", "list")
-    assert result.returncode == 0
-    assert "No plugins found" in result.stdout
-    assert "--all" in result.stdout
-    assert str(home / "plugins") in result.stdout
+    hint = hermes(home, "plugins", "list").stdout
+    assert "No plugins found" in hint
+    assert "--all" in hint
+    assert str(home / "plugins") in hint
 
 
 def test_list_filters_by_hook_and_enabled(home: Path) -> None:
-    write_plugin(home, "good", GOOD)
-    write_plugin(home, "other", "def register(ctx):\n    pass\n")
-    write_plugin(home, "off", GOOD)
+    user_plugin(home, "good", GOOD)
+    user_plugin(home, "other", "def register(ctx):\n    pass\n")
+    user_plugin(home, "off", GOOD)
     enable(home, "good", "other")
-    by_hook = json.loads(
-        hermes(home, "plugins", "list", "--json", "--hook", "pre_tool_call").stdout
-    )
+    by_hook = json.loads(invoke("plugins", "list", "--json", "--hook", "pre_tool_call").output)
     assert [i["key"] for i in by_hook] == ["good"]
-    enabled = json.loads(hermes(home, "plugins", "list", "--json", "--enabled").stdout)
+    enabled = json.loads(invoke("plugins", "list", "--json", "--enabled").output)
     assert [i["key"] for i in enabled] == ["good", "other"]
 
 
 def test_broken_config_is_one_line_without_traceback(home: Path) -> None:
-    (home / "config.yaml").write_text("plugins: [unclosed\n")
+    write_config(home, "plugins: [unclosed\n")
     result = hermes(home, "plugins", "list")
     assert result.returncode == 0  # the listing still works; the config error is reported
     assert "config.yaml" in result.stderr
+    assert "line 2" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_a_plugin_that_exits_does_not_end_the_command(home: Path) -> None:
-    write_plugin(home, "quitter", "import sys\nsys.exit(3)\n")
+    user_plugin(home, "quitter", "import sys\nsys.exit(3)\n")
     enable(home, "quitter")
-    result = hermes(home, "plugins", "list", "--json")
-    assert result.returncode == 0, result.stderr
-    (info,) = json.loads(result.stdout)
+    (info,) = json.loads(invoke("plugins", "list", "--json").output)
     assert info["status"] == "error"
     assert "SystemExit" in info["error"]
+
+
+def test_unknown_command_is_a_usage_error_with_the_closest_names(home: Path) -> None:
+    result = invoke("plugin", "list")
+    assert result.exit_code == 2
+    assert "No such command 'plugin'. Did you mean 'plugins'?" in result.output
+
+
+def test_plugin_cli_commands_run_as_hermes_subcommands(home: Path) -> None:
+    user_plugin(home, "greeter", CLI_PLUGIN)
+    enable(home, "greeter")
+    result = hermes(home, "hello", "--who", "you")
+    assert (result.returncode, result.stdout) == (0, "hello you\n"), result.stderr
+    helped = hermes(home, "hello", "--help")
+    assert helped.returncode == 0
+    assert "usage: hermes hello" in helped.stdout
+    assert "--who" in helped.stdout
+    bad = hermes(home, "hello", "--nope")
+    assert bad.returncode == 2
+    assert "unrecognized arguments: --nope" in bad.stderr
+    listing = invoke("--help").output
+    assert "Plugin commands:" in listing
+    assert "hello" in listing.split("Plugin commands:")[1]
+
+
+def test_a_failing_command_is_one_line_unless_debug(home: Path) -> None:
+    user_plugin(home, "greeter", CLI_PLUGIN)
+    enable(home, "greeter")
+    result = hermes(home, "boom")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1].startswith("Error: RuntimeError: boom")
+    assert "Traceback" not in result.stderr
+    debug = hermes(home, "--debug", "boom")
+    assert debug.returncode == 1
+    assert "Traceback" in debug.stderr
+
+
+def test_a_plugin_command_named_like_a_builtin_is_refused_with_a_warning(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_plugin(home, "greeter", CLI_PLUGIN)
+    user_plugin(
+        home,
+        "squatter",
+        'def register(ctx):\n    ctx.register_cli_command("hooks", "mine", lambda p: None)\n',
+    )
+    enable(home, "greeter", "squatter")
+    infos = {i["key"]: i for i in json.loads(invoke("plugins", "list", "--json").output)}
+    assert infos["squatter"]["status"] == "error"
+    assert "'hooks'" in infos["squatter"]["error"]
+    assert "squatter" in infos["squatter"]["error"]
+    # A built-in the registry does not reserve (one added by the host) is refused by the CLI.
+    monkeypatch.setattr(cli, "commands", dict(cli.commands))
+    monkeypatch.setitem(cli.lazy_commands, "hello", "hermes_hooks.cli.hooks:tools")
+    result = invoke("--help")
+    assert "plugin 'greeter' registers CLI command 'hello', which is a built-in" in result.stderr
+    assert "hello" not in result.stdout.split("Plugin commands:")[1]

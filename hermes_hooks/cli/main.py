@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -11,24 +13,115 @@ from typing import Any
 import click
 
 from hermes_hooks import __version__
-from hermes_hooks.config import DEBUG_ENV, is_truthy
 
-__all__ = ["cli", "main"]
+__all__ = ["HermesGroup", "cli", "main"]
 
 
 class HermesGroup(click.Group):
-    """Shows ``HermesHooksError`` as one line, with the traceback only under ``--debug``."""
+    """The root group: built-in commands imported on first use, plugin commands on demand.
+
+    Built-in commands are registered by import path (:meth:`add_lazy_command`), so that
+    ``hermes --version`` imports none of them. Plugins are discovered and loaded only when a
+    name that is not built in is looked up, or when every command is listed (``--help``);
+    commands they registered with ``ctx.register_cli_command`` then appear as ``hermes NAME``.
+    Errors are shown as one line (``--debug`` shows the traceback), exit code 1.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands: dict[str, str] = {}
+
+    def add_lazy_command(self, name: str, target: str) -> None:
+        """Register built-in command *name*, imported from ``"package.module:attribute"``."""
+        self.lazy_commands[name] = target
+
+    def builtin_names(self) -> list[str]:
+        """Return the names of the built-in commands, sorted."""
+        return sorted(set(self.commands) | set(self.lazy_commands))
+
+    def get_builtin(self, name: str) -> click.Command | None:
+        """Return built-in command *name* (importing it if needed), or ``None``."""
+        command = self.commands.get(name)
+        if command is None and name in self.lazy_commands:
+            module, _, attribute = self.lazy_commands[name].partition(":")
+            command = getattr(importlib.import_module(module), attribute)
+            assert isinstance(command, click.Command)
+            self.add_command(command, name)
+        return command
+
+    def plugin_commands(self, ctx: click.Context) -> dict[str, click.Command]:
+        """Return the commands plugins registered (loading plugins once per invocation)."""
+        meta = ctx.find_root().meta
+        if "hermes.plugin_commands" not in meta:
+            from hermes_hooks.cli.bridge import load_plugin_commands
+
+            meta["hermes.plugin_commands"] = load_plugin_commands(ctx, set(self.builtin_names()))
+        commands: dict[str, click.Command] = meta["hermes.plugin_commands"]
+        return commands
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self.get_builtin(cmd_name) or self.plugin_commands(ctx).get(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.builtin_names()) | set(self.plugin_commands(ctx)))
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0]
+        command = self.get_command(ctx, name)
+        if command is None and not ctx.resilient_parsing:
+            if name.startswith("-"):
+                self.parse_args(ctx, args)  # an option after the command name: let click say so
+            close = difflib.get_close_matches(name, self.list_commands(ctx))
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return (name if command else None), command, args[1:]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        builtin = [(n, c) for n in self.builtin_names() if (c := self.get_builtin(n)) is not None]
+        plugin = sorted(self.plugin_commands(ctx).items())
+        for title, commands in (("Commands", builtin), ("Plugin commands", plugin)):
+            visible = [(name, cmd) for name, cmd in commands if not cmd.hidden]
+            if not visible:
+                continue
+            limit = formatter.width - 6 - max(len(name) for name, _ in visible)
+            with formatter.section(title):
+                formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in visible])
 
     def invoke(self, ctx: click.Context) -> Any:
         from hermes_hooks.errors import HermesHooksError
 
         try:
             return super().invoke(ctx)
-        except HermesHooksError as exc:
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:
             if ctx.meta.get("hermes.debug"):
                 raise
-            click.echo(f"Error: {exc}", err=True)
+            if isinstance(exc, HermesHooksError):
+                click.echo(f"Error: {exc}", err=True)
+            else:
+                click.echo(
+                    f"Error: {type(exc).__name__}: {exc} (--debug shows the traceback)", err=True
+                )
             ctx.exit(1)
+
+
+def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    ctx.meta["hermes.home"] = value
+    return value
+
+
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    # Eager, so that it is on before plugins are loaded to look up a plugin command.
+    from hermes_hooks.config import DEBUG_ENV, is_truthy
+
+    debug = value or is_truthy(os.environ.get(DEBUG_ENV))
+    ctx.meta["hermes.debug"] = debug
+    if debug:
+        os.environ[DEBUG_ENV] = "1"
+    return debug
 
 
 @click.group(cls=HermesGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -38,8 +131,16 @@ class HermesGroup(click.Group):
     type=click.Path(file_okay=False, path_type=Path),
     envvar="HERMES_HOME",
     help="The Hermes home folder (default: $HERMES_HOME or ~/.hermes).",
+    callback=_set_home,
+    is_eager=True,
 )
-@click.option("--debug", is_flag=True, help="Show tracebacks and plugin loading decisions.")
+@click.option(
+    "--debug",
+    is_flag=True,
+    callback=_set_debug,
+    is_eager=True,
+    help="Show tracebacks and plugin loading decisions.",
+)
 @click.pass_context
 def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
     """Manage Hermes plugins and their hooks.
@@ -47,19 +148,17 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
     \b
     Examples:
       hermes plugins list --all
-      hermes plugins list --json
+      hermes plugins enable no-rm
+      hermes hooks pre_tool_call
+      hermes doctor
     """
-    debug = debug or is_truthy(os.environ.get(DEBUG_ENV))
-    ctx.meta["hermes.debug"] = debug
-    ctx.meta["hermes.home"] = home
-    if debug:
-        os.environ[DEBUG_ENV] = "1"
 
 
 def _register_commands() -> None:
-    from hermes_hooks.cli.plugins import plugins
-
-    cli.add_command(plugins)
+    cli.add_lazy_command("plugins", "hermes_hooks.cli.plugins:plugins")
+    cli.add_lazy_command("hooks", "hermes_hooks.cli.hooks:hooks")
+    cli.add_lazy_command("tools", "hermes_hooks.cli.hooks:tools")
+    cli.add_lazy_command("doctor", "hermes_hooks.cli.doctor:doctor")
 
 
 _register_commands()

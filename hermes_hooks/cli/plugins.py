@@ -1,46 +1,46 @@
-"""``hermes plugins ...``: list what is installed, with the status an actual load gives."""
+"""``hermes plugins ...``: list, inspect, enable and disable plugins; install and check them."""
 
 from __future__ import annotations
 
-import json
-import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+import attrs
 import click
 
-from hermes_hooks.manager import PluginInfo, PluginManager
+from hermes_hooks.cli.common import (
+    build_manager,
+    confirm,
+    echo_json,
+    fit_table,
+    get_home,
+    is_terminal,
+    terminal_width,
+    warn,
+    wrap,
+)
 
-__all__ = ["plugins"]
+if TYPE_CHECKING:
+    from hermes_hooks.discovery import Candidate
+    from hermes_hooks.manager import PluginInfo, PluginManager
 
-
-def build_manager(ctx: click.Context) -> PluginManager:
-    """Return a manager on the home chosen by ``--home``/``$HERMES_HOME``, discovered and loaded."""
-    home: Path | None = ctx.find_root().meta.get("hermes.home")
-    pm = PluginManager(home)
-    pm.discover_and_load()
-    return pm
+__all__ = ["enable_candidate", "plugins"]
 
 
 @click.group()
 def plugins() -> None:
-    """List and inspect plugins.
+    """List, inspect, enable, disable, check, install and remove plugins.
 
     \b
-    Example:
+    Examples:
       hermes plugins list --all
+      hermes plugins enable no-rm
+      hermes plugins doctor ./my-plugin
     """
 
 
-def _table(rows: list[list[str]], width: int) -> list[str]:
-    headers = ["KEY", "STATUS", "VERSION", "KIND", "SOURCE", "DESCRIPTION"]
-    table = [headers, *rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(headers) - 1)]
-    lines = []
-    for row in table:
-        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])]
-        line = "  ".join([*cells, row[-1]])
-        lines.append(line if len(line) <= width else line[: max(width - 1, 0)] + "…")
-    return lines
+# -- list -----------------------------------------------------------------------------------------
 
 
 @plugins.command("list")
@@ -54,6 +54,8 @@ def list_plugins(
 ) -> None:
     """List discovered plugins with the status an actual load gave them.
 
+    A plugin that failed to load shows status 'error' and, on the next line, why.
+
     \b
     Examples:
       hermes plugins list
@@ -61,32 +63,263 @@ def list_plugins(
       hermes plugins list --hook pre_tool_call
     """
     pm = build_manager(ctx)
-    infos: list[PluginInfo] = [
+    everything = pm.list_plugins()
+    infos = [
         info
-        for info in pm.list_plugins()
+        for info in everything
         if (show_all or info.source != "bundled")
         and (not only_enabled or info.status == "enabled")
         and (hook_name is None or hook_name in info.hooks)
     ]
     if as_json:
-        click.echo(json.dumps([info.to_dict() for info in infos], indent=2))
+        echo_json([info.to_dict() for info in infos])
         return
     if not infos:
-        hidden = sum(1 for info in pm.list_plugins() if info.source == "bundled")
+        hidden = sum(1 for info in everything if info.source == "bundled")
         extra = f" ({hidden} bundled plugins hidden: use --all)" if hidden and not show_all else ""
         click.echo(
-            f"No plugins found{extra}. Put a plugin folder in {pm.hermes_home / 'plugins'} and "
-            "enable it with 'hermes plugins enable NAME'."
+            f"No plugins found{extra}. Install one with 'hermes plugins install PATH' or put a "
+            f"plugin folder in {pm.hermes_home / 'plugins'}, then 'hermes plugins enable NAME'."
         )
         return
-    width = shutil.get_terminal_size((100, 24)).columns
+    width = terminal_width()
     rows = [
         [info.key, info.status, info.version or "-", info.kind, info.source, info.description]
         for info in infos
     ]
-    lines = _table(rows, width)
+    headers = ["KEY", "STATUS", "VERSION", "KIND", "SOURCE", "DESCRIPTION"]
+    lines = fit_table(headers, rows, width)
     click.echo(lines[0])
     for line, info in zip(lines[1:], infos, strict=True):
         click.echo(line)
         if info.error:
-            click.echo(f"    error: {info.error}")
+            for part in wrap(f"error: {info.error}", width, "    ", " " * 11):
+                click.echo(part)
+
+
+# -- enable / disable -----------------------------------------------------------------------------
+
+
+def _resolve(ctx: click.Context, name: str) -> Candidate:
+    from hermes_hooks.admin import resolve_plugin
+
+    return resolve_plugin(build_manager(ctx, load=False).discover(), name)
+
+
+def _grant_tool_override(home: Path, candidate: Candidate, answer: bool | None) -> None:
+    """Ask (once) whether a non-bundled plugin may replace host tools, and record the answer."""
+    from hermes_hooks.admin import get_tool_override_grant, probe_tool_overrides, set_tool_override
+
+    key = candidate.key
+    if answer is None:
+        if candidate.source == "bundled" or candidate.error is not None:
+            return  # bundled plugins are trusted; a broken one registers nothing
+        if get_tool_override_grant(home, key) is not None:
+            return  # asked before: the recorded answer stands (flags change it)
+        probe = probe_tool_overrides(candidate)
+        if probe.error is not None:
+            warn(f"could not load {key!r} to check whether it replaces host tools: {probe.error}")
+            return
+        if not probe.tools:
+            return
+        click.echo(f"Plugin {key!r} asks to replace host tools: {', '.join(probe.tools)}.")
+        if not is_terminal():
+            click.echo(
+                f"Not allowed: no terminal to ask. Run 'hermes plugins enable {key} "
+                f"--allow-tool-override' to allow it."
+            )
+            return
+        answer = confirm("Allow it to replace host tools? It sees every call to them")
+    set_tool_override(home, key, answer)
+    if answer:
+        click.echo(f"Allowed {key!r} to replace host tools (plugins.entries.{key}).")
+    else:
+        click.echo(
+            f"{key!r} may not replace host tools; 'hermes plugins enable {key} "
+            f"--allow-tool-override' allows it later."
+        )
+
+
+def enable_candidate(ctx: click.Context, candidate: Candidate, allow: bool | None) -> None:
+    """Enable *candidate* in config and settle its tool-override grant; say what happened."""
+    from hermes_hooks.admin import set_enabled
+
+    home = get_home(ctx)
+    key = candidate.key
+    if set_enabled(home, candidate, True):
+        click.echo(f"Plugin {key!r} enabled.")
+    else:
+        click.echo(f"Plugin {key!r} is already enabled.")
+    if candidate.error is not None:
+        warn(f"{key!r} cannot load as it is: {candidate.error}")
+    _grant_tool_override(home, candidate, allow)
+
+
+@plugins.command("enable")
+@click.argument("name")
+@click.option(
+    "--allow-tool-override/--no-allow-tool-override",
+    "allow",
+    default=None,
+    help="Answer whether the plugin may replace host tools, without asking.",
+)
+@click.pass_context
+def enable(ctx: click.Context, name: str, allow: bool | None) -> None:
+    """Enable plugin NAME (a key, a manifest name or the leaf of a category key).
+
+    Adds it to plugins.enabled and removes it from plugins.disabled. When a plugin that is
+    not bundled asks to replace host tools, you are asked once whether to allow it; without
+    a terminal the answer is no.
+
+    \b
+    Examples:
+      hermes plugins enable no-rm
+      hermes plugins enable openai --no-allow-tool-override
+    """
+    enable_candidate(ctx, _resolve(ctx, name), allow)
+
+
+@plugins.command("disable")
+@click.argument("name")
+@click.pass_context
+def disable(ctx: click.Context, name: str) -> None:
+    """Disable plugin NAME: add it to plugins.disabled, which beats plugins.enabled.
+
+    \b
+    Example:
+      hermes plugins disable tool-log
+    """
+    from hermes_hooks.admin import set_enabled
+
+    candidate = _resolve(ctx, name)
+    if set_enabled(get_home(ctx), candidate, False):
+        click.echo(f"Plugin {candidate.key!r} disabled.")
+    else:
+        click.echo(f"Plugin {candidate.key!r} is already disabled.")
+
+
+# -- info -----------------------------------------------------------------------------------------
+
+
+def _jsonable(value: Any) -> Any:
+    if attrs.has(type(value)):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in attrs.fields(type(value))}
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, frozenset | set):
+        return sorted(_jsonable(v) for v in value)
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def _hook_positions(pm: PluginManager, key: str) -> dict[str, dict[str, Any]]:
+    from hermes_hooks.introspect import list_hook_order
+
+    positions: dict[str, dict[str, Any]] = {}
+    for order in list_hook_order(pm):
+        mine = [impl.position for impl in order.impls if impl.plugin == key]
+        if mine:
+            positions[order.hook] = {"positions": mine, "of": len(order.impls)}
+    return positions
+
+
+def _info_lines(info: PluginInfo, manifest: Any, extra: Mapping[str, Sequence[str]]) -> list[str]:
+    def listed(values: Sequence[str]) -> str:
+        return ", ".join(values) or "-"
+
+    status = info.status + (f" ({info.reason})" if info.reason else "")
+    if info.load_ms is not None:
+        status += f", loaded in {info.load_ms:.1f} ms"
+    rows: list[tuple[str, str]] = [
+        ("description", info.description or "-"),
+        ("version", info.version or "-"),
+        ("kind", info.kind),
+        ("source", info.source),
+        ("path", info.path or "-"),
+        ("status", status),
+    ]
+    if info.error:
+        rows.append(("error", info.error))
+    if manifest is not None:
+        if manifest.author_display:
+            rows.append(("author", manifest.author_display))
+        for label, values in (
+            ("requires env", manifest.required_env_names),
+            ("pip deps", manifest.pip_dependencies),
+            ("provides tools", manifest.provides_tools),
+            ("provides hooks", manifest.provides_hooks),
+        ):
+            if values:
+                rows.append((label, listed(values)))
+    for label, values in extra.items():
+        rows.append((label, listed(values)))
+    if info.hook_errors:
+        rows.append(("hook errors", f"{info.hook_errors}, last: {info.last_hook_error}"))
+    rows.extend(("warning", warning) for warning in info.warnings)
+    width = terminal_width()
+    lines = [f"{info.key} ({info.name})" if info.name != info.key else info.key]
+    for label, value in rows:
+        lines.extend(wrap(value, width, f"  {label + ':':<16}", " " * 18))
+    return lines
+
+
+@plugins.command("info")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def info(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Show what is known of plugin NAME: manifest, status, and what it registered.
+
+    Hooks are shown with their place in the call order (1 runs first).
+
+    \b
+    Examples:
+      hermes plugins info no-rm
+      hermes plugins info no-rm --json
+    """
+    from hermes_hooks.admin import resolve_plugin
+    from hermes_hooks.introspect import registrations_of
+
+    pm = build_manager(ctx)
+    found = resolve_plugin(pm.list_plugins(), name)
+    manifest = next((c.manifest for c in pm.discover() if c.key == found.key), None)
+    positions = _hook_positions(pm, found.key)
+    registered = registrations_of(pm, found.key)
+    if as_json:
+        data = found.to_dict()
+        data["hook_order"] = positions
+        data["providers"] = registered["providers"]
+        data["manifest"] = _jsonable(manifest) if manifest is not None else None
+        echo_json(data)
+        return
+    hooks = [
+        f"{hook} ({', '.join(map(str, p['positions']))} of {p['of']})"
+        for hook, p in sorted(positions.items())
+    ]
+    extra = {
+        "hooks": hooks,
+        "tools": registered["tools"],
+        "commands": [f"/{n}" for n in registered["commands"]],
+        "cli commands": [f"hermes {n}" for n in registered["cli_commands"]],
+        "skills": registered["skills"],
+        "providers": registered["providers"],
+    }
+    if found.status != "enabled":
+        extra = {k: v for k, v in extra.items() if v}
+    for line in _info_lines(found, manifest, extra):
+        click.echo(line)
+
+
+def _register_subcommands() -> None:
+    from hermes_hooks.cli.doctor import plugin_doctor
+    from hermes_hooks.cli.install import install, remove
+
+    plugins.add_command(install)
+    plugins.add_command(remove)
+    plugins.add_command(plugin_doctor)
+
+
+_register_subcommands()

@@ -1,0 +1,127 @@
+"""What every ``hermes`` command shares: the home, the manager, prompts, JSON and fitting text."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import click
+
+from hermes_hooks.config import get_hermes_home
+
+if TYPE_CHECKING:
+    from hermes_hooks.manager import PluginManager
+
+__all__ = [
+    "build_manager",
+    "confirm",
+    "echo_json",
+    "fit_table",
+    "get_home",
+    "is_terminal",
+    "terminal_width",
+    "wrap",
+]
+
+DEFAULT_WIDTH: Final = 80
+"""The width assumed when the output is not a terminal and ``COLUMNS`` is not set."""
+
+
+def get_home(ctx: click.Context) -> Path:
+    """Return the Hermes home chosen by ``--home``, ``$HERMES_HOME`` or the default."""
+    root = ctx.find_root()
+    home = root.meta.get("hermes.home") or root.params.get("home")
+    return Path(home).expanduser() if home else get_hermes_home()
+
+
+def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
+    """Return a manager on the command's home, with ``$HERMES_HOME/.env`` applied.
+
+    :param load: discover and load the plugins (else the manager has only read its config).
+    """
+    from hermes_hooks.envfile import apply_env_file
+    from hermes_hooks.manager import PluginManager
+
+    cached: PluginManager | None = ctx.find_root().meta.get("hermes.manager")
+    if cached is not None:
+        if load:
+            cached.discover_and_load()
+        return cached
+    home = get_home(ctx)
+    apply_env_file(home)
+    pm = PluginManager(home)
+    if load:
+        pm.discover_and_load()
+    ctx.find_root().meta["hermes.manager"] = pm
+    return pm
+
+
+def is_terminal() -> bool:
+    """Tell whether a person can answer a question: stdin and stdout are terminals."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def confirm(question: str, answer: bool | None = None) -> bool:
+    """Return *answer* when given, else ask on a terminal (default no); no terminal means no."""
+    if answer is not None:
+        return answer
+    if not is_terminal():
+        return False
+    return click.confirm(question, default=False)
+
+
+def echo_json(data: Any) -> None:
+    """Print *data* as indented JSON with a trailing newline (the stable ``--json`` format)."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def terminal_width() -> int:
+    """Return the width to fit: ``COLUMNS``, the terminal's, or 80 when not a terminal."""
+    return max(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, 20)
+
+
+def wrap(text: str, width: int, indent: str = "", subsequent: str | None = None) -> list[str]:
+    """Wrap *text* to *width* without breaking words or paths (a longer word overflows)."""
+    return textwrap.wrap(
+        text,
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent if subsequent is None else subsequent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent.rstrip()]
+
+
+def _clip(cell: str, width: int) -> str:
+    return cell if len(cell) <= width else cell[: max(width - 1, 0)] + "…"
+
+
+def fit_table(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[str]:
+    """Lay out a table whose last column shrinks (and is clipped with ``…``) to fit *width*.
+
+    The other columns keep their widths, so keys stay whole and copyable; when even they do
+    not fit, the last column is dropped.
+    """
+    table = [list(headers), *(list(row) for row in rows)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(headers) - 1)]
+    fixed = sum(widths) + 2 * (len(widths))
+    room = width - fixed
+    lines = []
+    for row in table:
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])]
+        last = _clip(row[-1], room) if room >= 8 else ""
+        lines.append("  ".join([*cells, last]).rstrip())
+    return lines
+
+
+def warn(message: str) -> None:
+    """Print a one-line warning on stderr."""
+    click.echo(f"Warning: {message}", err=True)
+
+
+__all__ += ["warn"]

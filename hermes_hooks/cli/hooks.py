@@ -1,0 +1,99 @@
+"""``hermes hooks`` (implementations in call order) and ``hermes tools`` (registered tools)."""
+
+from __future__ import annotations
+
+import click
+
+from hermes_hooks.cli.common import build_manager, echo_json, fit_table, terminal_width
+
+__all__ = ["hooks", "tools"]
+
+
+def _options(impl: object) -> str:
+    flags = [
+        flag
+        for flag in ("wrapper", "hookwrapper", "tryfirst", "trylast")
+        if getattr(impl, flag, False)
+    ]
+    if getattr(impl, "via_register_hook", False):
+        flags.append("register_hook")
+    return ",".join(flags) or "-"
+
+
+@click.command("hooks")
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hooks.")
+@click.pass_context
+def hooks(ctx: click.Context, name: str | None, as_json: bool) -> None:
+    """Show each hook's implementations in the order they run.
+
+    The first listed is entered first: pluggy runs later-registered plugins first, tryfirst
+    and trylast move an implementation, and wrappers wrap around all the others. Without
+    NAME, only hooks that have implementations are listed.
+
+    \b
+    Examples:
+      hermes hooks
+      hermes hooks pre_tool_call --json
+    """
+    from hermes_hooks.admin import closest_names
+    from hermes_hooks.introspect import list_hook_order
+
+    pm = build_manager(ctx)
+    orders = list_hook_order(pm, name)
+    if name is not None and not orders:
+        close = closest_names(name, pm.known_hooks())
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise click.ClickException(f"Unknown hook {name!r}{hint}")
+    if name is None:
+        orders = [order for order in orders if order.impls]
+    if as_json:
+        echo_json([order.to_dict() for order in orders])
+        return
+    if not orders:
+        click.echo("No hook has an implementation: no plugin is enabled ('hermes plugins list').")
+        return
+    width = terminal_width()
+    for index, order in enumerate(orders):
+        if index:
+            click.echo("")
+        known = "" if order.known else ", unknown to this host: never called"
+        click.echo(f"{order.hook} ({order.mode}, fails {order.policy}{known})")
+        if not order.impls:
+            click.echo("  (no implementations)")
+            continue
+        rows = [
+            [str(impl.position), impl.plugin, _options(impl), impl.function] for impl in order.impls
+        ]
+        for line in fit_table(["#", "PLUGIN", "OPTIONS", "FUNCTION"], rows, width - 2):
+            click.echo(f"  {line}")
+
+
+@click.group("tools", invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of tools.")
+@click.pass_context
+def tools(ctx: click.Context, as_json: bool) -> None:
+    """List registered tools, their owners, and whether each is available.
+
+    \b
+    Examples:
+      hermes tools
+      hermes tools --json
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from hermes_hooks.introspect import list_tools
+
+    infos = list_tools(build_manager(ctx))
+    if as_json:
+        echo_json([info.to_dict() for info in infos])
+        return
+    if not infos:
+        click.echo("No tools are registered: enable a plugin that provides some.")
+        return
+    rows = [
+        [info.name, info.toolset, info.owner, "yes" if info.available else f"no: {info.reason}"]
+        for info in infos
+    ]
+    for line in fit_table(["NAME", "TOOLSET", "OWNER", "AVAILABLE"], rows, terminal_width()):
+        click.echo(line)

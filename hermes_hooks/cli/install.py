@@ -1,0 +1,177 @@
+"""``hermes plugins install`` and ``remove``; the work is done in :mod:`hermes_hooks.install`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from hermes_hooks import install as installer
+from hermes_hooks.cli.common import build_manager, confirm, get_home, is_terminal, warn
+from hermes_hooks.errors import InstallError
+
+__all__ = ["install", "remove"]
+
+
+def _consent_to_pip(what: str, yes: bool) -> tuple[bool, str]:
+    """Return whether pip may install *what*, and why not."""
+    if yes:
+        return True, ""
+    if not is_terminal():
+        return False, "no terminal to ask; pass --yes to agree"
+    if confirm(f"Install {what} into {sys.executable} with pip?"):
+        return True, ""
+    return False, "you declined"
+
+
+def _install_pip(
+    ctx: click.Context, requirement: str, enable: bool, force: bool, yes: bool
+) -> None:
+    from hermes_hooks.cli.plugins import enable_candidate
+
+    agreed, why = _consent_to_pip(repr(requirement), yes)
+    if not agreed:
+        raise InstallError(f"Not installing {requirement!r} with pip: {why}")
+    click.echo(f"Installing {requirement!r} with pip ...")
+    installer.run_pip([requirement], force=force)
+    found = installer.find_pip_plugins(requirement)
+    if not found:
+        raise InstallError(
+            f"{requirement!r} is installed, but it declares no entry point in the group "
+            f"'hermes_agent.plugins', so it is not a Hermes plugin"
+        )
+    for candidate in found:
+        click.echo(f"Installed plugin {candidate.key!r} from {candidate.distribution}.")
+        if enable:
+            enable_candidate(ctx, candidate, None)
+        else:
+            click.echo(f"Enable it with: hermes plugins enable {candidate.key}")
+
+
+def _prompt_env(home: Path, staged: installer.StagedPlugin) -> None:
+    from hermes_hooks.envfile import env_file_path, set_env_value
+
+    missing = installer.missing_env(staged.manifest, home)
+    if not missing:
+        return
+    names = ", ".join(env.name for env in missing)
+    if not is_terminal():
+        click.echo(f"{staged.name!r} needs {names}: set it in the environment or in "
+                   f"{env_file_path(home)}.")  # fmt: skip
+        return
+    click.echo(f"{staged.name!r} needs these environment variables (empty to skip):")
+    for env in missing:
+        if env.description:
+            click.echo(f"  {env.name}: {env.description}")
+        if env.url:
+            click.echo(f"  get one at {env.url}")
+        value = click.prompt(
+            env.prompt or f"  {env.name}",
+            default="",
+            show_default=False,
+            hide_input=env.secret,
+        ).strip()
+        if value:
+            click.echo(f"  saved to {set_env_value(home, env.name, value)}")
+
+
+@click.command("install")
+@click.argument("source")
+@click.option("--enable", is_flag=True, help="Enable the plugin once it is installed.")
+@click.option("--force", is_flag=True, help="Replace an installed plugin of the same name.")
+@click.option("--yes", "-y", is_flag=True, help="Agree to install pip dependencies with pip.")
+@click.pass_context
+def install(ctx: click.Context, source: str, enable: bool, force: bool, yes: bool) -> None:
+    """Install a plugin from SOURCE into $HERMES_HOME/plugins/<name>/.
+
+    \b
+    SOURCE is one of:
+      PATH               a plugin folder, copied as it is
+      URL[#SUBDIR]       a git repository (https://, ssh://, file://, git@host:...)
+      PATH#SUBDIR        a local git repository (PATH# for its root)
+      pip:NAME           a package with a 'hermes_agent.plugins' entry point
+
+    The folder is named after the manifest's name and copied atomically; names and symlinks
+    that lead outside the plugins folder are refused. pip_dependencies, and pip: sources, are
+    installed only when you agree (--yes, or a question on a terminal; no terminal means no).
+    Missing requires_env values are asked for on a terminal and saved in $HERMES_HOME/.env.
+
+    \b
+    Examples:
+      hermes plugins install ./no-rm --enable
+      hermes plugins install https://github.com/me/hermes-plugins.git#no-rm
+      hermes plugins install pip:hermes-no-rm --yes
+    """
+    home = get_home(ctx)
+    parsed = installer.parse_source(source)
+    if parsed.kind == "pip":
+        _install_pip(ctx, parsed.location, enable, force, yes)
+        return
+    if parsed.kind == "git":
+        where = f" (subdir {parsed.subdir})" if parsed.subdir else ""
+        click.echo(f"Cloning {parsed.location}{where} ...")
+    plugins_dir = home / "plugins"
+    with installer.stage(parsed) as staged:
+        installer.plugin_target(plugins_dir, staged.name)  # refuse a bad name before asking
+        deps = installer.missing_pip_dependencies(staged.manifest)
+        agreed, why = False, ""
+        if deps:
+            click.echo(f"{staged.name!r} needs pip packages: {', '.join(deps)}.")
+            agreed, why = _consent_to_pip("them", yes)
+        target = installer.publish(staged, plugins_dir, force=force)
+    click.echo(f"Installed plugin {staged.name!r} in {target}.")
+    if deps and agreed:
+        installer.run_pip(deps)
+        click.echo(f"Installed its pip dependencies: {', '.join(deps)}.")
+    elif deps:
+        click.echo(f"Not installing its pip dependencies ({why}).")
+    _prompt_env(home, staged)
+    if not enable:
+        click.echo(f"Enable it with: hermes plugins enable {staged.name}")
+        return
+    if deps and not agreed:
+        raise InstallError(
+            f"{staged.name!r} is installed but not enabled: its pip dependencies "
+            f"{', '.join(deps)} are missing; run again with --force --yes to install them"
+        )
+    from hermes_hooks.admin import resolve_plugin
+    from hermes_hooks.cli.plugins import enable_candidate
+
+    candidate = resolve_plugin(installer.user_candidates(home), target.name)
+    enable_candidate(ctx, candidate, None)
+
+
+@click.command("remove")
+@click.argument("name")
+@click.pass_context
+def remove(ctx: click.Context, name: str) -> None:
+    """Remove plugin NAME: delete its folder in $HERMES_HOME/plugins, and nothing else.
+
+    Its settings in config.yaml are kept, so installing it again restores them. A plugin
+    folder that is a symlink is unlinked; the folder it points to is left alone.
+
+    \b
+    Example:
+      hermes plugins remove no-rm
+    """
+    from hermes_hooks.admin import resolve_plugin
+    from hermes_hooks.errors import PluginNotFoundError
+
+    home = get_home(ctx)
+    try:
+        candidate = resolve_plugin(installer.user_candidates(home), name)
+    except PluginNotFoundError:
+        # Not a user plugin: say what it is instead (bundled, pip, project), or that it is unknown.
+        candidate = resolve_plugin(build_manager(ctx, load=False).discover(), name)
+    path = installer.remove_plugin(home / "plugins", candidate)
+    click.echo(f"Removed plugin {candidate.key!r} ({path}).")
+    from hermes_hooks.config import PluginsConfig
+    from hermes_hooks.errors import ConfigError
+
+    try:
+        listed = {candidate.key, candidate.name} & PluginsConfig.from_home(home).enabled
+    except ConfigError:
+        return  # the removal is done; the config's own problem is reported where it is read
+    if listed:
+        warn(f"{candidate.key!r} is still listed in plugins.enabled in {home / 'config.yaml'}")
