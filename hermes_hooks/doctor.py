@@ -282,7 +282,14 @@ def _load_findings(pm: TrialManager, candidate: Candidate, found: list[Finding])
     if info.status != "enabled":
         return [Finding("warning", "load", f"not loaded: {info.reason or info.status}")]
     known = set(pm.known_hooks())  # an unknown hook is reported as such already
-    return _declared_findings(candidate, info.tools, [h for h in info.hooks if h in known])
+    findings = _declared_findings(candidate, info.tools, [h for h in info.hooks if h in known])
+    for tool in pm.override_requests:
+        message = (
+            f"registers tool {tool!r} with override=True: replacing a host tool also needs "
+            f"plugins.entries.{candidate.key}.allow_tool_override: true"
+        )
+        findings.append(Finding("warning", "tool-override", message))
+    return findings
 
 
 def check_plugin(candidate: Candidate) -> PluginReport:

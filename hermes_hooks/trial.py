@@ -22,7 +22,6 @@ from hermes_hooks.config import write_config
 from hermes_hooks.discovery import Candidate
 from hermes_hooks.manager import PluginManager, callback_of
 from hermes_hooks.registries import Handle
-from hermes_hooks.tools import ToolRegistry
 
 __all__ = ["HookimplRecord", "TrialManager", "captured_logs", "trial_load", "where_defined"]
 
@@ -72,34 +71,31 @@ def _required_args(function: Callable[..., Any]) -> tuple[str, ...]:
     )
 
 
-class _RecordingTools(ToolRegistry):
-    """A tool registry that notes every tool a plugin registers with ``override=True``."""
-
-    def __init__(self) -> None:
-        super().__init__(allow_override=lambda owner: True)
-        self.override_requests: list[str] = []
-
-    def register_tool(self, *args: Any, **kwargs: Any) -> Handle:
-        if kwargs.get("override"):
-            self.override_requests.append(str(args[0] if args else kwargs.get("name")))
-        return super().register_tool(*args, **kwargs)
-
-
 class TrialManager(PluginManager):
     """A manager that discovers exactly one candidate and records what its plugin registers."""
 
     def __init__(self, candidate: Candidate, hermes_home: Path) -> None:
         super().__init__(hermes_home)
+        self.strict = False  # a failure is what the trial reports, even under STRICT_ENV
         self.candidate = candidate
-        self.tools = _RecordingTools()
         self.hookimpls: list[HookimplRecord] = []
         self.log_records: list[logging.LogRecord] = []
+        self._override_requests: list[str] = []
+        # Wrap this registry's method (rather than replace the registry), so that the host's
+        # own tools stay registered and a clash with them shows as it would in the host.
+        register_tool = self.tools.register_tool
+
+        def recording_register_tool(*args: Any, **kwargs: Any) -> Handle:
+            if kwargs.get("override"):
+                self._override_requests.append(str(args[0] if args else kwargs.get("name")))
+            return register_tool(*args, **kwargs)
+
+        setattr(self.tools, "register_tool", recording_register_tool)  # noqa: B010
 
     @property
     def override_requests(self) -> tuple[str, ...]:
         """Names of the tools the plugin registered with ``override=True``."""
-        assert isinstance(self.tools, _RecordingTools)
-        return tuple(self.tools.override_requests)
+        return tuple(self._override_requests)
 
     def discover(self) -> list[Candidate]:
         """Return only the candidate under trial."""
@@ -160,7 +156,10 @@ def trial_load(candidate: Candidate) -> Iterator[TrialManager]:
     """
     with tempfile.TemporaryDirectory(prefix="hermes-trial-") as tmp:
         home = Path(tmp)
-        write_config(home, {"plugins": {"enabled": [candidate.key]}})
+        # The operator's grant is given, so that a tool override shows as a request, not
+        # as a load failure (whether to grant it is the operator's question, not the plugin's).
+        entries = {candidate.key: {"allow_tool_override": True}}
+        write_config(home, {"plugins": {"enabled": [candidate.key], "entries": entries}})
         pm = TrialManager(candidate, home)
         with captured_logs(pm.log_records):
             try:
