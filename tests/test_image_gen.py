@@ -414,6 +414,43 @@ def test_every_manager_offers_image_generate_as_a_host_tool(pm: PluginManager) -
     assert not pm.tools.is_available("image_generate")
 
 
+def definition(pm: PluginManager) -> dict[str, Any]:
+    (found,) = [d for d in pm.tools.definitions() if d["function"]["name"] == "image_generate"]
+    function = found["function"]
+    assert isinstance(function, dict)
+    return function
+
+
+def test_the_schema_shown_follows_the_active_providers_capabilities(
+    pm: PluginManager, home: Path
+) -> None:
+    pm.image_gen.register_provider(Fake("local"))
+    pm.image_gen.register_provider(
+        Fake("editor", caps={"modalities": ["text", "image"], "max_reference_images": 3})
+    )
+    pm.image_gen.register_provider(Fake("retoucher", caps={"modalities": ["text", "image"]}))
+    text_only = definition(pm)
+    assert set(text_only["parameters"]["properties"]) == {"prompt", "aspect_ratio"}
+    assert "text-to-image only" in text_only["description"]
+
+    write_config(home, provider="editor")
+    editing = definition(pm)
+    assert set(editing["parameters"]["properties"]) == set(
+        IMAGE_GENERATE_SCHEMA["parameters"]["properties"]
+    )
+    assert editing["parameters"]["properties"]["reference_image_urls"]["maxItems"] == 3
+    assert "edit an existing image by passing image_url" in editing["description"]
+
+    write_config(home, provider="retoucher")
+    assert set(definition(pm)["parameters"]["properties"]) == {
+        "prompt",
+        "aspect_ratio",
+        "image_url",
+    }
+    write_config(home, provider="gone")
+    assert set(definition(pm)["parameters"]["properties"]) == {"prompt", "aspect_ratio"}
+
+
 def test_without_a_provider_the_tool_says_how_to_configure_one(pm: PluginManager) -> None:
     result = call(pm, prompt="a corgi")
     assert result["success"] is False

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -34,6 +34,7 @@ __all__ = [
     "IMAGE_GENERATE_SCHEMA",
     "TOOLSET",
     "TOOL_NAME",
+    "build_image_generate_schema",
     "install_image_generate_tool",
     "make_image_generate_handler",
     "run_image_generate",
@@ -82,7 +83,76 @@ IMAGE_GENERATE_SCHEMA: Final[dict[str, Any]] = {
         "required": ["prompt"],
     },
 }
-"""The OpenAI function schema of ``image_generate``."""
+"""The OpenAI function schema of ``image_generate`` with every parameter the handler accepts.
+
+What the model is shown is narrower: :func:`build_image_generate_schema` for the active
+provider's capabilities (as Hermes' dynamic schema), so ``image_url`` is offered only when the
+provider can edit.
+"""
+
+
+def build_image_generate_schema(capabilities: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return the ``image_generate`` schema for a provider with these ``capabilities()``.
+
+    ``image_url`` appears only when ``"image"`` is among the modalities, and
+    ``reference_image_urls`` (with ``maxItems``) only when references are accepted as well.
+    The handler still takes both either way and answers with a capability error.
+    """
+    caps = capabilities or {}
+    modalities = caps.get("modalities") or ["text"]
+    properties = IMAGE_GENERATE_SCHEMA["parameters"]["properties"]
+    shown: dict[str, Any] = {
+        "prompt": properties["prompt"],
+        "aspect_ratio": properties["aspect_ratio"],
+    }
+    if "image" in modalities:
+        clause = ", or edit an existing image by passing image_url"
+        shown["image_url"] = properties["image_url"]
+        max_refs = _as_int(caps.get("max_reference_images"), 0)
+        if max_refs > 0:
+            shown["reference_image_urls"] = {
+                **properties["reference_image_urls"],
+                "maxItems": max_refs,
+            }
+    else:
+        clause = " (text-to-image only: the configured provider cannot edit images)"
+    return {
+        "name": TOOL_NAME,
+        "description": (
+            f"Generate an image from a text prompt{clause}. Returns JSON whose `image` field is "
+            f"a URL or an absolute file path: give it to the user."
+        ),
+        "parameters": {"type": "object", "properties": shown, "required": ["prompt"]},
+    }
+
+
+class _ActiveProviderSchema(Mapping[str, Any]):
+    """The tool's schema, rendered again from the active provider each time it is iterated.
+
+    A host turns the schema into a definition with ``dict(schema)``, which iterates once and
+    then reads each key: the keys are served from that one rendering.
+    """
+
+    def __init__(self, registry: ImageGenRegistry) -> None:
+        self._registry = registry
+        self._rendered: dict[str, Any] | None = None
+
+    def _render(self) -> dict[str, Any]:
+        provider = self._registry.get_active_provider()
+        self._rendered = build_image_generate_schema(
+            _capabilities(provider) if provider is not None else None
+        )
+        return self._rendered
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._render())
+
+    def __len__(self) -> int:
+        return len(self._render())
+
+    def __getitem__(self, key: str) -> Any:
+        rendered = self._rendered if self._rendered is not None else self._render()
+        return rendered[key]
 
 
 class ImageGenHost(Protocol):
@@ -284,7 +354,7 @@ def install_image_generate_tool(pm: ImageGenHost) -> Handle:
     return pm.tools.register_tool(
         TOOL_NAME,
         TOOLSET,
-        IMAGE_GENERATE_SCHEMA,
+        _ActiveProviderSchema(pm.image_gen),
         make_image_generate_handler(pm.image_gen),
         check_fn=pm.image_gen.has_providers,
         description=IMAGE_GENERATE_SCHEMA["description"],
