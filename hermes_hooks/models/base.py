@@ -1,0 +1,232 @@
+"""The model-provider interface: messages and tools in, text and tool calls out."""
+
+from __future__ import annotations
+
+import abc
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+from hermes_hooks.errors import ConfigError, HermesHooksError
+
+__all__ = [
+    "DEFAULT_PROVIDER",
+    "ModelError",
+    "ModelProvider",
+    "ModelResponse",
+    "ModelSettings",
+    "ToolCall",
+    "dumps",
+    "message_text",
+]
+
+DEFAULT_PROVIDER: Final = "offline"
+"""The provider used when ``config.yaml`` names none: embedded, deterministic, no network."""
+
+
+@attrs.frozen
+class ToolCall:
+    """One tool call the model asks for.
+
+    :param id: the model's id for the call, echoed back in the tool result message.
+    :param name: the tool's name.
+    :param arguments: the arguments as the JSON text the model sent.
+    """
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    def to_message(self) -> dict[str, Any]:
+        """Return the call in OpenAI's ``tool_calls`` shape."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+@attrs.frozen
+class ModelResponse:
+    """What one model request returned, normalized.
+
+    :param text: the assistant text (``""`` when it only calls tools).
+    :param tool_calls: the tool calls it asks for, in order.
+    :param finish_reason: the provider's reason, e.g. ``"stop"`` or ``"tool_calls"``.
+    :param model: the model the provider says it served, when it says.
+    :param usage: token usage as the provider reported it, or ``None``.
+    """
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = "stop"
+    model: str | None = None
+    usage: Mapping[str, Any] | None = None
+
+    def assistant_message(self) -> dict[str, Any]:
+        """Return the response as an OpenAI assistant message for the conversation."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.text}
+        if self.tool_calls:
+            message["tool_calls"] = [call.to_message() for call in self.tool_calls]
+        return message
+
+
+class ModelError(HermesHooksError):
+    """A model request failed.
+
+    :param message: what went wrong, for people.
+    :param status_code: the HTTP status, when there was one.
+    :param retryable: whether trying again may succeed (timeouts, rate limits, 5xx).
+    :param reason: a short class of failure: ``"timeout"``, ``"connection"``,
+        ``"rate_limit"``, ``"auth"``, ``"server_error"``, ``"bad_request"``,
+        ``"bad_response"``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        retryable: bool = False,
+        reason: str = "error",
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.retryable = retryable
+        self.reason = reason
+
+
+class ModelProvider(abc.ABC):
+    """A chat model the host can ask: the one interface every provider implements.
+
+    Subclasses set :attr:`provider` (the name in ``model.provider``), :attr:`model`,
+    :attr:`base_url` and :attr:`api_mode`, and implement :meth:`complete`.
+    """
+
+    provider: str = ""
+    model: str = ""
+    base_url: str = ""
+    api_mode: str = "chat_completions"
+
+    @abc.abstractmethod
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] = (),
+        *,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        json_schema: Mapping[str, Any] | None = None,
+    ) -> ModelResponse:
+        """Return the model's answer to ``messages``, given the ``tools`` it may call.
+
+        :param messages: the conversation in OpenAI chat format.
+        :param tools: OpenAI function definitions of the tools offered.
+        :param model: another model of the same provider, instead of :attr:`model`.
+        :param json_schema: ask for a JSON answer that fits this schema.
+        :raises ModelError: the request failed.
+        """
+
+    def close(self) -> None:  # noqa: B027 - most providers hold nothing to release
+        """Release what the provider holds (connections); it is not used afterwards."""
+
+    def describe(self) -> str:
+        """Return ``provider/model`` for messages and logs."""
+        return f"{self.provider}/{self.model}"
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """Return the text of a chat message whose content is a string or a list of parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, Mapping) and part.get("type") == "text"
+        )
+    return ""
+
+
+def _optional(value: object, kind: type | tuple[type, ...], field: str, where: str) -> Any:
+    if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+        return value
+    expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+    raise ConfigError(
+        f"{where}: model.{field} must be {expected}, found {type(value).__name__} {value!r}"
+    )
+
+
+@attrs.frozen
+class ModelSettings:
+    """The ``model:`` section of ``config.yaml``.
+
+    :param provider: which provider runs the model (``offline``, ``openai-compatible``, ...).
+    :param name: the model id sent to the provider (``model.name``; Hermes' ``model.model``
+        and ``model.default`` are read too).
+    :param base_url: the provider's endpoint, e.g. ``http://127.0.0.1:8080/v1``.
+    :param api_key_env: the environment variable holding the API key; the key itself is never
+        written in ``config.yaml``.
+    :param timeout: seconds a request may take.
+    :param max_retries: how often a retryable failure is tried again.
+    :param retry_backoff: seconds before the first retry, doubled for each further one.
+    """
+
+    provider: str = DEFAULT_PROVIDER
+    name: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    timeout: float = 60.0
+    max_retries: int = 2
+    retry_backoff: float = 1.0
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], *, source: Path | None = None) -> ModelSettings:
+        """Build the settings from a whole configuration (its ``model`` key).
+
+        A string ``model: NAME`` is the model name with the default provider.
+
+        :raises ConfigError: a value has the wrong type.
+        """
+        where = str(source) if source is not None else "config.yaml"
+        section = config.get("model")
+        if section is None:
+            return cls()
+        if isinstance(section, str):
+            return cls(name=section)
+        if not isinstance(section, Mapping):
+            raise ConfigError(
+                f"{where}: model must be a mapping (provider, name, base_url, ...), found "
+                f"{type(section).__name__}"
+            )
+        provider = _optional(section.get("provider"), str, "provider", where)
+        name = section.get("name", section.get("model", section.get("default")))
+        timeout = _optional(section.get("timeout"), (int, float), "timeout", where)
+        retries = _optional(section.get("max_retries"), int, "max_retries", where)
+        backoff = _optional(section.get("retry_backoff"), (int, float), "retry_backoff", where)
+        temperature = _optional(section.get("temperature"), (int, float), "temperature", where)
+        if retries is not None and retries < 0:
+            raise ConfigError(f"{where}: model.max_retries must be 0 or more, found {retries}")
+        return cls(
+            provider=(provider or DEFAULT_PROVIDER).strip().lower(),
+            name=_optional(name, str, "name", where),
+            base_url=_optional(section.get("base_url"), str, "base_url", where),
+            api_key_env=_optional(section.get("api_key_env"), str, "api_key_env", where),
+            timeout=float(timeout) if timeout is not None else 60.0,
+            max_retries=retries if retries is not None else 2,
+            retry_backoff=float(backoff) if backoff is not None else 1.0,
+            temperature=float(temperature) if temperature is not None else None,
+            max_tokens=_optional(section.get("max_tokens"), int, "max_tokens", where),
+        )
+
+
+def dumps(value: object) -> str:
+    """JSON text for tool results and arguments: compact, UTF-8 kept, unknown types as text."""
+    return json.dumps(value, ensure_ascii=False, default=str)
