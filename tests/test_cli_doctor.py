@@ -79,6 +79,8 @@ def test_doctor_reports_load_failures_env_and_undeclared_registrations(
     (finding,) = data["plugins"][0]["findings"]
     assert finding["check"] == "requires-env"
     assert "HERMES_TEST_NOPE" in finding["message"]
+    (home / ".env").write_text("HERMES_TEST_NOPE=set-in-dot-env\n")
+    assert json.loads(invoke("plugins", "doctor", str(needs), "--json").output)["ok"] is True
 
     code = 'def register(ctx):\n    ctx.register_tool("t1", "s", {}, lambda a, **k: "")\n'
     undeclared = write_plugin(tmp_path, "undeclared", code, manifest={"provides_tools": ["t2"]})

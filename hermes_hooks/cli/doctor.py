@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hermes_hooks.cli.common import build_manager, echo_json, terminal_width, wrap
+from hermes_hooks.cli.common import build_manager, echo_json, get_home, terminal_width, wrap
 
 if TYPE_CHECKING:
     from hermes_hooks.discovery import Candidate
@@ -65,8 +65,10 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
       hermes plugins doctor no-rm --json
     """
     from hermes_hooks.doctor import check_plugin
+    from hermes_hooks.envfile import apply_env_file
     from hermes_hooks.trial import captured_logs
 
+    apply_env_file(get_home(ctx))  # requires_env set in $HERMES_HOME/.env counts as set
     with captured_logs():  # what discovery logs about a manifest is a finding below
         candidates = _candidates(ctx, path_or_name)
     reports = [check_plugin(c) for c in candidates]
