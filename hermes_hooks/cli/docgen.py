@@ -45,6 +45,13 @@ order, each `{"position", "plugin", "wrapper", "hookwrapper", "tryfirst", "tryla
 A list of tools sorted by name, each
 `{"name", "toolset", "owner" (a plugin key or "host"), "available", "reason", "description"}`;
 `reason` says why a tool is not available, else it is `null`.""",
+    "hermes tools image-gen": """\
+Without `--provider`/`--model`: `{"provider", "model"}` (the configured `image_gen` values or
+`null`), `"active"` (the provider serving `image_generate`, or `null`), `"error"` (why none can,
+or `null`) and `"providers"`, each `{"name", "display_name", "plugin", "available", "active",
+"default_model", "models", "capabilities", "badge", "tag", "env_vars"}`, `env_vars` items being
+the provider's setup entries plus `"set"`. With them: `{"provider", "model", "available"}` as
+written.""",
     "hermes doctor": """\
 `{"facts": {label: value}, "ok": bool, "findings": [...]}`, findings as in
 `hermes plugins doctor --json`, with `check` one of `config`, `plugin`, `project`.""",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from hermes_hooks.cli.common import build_manager, echo_json, fit_table, terminal_width
+from hermes_hooks.cli.image_gen import image_gen
 
 __all__ = ["hooks", "tools"]
 
@@ -97,3 +98,6 @@ def tools(ctx: click.Context, as_json: bool) -> None:
     ]
     for line in fit_table(["NAME", "TOOLSET", "OWNER", "AVAILABLE"], rows, terminal_width()):
         click.echo(line)
+
+
+tools.add_command(image_gen)
