@@ -123,6 +123,11 @@ def _describe_result(tool: str, args: Mapping[str, Any], result: str) -> str:
         return f"The {tool} tool did not run: {error}"
     if tool == "read_file" and "content" in data:
         return f"{data.get('path', args.get('path', ''))}:\n{data['content']}"
+    if tool == "image_generate" and data.get("image"):
+        prompt = data.get("prompt") or args.get("prompt", "")
+        made_by = f" by {data['provider']}" if data.get("provider") else ""
+        note = f"\n({data['note']})" if data.get("note") else ""
+        return f"Generated an image of {prompt}{made_by}: {data['image']}{note}"
     if tool == "delegate_task" and "summary" in data:
         return f"The subagent ({data.get('status', 'done')}) reported:\n{data['summary']}"
     return f"The {tool} tool returned:\n{result}"

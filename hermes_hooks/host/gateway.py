@@ -1,0 +1,248 @@
+"""``Gateway``: inbound chat messages → ``pre_gateway_dispatch`` → a session per sender.
+
+For each non-internal :class:`MessageEvent` the first fitting ``pre_gateway_dispatch`` result
+decides: ``skip`` drops the message (no reply, no session), ``rewrite`` replaces its text,
+``allow`` or nothing dispatches it as it is. Internal events skip the hook, as in Hermes.
+Approvals have nobody to ask on a gateway, so they are denied unless an approver is given.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+import attrs
+
+from hermes_hooks.facade import Hooks
+from hermes_hooks.host.approval import Approver, deny_all
+from hermes_hooks.host.session import Session
+
+if TYPE_CHECKING:
+    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.models import ModelProvider
+
+__all__ = [
+    "DispatchOutcome",
+    "Gateway",
+    "MessageEvent",
+    "SessionSource",
+    "SessionStore",
+    "read_events",
+]
+
+logger = logging.getLogger(__name__)
+
+
+@attrs.frozen
+class SessionSource:
+    """Where a message came from, in the shape Hermes plugins read (``event.source``)."""
+
+    platform: str
+    chat_id: str
+    user_id: str
+    user_name: str = ""
+
+
+@attrs.define
+class MessageEvent:
+    """One inbound message. Mutable like Hermes' event: a ``rewrite`` replaces :attr:`text`.
+
+    :param platform: ``"telegram"``, ``"discord"``, ``"cli"``...
+    :param sender: who sent it (the platform's user id).
+    :param chat_id: the chat it was sent in; the sender's own chat when empty.
+    :param internal: a host-generated event (background completions...); skips the hook.
+    """
+
+    text: str
+    platform: str = "local"
+    sender: str = "user"
+    chat_id: str = ""
+    message_id: str = ""
+    internal: bool = False
+
+    @property
+    def source(self) -> SessionSource:
+        """The event's origin: platform, chat and user."""
+        return SessionSource(self.platform, self.chat_id or self.sender, self.sender)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> MessageEvent:
+        """Build an event from a JSON object with ``text`` and optional other fields.
+
+        :raises ValueError: ``text`` is missing or a field has the wrong type.
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise ValueError(f"'text' must be a string, found {type(text).__name__}")
+        fields: dict[str, Any] = {"text": text}
+        for name in ("platform", "sender", "chat_id", "message_id"):
+            value = data.get(name)
+            if value is not None:
+                if not isinstance(value, str | int):
+                    raise ValueError(f"{name!r} must be a string, found {type(value).__name__}")
+                fields[name] = str(value)
+        internal = data.get("internal", False)
+        if not isinstance(internal, bool):
+            raise ValueError(f"'internal' must be true or false, found {internal!r}")
+        fields["internal"] = internal
+        unknown = sorted(
+            set(data) - {"text", "platform", "sender", "chat_id", "message_id", "internal"}
+        )
+        if unknown:
+            logger.debug("message event fields ignored: %s", ", ".join(unknown))
+        return cls(**fields)
+
+
+@attrs.frozen
+class DispatchOutcome:
+    """What happened to one event.
+
+    :param action: ``replied`` (a session answered), ``skipped`` (a plugin dropped it) or
+        ``invalid`` (the input could not be read as an event).
+    :param text: the text dispatched (after a ``rewrite``).
+    :param replies: what the session answered, in order.
+    """
+
+    action: Literal["replied", "skipped", "invalid"]
+    event: MessageEvent | None
+    text: str = ""
+    rewritten: bool = False
+    reason: str | None = None
+    replies: tuple[str, ...] = ()
+    session_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the outcome as a JSON-ready dict."""
+        data = attrs.asdict(self, recurse=False)
+        data["event"] = attrs.asdict(self.event) if self.event is not None else None
+        data["replies"] = list(self.replies)
+        return data
+
+
+class SessionStore:
+    """The gateway's sessions, one per ``platform:sender`` key.
+
+    :param factory: builds the session for a new key from the event that opened it.
+    """
+
+    def __init__(self, factory: Callable[[str, MessageEvent], Session]) -> None:
+        self._factory = factory
+        self._sessions: dict[str, Session] = {}
+
+    @staticmethod
+    def key_for(event: MessageEvent) -> str:
+        """Return the session key of an event's sender."""
+        return f"{event.platform}:{event.sender}"
+
+    def get(self, key: str) -> Session | None:
+        """Return the session of ``key``, or ``None``."""
+        return self._sessions.get(key)
+
+    def get_or_create(self, event: MessageEvent) -> Session:
+        """Return the sender's session, making it on their first message."""
+        key = self.key_for(event)
+        session = self._sessions.get(key)
+        if session is None or session.closed:
+            session = self._sessions[key] = self._factory(key, event)
+        return session
+
+    def keys(self) -> list[str]:
+        """Return the keys of the open sessions, sorted."""
+        return sorted(self._sessions)
+
+    def close_all(self, reason: str) -> None:
+        """Close every session (``on_session_finalize`` for each) and forget them."""
+        for session in self._sessions.values():
+            session.close(reason)
+        self._sessions.clear()
+
+
+class Gateway:
+    """Routes inbound messages to sessions, letting plugins skip or rewrite them first.
+
+    :param pm: the plugin manager.
+    :param model: the model every session uses (``config.yaml``'s when omitted).
+    :param approver: answers approvals; ``deny_all`` (fail closed) by default.
+    :param session_options: more keyword arguments for each :class:`Session`.
+    """
+
+    def __init__(
+        self,
+        pm: PluginManager,
+        model: ModelProvider | None = None,
+        *,
+        approver: Approver | None = None,
+        **session_options: Any,
+    ) -> None:
+        if model is None:
+            from hermes_hooks.host.runtime import load_model
+
+            model = load_model(pm)
+        self.pm = pm
+        self.model = model
+        self.hooks = Hooks(pm)
+        self.approver = approver or deny_all
+        self.sessions = SessionStore(self._new_session)
+        self._options = session_options
+
+    def _new_session(self, key: str, event: MessageEvent) -> Session:
+        return Session(
+            self.pm,
+            self.model,
+            approver=self.approver,
+            platform=event.platform,
+            surface="gateway",
+            sender_id=event.sender,
+            attach=False,
+            **self._options,
+        )
+
+    def dispatch(self, event: MessageEvent) -> DispatchOutcome:
+        """Decide, then route one inbound message; return what happened to it."""
+        original = event.text
+        if not event.internal:
+            decision = self.hooks.pre_gateway_dispatch(
+                event=event, gateway=self, session_store=self.sessions
+            )
+            if decision.action == "skip":
+                return DispatchOutcome("skipped", event, text=original, reason=decision.reason)
+            if decision.action == "rewrite" and decision.text is not None:
+                event.text = decision.text
+        session = self.sessions.get_or_create(event)
+        replies = session.send(event.text)
+        return DispatchOutcome(
+            "replied",
+            event,
+            text=event.text,
+            rewritten=event.text != original,
+            replies=tuple(reply.text for reply in replies),
+            session_id=session.session_id,
+        )
+
+    def replay(self, lines: Iterable[str]) -> Iterator[DispatchOutcome]:
+        """Dispatch the events of JSON lines in order (blank lines and ``#`` comments skipped)."""
+        for number, item in read_events(lines):
+            if isinstance(item, MessageEvent):
+                yield self.dispatch(item)
+            else:
+                yield DispatchOutcome("invalid", None, reason=f"line {number}: {item}")
+
+    def shutdown(self, reason: str = "shutdown") -> None:
+        """Close every session; ``on_session_finalize`` fires for each."""
+        self.sessions.close_all(reason)
+
+
+def read_events(lines: Iterable[str]) -> Iterator[tuple[int, MessageEvent | str]]:
+    """Yield ``(line number, event)`` per JSON line, or ``(line number, error)`` for a bad one."""
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            yield number, MessageEvent.from_mapping(json.loads(text))
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError too
+            yield number, f"not a message event: {exc}"

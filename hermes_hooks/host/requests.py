@@ -1,0 +1,155 @@
+"""One model request of a turn: the messages sent, retries, and the three API hooks.
+
+``pre_api_request`` fires before every attempt, then ``post_api_request`` after a response or
+``api_request_error`` after a failure; a retryable failure is tried again, up to the session's
+``max_retries``, waiting ``retry_backoff`` seconds (doubled each time) in between.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks.models import ModelError, ModelResponse
+
+if TYPE_CHECKING:
+    from hermes_hooks.host.session import Session, TurnState
+
+__all__ = ["build_request_messages", "send_request"]
+
+
+def build_request_messages(
+    session: Session, user_index: int, context: str | None
+) -> list[dict[str, Any]]:
+    """Return what is sent: the system prompt, then the conversation, with the plugins' context
+    appended to this turn's user message (only in the request, never in the stored history).
+    """
+    messages: list[dict[str, Any]] = [{"role": "system", "content": session.system_prompt}]
+    for index, message in enumerate(session.messages):
+        if index == user_index and context:
+            content = message.get("content")
+            if isinstance(content, list):
+                message = {**message, "content": [*content, {"type": "text", "text": context}]}
+            else:
+                message = {**message, "content": f"{content}\n\n{context}"}
+        messages.append(message)
+    return messages
+
+
+def _envelope(session: Session, messages: list[dict[str, Any]], tools: list[str]) -> dict[str, Any]:
+    return {
+        "method": "chat.completions.create",
+        "body": {
+            "model": session.model.model,
+            "messages": messages,
+            "tools": tools,
+        },
+    }
+
+
+def send_request(
+    session: Session, turn: TurnState, user_index: int, context: str | None, api_call_count: int
+) -> ModelResponse:
+    """Send the turn's next model request and return the response.
+
+    :raises ModelError: every attempt failed (the last failure).
+    """
+    from hermes_hooks.host.session import new_id
+
+    model = session.model
+    hooks = session.hooks
+    definitions = session.tool_definitions()
+    turn.offered_tools = frozenset(d["function"]["name"] for d in definitions)
+    messages = build_request_messages(session, user_index, context)
+    request = _envelope(session, messages, sorted(turn.offered_tools))
+    chars = len(json.dumps(messages, ensure_ascii=False, default=str))
+    turn.api_request_id = new_id("req")
+    common: dict[str, Any] = {
+        "task_id": turn.task_id,
+        "turn_id": turn.turn_id,
+        "api_request_id": turn.api_request_id,
+        "session_id": session.session_id,
+        "platform": session.platform,
+        "model": model.model,
+        "provider": model.provider,
+        "base_url": model.base_url,
+        "api_mode": model.api_mode,
+        "api_call_count": api_call_count,
+    }
+    user_message = session.messages[user_index]["content"]
+    retry = 0
+    while True:
+        started_at = time.time()
+        clock = time.perf_counter()
+        hooks.pre_api_request(
+            **common,
+            user_message=user_message,
+            conversation_history=[dict(m) for m in session.messages],
+            retry_count=retry,
+            request_messages=messages,
+            message_count=len(messages),
+            tool_count=len(definitions),
+            approx_input_tokens=chars // 4,
+            request_char_count=chars,
+            max_tokens=None,
+            started_at=started_at,
+            request=request,
+        )
+        try:
+            response = model.complete(messages, definitions)
+        except ModelError as exc:
+            error: ModelError = exc
+        except Exception as exc:  # a provider bug must not skip the hooks or the turn's end
+            error = ModelError(f"{type(exc).__name__}: {exc}", reason="provider_error")
+            error.__cause__ = exc
+        else:
+            ended_at = time.time()
+            session._event(
+                "api_request",
+                turn_id=turn.turn_id,
+                api_call_count=api_call_count,
+                retry_count=retry,
+                finish_reason=response.finish_reason,
+                tool_calls=[call.name for call in response.tool_calls],
+            )
+            hooks.post_api_request(
+                **common,
+                api_duration=time.perf_counter() - clock,
+                started_at=started_at,
+                ended_at=ended_at,
+                finish_reason=response.finish_reason,
+                message_count=len(messages),
+                response_model=response.model,
+                response={
+                    "finish_reason": response.finish_reason,
+                    "model": response.model,
+                    "content_chars": len(response.text),
+                    "tool_calls": [call.name for call in response.tool_calls],
+                },
+                usage=dict(response.usage) if response.usage is not None else None,
+                assistant_message=response.assistant_message(),
+                assistant_content_chars=len(response.text),
+                assistant_tool_call_count=len(response.tool_calls),
+            )
+            return response
+        will_retry = error.retryable and retry < session.max_retries
+        hooks.api_request_error(
+            **common,
+            api_duration=time.perf_counter() - clock,
+            started_at=started_at,
+            ended_at=time.time(),
+            status_code=error.status_code,
+            retry_count=retry,
+            max_retries=session.max_retries,
+            retryable=will_retry,
+            reason=error.reason,
+            error={"type": type(error).__name__, "message": str(error)},
+            request=request,
+        )
+        session._event("api_error", turn_id=turn.turn_id, retry_count=retry, error=str(error))
+        if not will_retry:
+            raise error
+        if session.retry_backoff > 0:
+            time.sleep(session.retry_backoff * (2**retry))
+        retry += 1

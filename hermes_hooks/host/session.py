@@ -1,0 +1,460 @@
+"""``Session``: a conversation that runs turns and fires every hook at its place.
+
+One turn, in order (see docs/explanation/turn.md for the diagram)::
+
+    on_session_start          (first turn only)
+    pre_llm_call              (context appended to this turn's user message, for this turn)
+    loop:
+        pre_api_request → model → post_api_request | api_request_error (per attempt)
+        per tool call: pre_tool_call → [approval] → tool → post_tool_call → transform_tool_result
+    pre_verify                (when a tool recorded changed files)
+    transform_llm_output
+    post_llm_call
+    on_session_end            (always, also when the turn fails or is interrupted)
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import attrs
+
+from hermes_hooks.facade import Hooks
+from hermes_hooks.host.approval import Approver, deny_all
+from hermes_hooks.host.records import CommandReply, SubagentOutcome, ToolCallRecord, TurnResult
+from hermes_hooks.host.toolloop import run_tool_call
+from hermes_hooks.host.tools import current_session
+from hermes_hooks.models import ModelError, ModelProvider, ModelResponse, set_active_model
+
+if TYPE_CHECKING:
+    from hermes_hooks.manager import PluginManager
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "Session", "TurnState", "new_id"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_SYSTEM_PROMPT: Final = (
+    "You are Hermes, a helpful agent. Use the tools you are given when they help; answer "
+    "plainly when they do not."
+)
+MAX_DEPTH: Final = 2
+"""How deep subagents may nest: a child of a child cannot delegate further."""
+
+
+def new_id(prefix: str) -> str:
+    """Return a fresh opaque id such as ``turn-3f2a9c1d0b7e``."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+@attrs.define
+class TurnState:
+    """What the loop keeps for the turn that is running."""
+
+    turn_id: str
+    task_id: str
+    api_request_id: str = ""
+    offered_tools: frozenset[str] = frozenset()
+    changed_paths: set[str] = attrs.Factory(set)
+    records: list[ToolCallRecord] = attrs.Factory(list)
+
+
+class Session:
+    """A conversation with a model, its tools and the loaded plugins.
+
+    :param pm: the plugin manager (with the host tools installed, see ``create_manager``).
+    :param model: the model; the one the host runs for ``pm`` when omitted, else ``config.yaml``.
+    :param approver: answers approval requests; ``deny_all`` by default (fail closed).
+    :param platform: where the session runs (``"cli"``, ``"telegram"``...).
+    :param surface: ``"cli"`` or ``"gateway"``: how resets and approvals are reported.
+    :param attach: receive ``ctx.inject_message`` while the session is open (top-level
+        sessions); a session always receives them while its own turn runs.
+    :param record_events: keep :attr:`events` (hooks fired, tool calls, turns) for ``--json``.
+    :param parent: the delegating session, for subagents.
+    """
+
+    def __init__(
+        self,
+        pm: PluginManager,
+        model: ModelProvider | None = None,
+        *,
+        approver: Approver | None = None,
+        platform: str = "cli",
+        surface: Literal["cli", "gateway"] = "cli",
+        sender_id: str = "",
+        session_id: str | None = None,
+        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        cwd: Path | None = None,
+        max_iterations: int = 8,
+        max_verify_nudges: int = 2,
+        max_followups: int = 5,
+        max_retries: int = 2,
+        retry_backoff: float = 1.0,
+        toolsets: frozenset[str] | None = None,
+        attach: bool = True,
+        record_events: bool = False,
+        events: list[dict[str, Any]] | None = None,
+        parent: Session | None = None,
+        role: str = "leaf",
+    ) -> None:
+        if model is None:
+            from hermes_hooks.host.runtime import load_model
+
+            model = load_model(pm)
+        self.pm = pm
+        self.model = model
+        self.approver: Approver = approver or deny_all
+        self.platform = platform
+        self.surface = surface
+        self.sender_id = sender_id
+        self.session_id = session_id or new_id("session")
+        self.system_prompt = system_prompt
+        self.cwd = cwd or Path.cwd()
+        self.max_iterations = max_iterations
+        self.max_verify_nudges = max_verify_nudges
+        self.max_followups = max_followups
+        self.max_retries = max_retries
+        self.retry_backoff = retry_backoff
+        self.toolsets = toolsets
+        self.parent = parent
+        self.role = role
+        self.depth: int = parent.depth + 1 if parent is not None else 0
+        self.subagent_id: str | None = None
+        self.events: list[dict[str, Any]] = events if events is not None else []
+        self._record = record_events or events is not None
+        self.hooks = Hooks(pm, listener=self._on_hook if self._record else None)
+        self.messages: list[dict[str, Any]] = []
+        self.approved_rules: set[str] = set()
+        self.turn: TurnState | None = None
+        self.closed = False
+        self._started = False
+        self._pending: collections.deque[str] = collections.deque()
+        self._interrupts: collections.deque[str] = collections.deque()
+        self._previous_sink: Callable[[str, str], bool] | None = None
+        self._attached = attach and parent is None
+        if self._attached:
+            self._previous_sink = pm.message_sink
+            pm.message_sink = self.inject
+            set_active_model(pm, model)
+
+    def __repr__(self) -> str:
+        return f"<Session {self.session_id} {self.model.describe()}>"
+
+    # -- events, injection ------------------------------------------------------------------------
+
+    def _on_hook(self, name: str) -> None:
+        self.events.append({"type": "hook", "hook": name, "session_id": self.session_id})
+
+    def _event(self, kind: str, **data: Any) -> None:
+        if self._record:
+            self.events.append({"type": kind, "session_id": self.session_id, **data})
+
+    @property
+    def is_running(self) -> bool:
+        """Whether a turn of this session is running now."""
+        return self.turn is not None
+
+    @property
+    def can_delegate(self) -> bool:
+        """Whether ``delegate_task`` is offered: top-level sessions and shallow orchestrators."""
+        return self.depth == 0 or (self.role == "orchestrator" and self.depth < MAX_DEPTH)
+
+    @property
+    def pending(self) -> list[str]:
+        """Injected messages waiting to become turns, oldest first."""
+        return list(self._pending)
+
+    def inject(self, content: str, role: str = "user") -> bool:
+        """Queue a message as Hermes' CLI does: it interrupts a running turn, else waits.
+
+        A role other than ``user`` is kept as a ``[role] `` prefix. The message becomes the
+        next turn (see :meth:`send`); this is what ``ctx.inject_message`` reaches.
+        """
+        if self.closed:
+            return False
+        message = content if role == "user" else f"[{role}] {content}"
+        (self._interrupts if self.is_running else self._pending).append(message)
+        return True
+
+    def note_changed_path(self, path: str) -> None:
+        """Record that a tool changed ``path`` during the running turn."""
+        if self.turn is not None:
+            self.turn.changed_paths.add(path)
+
+    # -- the surface: text in, replies out --------------------------------------------------------
+
+    def send(self, text: str) -> list[TurnResult | CommandReply]:
+        """Handle one input: a ``/command`` or a turn, then the injected messages it caused.
+
+        :returns: the replies in order; each has ``.text``.
+        """
+        from hermes_hooks.host.slash import run_slash_command
+
+        replies: list[TurnResult | CommandReply] = []
+        if text.startswith("/"):
+            replies.append(run_slash_command(self, text))
+        else:
+            replies.append(self.run_turn(text))
+        followups = 0
+        while self._pending and followups < self.max_followups and not self.closed:
+            followups += 1
+            replies.append(self.run_turn(self._pending.popleft()))
+        return replies
+
+    # -- one turn ---------------------------------------------------------------------------------
+
+    def run_turn(self, user_message: str) -> TurnResult:
+        """Run one turn on ``user_message`` and return how it ended; never raises but Ctrl-C."""
+        if self.closed:
+            raise RuntimeError(f"session {self.session_id} is closed")
+        turn = TurnState(turn_id=new_id("turn"), task_id=new_id("task"))
+        self.turn = turn
+        token = current_session.set(self)
+        # A top-level session receives ctx.inject_message while its turn runs; subagents do not.
+        sink = self.pm.message_sink
+        if self.parent is None:
+            self.pm.message_sink = self.inject
+        first = not self._started
+        self._started = True
+        outcome: dict[str, Any] = {
+            "text": "",
+            "completed": False,
+            "failed": False,
+            "interrupted": False,
+            "exit_reason": "",
+            "error": None,
+        }
+        context: str | None = None
+        api_calls = 0
+        self._event("turn_start", turn_id=turn.turn_id, user_message=user_message)
+        try:
+            if first:
+                self.hooks.on_session_start(
+                    session_id=self.session_id, model=self.model.model, platform=self.platform
+                )
+            self.messages.append({"role": "user", "content": user_message})
+            user_index = len(self.messages) - 1
+            context = self.hooks.pre_llm_call(
+                session_id=self.session_id,
+                task_id=turn.task_id,
+                turn_id=turn.turn_id,
+                user_message=user_message,
+                conversation_history=[dict(m) for m in self.messages],
+                is_first_turn=first,
+                model=self.model.model,
+                platform=self.platform,
+                parent_session_id=self.parent.session_id if self.parent else "",
+                sender_id=self.sender_id,
+            )
+            api_calls = self._loop(turn, user_index, context, outcome)
+        except ModelError as exc:
+            outcome.update(failed=True, error=str(exc), text=f"The model request failed: {exc}")
+            outcome["exit_reason"] = f"api_error({exc.reason})"
+        except KeyboardInterrupt:
+            outcome.update(interrupted=True, exit_reason="interrupted_by_user")
+            raise
+        except Exception as exc:
+            logger.exception("turn %s failed", turn.turn_id)
+            outcome.update(failed=True, error=f"{type(exc).__name__}: {exc}", exit_reason="error")
+            outcome["text"] = f"The turn failed: {outcome['error']}"
+        finally:
+            self.hooks.on_session_end(
+                session_id=self.session_id,
+                task_id=turn.task_id,
+                turn_id=turn.turn_id,
+                completed=outcome["completed"],
+                failed=outcome["failed"],
+                interrupted=outcome["interrupted"],
+                turn_exit_reason=outcome["exit_reason"],
+                model=self.model.model,
+                platform=self.platform,
+            )
+            self._pending.extend(self._interrupts)
+            self._interrupts.clear()
+            self.pm.message_sink = sink
+            current_session.reset(token)
+            self.turn = None
+        result = TurnResult(
+            session_id=self.session_id,
+            turn_id=turn.turn_id,
+            task_id=turn.task_id,
+            user_message=user_message,
+            tool_calls=tuple(turn.records),
+            api_calls=api_calls,
+            context=context,
+            **outcome,
+        )
+        self._event(
+            "turn_end",
+            turn_id=turn.turn_id,
+            completed=result.completed,
+            failed=result.failed,
+            interrupted=result.interrupted,
+            exit_reason=result.exit_reason,
+        )
+        return result
+
+    def _loop(
+        self, turn: TurnState, user_index: int, context: str | None, outcome: dict[str, Any]
+    ) -> int:
+        """Ask the model and run its tool calls until it answers; return the model calls made."""
+        calls = nudges = 0
+        while True:
+            if self._interrupts:
+                outcome.update(interrupted=True, exit_reason="interrupted")
+                outcome["text"] = "(interrupted by an injected message)"
+                return calls
+            if calls >= self.max_iterations:
+                outcome["exit_reason"] = f"max_iterations_reached({calls}/{self.max_iterations})"
+                outcome["text"] = f"(stopped after {calls} model calls without a final answer)"
+                return calls
+            calls += 1
+            response = self._request(turn, user_index, context, calls)
+            self.messages.append(response.assistant_message())
+            if response.tool_calls:
+                for call in response.tool_calls:
+                    if self._interrupts:
+                        result = '{"error": "skipped: the turn was interrupted"}'
+                    else:
+                        record = run_tool_call(self, turn, call)
+                        turn.records.append(record)
+                        self._event("tool_call", turn_id=turn.turn_id, **record.to_dict())
+                        result = record.result
+                    self.messages.append(
+                        {"role": "tool", "tool_call_id": call.id, "content": result}
+                    )
+                continue
+            text = response.text
+            if turn.changed_paths and nudges < self.max_verify_nudges:
+                decision = self.hooks.pre_verify(
+                    session_id=self.session_id,
+                    platform=self.platform,
+                    model=self.model.model,
+                    coding=True,
+                    attempt=nudges,
+                    final_response=text,
+                    changed_paths=sorted(turn.changed_paths),
+                )
+                if decision is not None:
+                    nudges += 1
+                    self.messages.append({"role": "user", "content": decision.message})
+                    continue
+            if text:
+                text = self.hooks.transform_llm_output(
+                    response_text=text,
+                    session_id=self.session_id,
+                    model=self.model.model,
+                    platform=self.platform,
+                    turn_id=turn.turn_id,
+                )
+                self.messages[-1]["content"] = text
+            outcome.update(text=text, completed=True)
+            outcome["exit_reason"] = f"text_response({response.finish_reason or 'stop'})"
+            self.hooks.post_llm_call(
+                session_id=self.session_id,
+                task_id=turn.task_id,
+                turn_id=turn.turn_id,
+                user_message=self.messages[user_index]["content"],
+                assistant_response=text,
+                conversation_history=[dict(m) for m in self.messages],
+                model=self.model.model,
+                platform=self.platform,
+            )
+            return calls
+
+    def _request(
+        self, turn: TurnState, user_index: int, context: str | None, api_call_count: int
+    ) -> ModelResponse:
+        """Send one model request, with retries, firing the API hooks for each attempt."""
+        from hermes_hooks.host.requests import send_request
+
+        return send_request(self, turn, user_index, context, api_call_count)
+
+    # -- session boundaries -----------------------------------------------------------------------
+
+    def reset(self, reason: str = "/new") -> str:
+        """Start a fresh conversation under a new session id; return the new id.
+
+        Fires ``on_session_finalize`` for the old session, then ``on_session_reset`` for the
+        new one (with ``old_session_id``/``new_session_id`` on the gateway surface).
+        """
+        old, new = self.session_id, new_id("session")
+        gateway = self.surface == "gateway"
+        self.session_id = new
+        self.messages.clear()
+        self.approved_rules.clear()
+        self._started = False
+        self.hooks.on_session_finalize(
+            session_id=old,
+            platform=self.platform,
+            reason=reason,
+            old_session_id=old if gateway else None,
+            new_session_id=new if gateway else None,
+        )
+        self.hooks.on_session_reset(
+            session_id=new,
+            platform=self.platform,
+            reason=reason,
+            old_session_id=old if gateway else None,
+            new_session_id=new if gateway else None,
+        )
+        return new
+
+    def close(self, reason: str = "exit") -> None:
+        """Tear the session down: ``on_session_finalize``, and stop receiving injections."""
+        if self.closed:
+            return
+        self.closed = True
+        self.hooks.on_session_finalize(
+            session_id=self.session_id, platform=self.platform, reason=reason
+        )
+        if self._attached and self.pm.message_sink == self.inject:
+            self.pm.message_sink = self._previous_sink
+            set_active_model(self.pm, None)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- subagents --------------------------------------------------------------------------------
+
+    def delegate(self, goal: str, *, context: str = "", role: str = "leaf") -> SubagentOutcome:
+        """Run a child session on ``goal``, firing ``subagent_start`` and ``subagent_stop``."""
+        from hermes_hooks.host.subagents import run_subagent
+
+        return run_subagent(self, goal, context=context, role=role)
+
+    def spawn_child(self, role: str) -> Session:
+        """Return a child session sharing this one's model, tools, approver and event log."""
+        return Session(
+            self.pm,
+            self.model,
+            approver=self.approver,
+            platform=self.platform,
+            surface=self.surface,
+            sender_id=self.sender_id,
+            cwd=self.cwd,
+            max_iterations=self.max_iterations,
+            max_retries=self.max_retries,
+            retry_backoff=self.retry_backoff,
+            toolsets=self.toolsets,
+            attach=False,
+            events=self.events if self._record else None,
+            parent=self,
+            role=role,
+        )
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """Return the tools offered to the model now (available ones, of :attr:`toolsets`)."""
+        # check_fn of host tools (delegate_task) asks which session is running.
+        token = current_session.set(self)
+        try:
+            return self.pm.tools.definitions(self.toolsets)
+        finally:
+            current_session.reset(token)

@@ -1,0 +1,87 @@
+"""Subagents: a child session works on a goal; ``subagent_start``/``subagent_stop`` frame it."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Final
+
+from hermes_hooks.host.records import SubagentOutcome, ToolCallRecord
+from hermes_hooks.models.base import dumps
+
+if TYPE_CHECKING:
+    from hermes_hooks.host.session import Session
+
+__all__ = ["run_subagent", "tool_call_history"]
+
+_INPUT_PREVIEW: Final = 200
+"""Characters of each tool input kept in ``tool_call_history`` (metadata, not content)."""
+
+
+def tool_call_history(records: tuple[ToolCallRecord, ...]) -> list[dict[str, Any]]:
+    """Return the child's tool calls as ``subagent_stop`` reports them: metadata only."""
+    history = []
+    for record in records:
+        text = dumps(record.args)
+        history.append(
+            {
+                "tool_name": record.tool_name,
+                "tool_input": text[:_INPUT_PREVIEW],
+                "input_bytes": len(text.encode()),
+                "output_bytes": len(record.result.encode()),
+                "status": record.status,
+            }
+        )
+    return history
+
+
+def run_subagent(
+    parent: Session, goal: str, *, context: str = "", role: str = "leaf"
+) -> SubagentOutcome:
+    """Run one turn of a child session on ``goal`` and report how it went."""
+    from hermes_hooks.host.session import new_id
+
+    child = parent.spawn_child(role)
+    child.subagent_id = new_id("subagent")
+    parent_turn_id = parent.turn.turn_id if parent.turn is not None else ""
+    parent.hooks.subagent_start(
+        parent_session_id=parent.session_id,
+        parent_turn_id=parent_turn_id,
+        parent_subagent_id=parent.subagent_id,
+        child_session_id=child.session_id,
+        child_subagent_id=child.subagent_id,
+        child_role=role,
+        child_goal=goal,
+    )
+    started = time.perf_counter()
+    status, summary = "error", None
+    records: tuple[ToolCallRecord, ...] = ()
+    try:
+        result = child.run_turn(f"{goal}\n\n{context}" if context else goal)
+        records = result.tool_calls
+        summary = result.text or None
+        status = (
+            "completed" if result.completed else "interrupted" if result.interrupted else "failed"
+        )
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        duration_ms = round((time.perf_counter() - started) * 1000)
+        parent.hooks.subagent_stop(
+            parent_session_id=parent.session_id,
+            parent_turn_id=parent_turn_id,
+            child_session_id=child.session_id,
+            child_role=role,
+            child_summary=summary,
+            child_status=status,
+            tool_call_history=tool_call_history(records),
+            duration_ms=duration_ms,
+        )
+    return SubagentOutcome(
+        child_session_id=child.session_id,
+        child_subagent_id=child.subagent_id,
+        status=status,
+        summary=summary,
+        duration_ms=duration_ms,
+        tool_calls=records,
+    )

@@ -1,0 +1,252 @@
+"""Shared by the host, gateway and model tests: a throw-away home, real plugin folders, a
+recorder plugin, a scripted model and a real OpenAI-compatible HTTP server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
+import textwrap
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+from hermes_hooks.manager import PluginManager
+from hermes_hooks.models import ModelError, ModelProvider, ModelResponse, ToolCall
+
+CLEARED_ENV = (
+    "HERMES_HOME",
+    "HERMES_SAFE_MODE",
+    "HERMES_PLUGINS_STRICT",
+    "HERMES_PLUGINS_DEBUG",
+    "HERMES_ENABLE_PROJECT_PLUGINS",
+    "HERMES_BUNDLED_PLUGINS",
+)
+
+
+def isolated_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, bundled: bool = False
+) -> Path:
+    """Unset the Hermes switches, point HERMES_HOME under tmp_path and return it.
+
+    :param bundled: keep the shipped plugins (command-guard, tool-log) discoverable; by
+        default the bundled folder is an empty one.
+    """
+    for name in CLEARED_ENV:
+        monkeypatch.delenv(name, raising=False)
+    if not bundled:
+        empty = tmp_path / "no-bundled-plugins"
+        empty.mkdir()
+        monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(empty))
+    home = tmp_path / "home"
+    (home / "plugins").mkdir(parents=True)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    return home
+
+
+def write_plugin(home: Path, key: str, code: str, **manifest: Any) -> Path:
+    """Write ``home/plugins/<key>/{plugin.yaml,__init__.py}`` and return the folder."""
+    folder = home / "plugins" / key
+    folder.mkdir(parents=True)
+    data = {"name": key.rsplit("/", 1)[-1], "version": "1.0.0", **manifest}
+    (folder / "plugin.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    (folder / "__init__.py").write_text(textwrap.dedent(code), encoding="utf-8")
+    return folder
+
+
+def write_config(
+    home: Path,
+    enabled: Sequence[str] = (),
+    *,
+    entries: Mapping[str, Any] | None = None,
+    **sections: Any,
+) -> None:
+    """Write ``home/config.yaml`` with ``plugins.enabled``, entries and other sections."""
+    config = {"plugins": {"enabled": list(enabled), "entries": dict(entries or {})}, **sections}
+    (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+
+
+def plugin_module(pm: PluginManager, key: str) -> ModuleType:
+    """Return the imported module of a folder plugin ``pm`` loaded."""
+    info = pm.get_plugin_info(key)
+    assert info is not None, f"plugin {key!r} was not discovered"
+    assert info.status == "enabled", f"plugin {key!r} is {info.status}: {info.error}"
+    init = str(Path(str(info.path)) / "__init__.py")
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) == init:
+            return module
+    raise AssertionError(f"no module imported from {init}")
+
+
+RECORDER = """
+from hermes_hooks.hookspecs import HOOK_NAMES
+
+CALLS = []
+
+
+def register(ctx):
+    for name in HOOK_NAMES:
+        def record(_name=name, **kwargs):
+            CALLS.append((_name, kwargs))
+        ctx.register_hook(name, record)
+"""
+"""A plugin that records every hook call as ``(name, kwargs)`` in its module's ``CALLS``."""
+
+
+def recorded(pm: PluginManager, key: str = "recorder") -> list[tuple[str, dict[str, Any]]]:
+    """Return the recorder plugin's calls."""
+    calls: list[tuple[str, dict[str, Any]]] = plugin_module(pm, key).CALLS
+    return calls
+
+
+def names(calls: Sequence[tuple[str, Any]]) -> list[str]:
+    """Return the hook names of recorded calls, in order."""
+    return [name for name, _ in calls]
+
+
+# -- models ------------------------------------------------------------------------------------
+
+Step = ModelResponse | ModelError | Callable[[list[dict[str, Any]]], ModelResponse]
+
+
+def text(reply: str) -> ModelResponse:
+    """A final answer."""
+    return ModelResponse(text=reply)
+
+
+def tool_call(name: str, args: Mapping[str, Any], call_id: str = "call_1") -> ModelResponse:
+    """A response asking for one tool call."""
+    return ModelResponse(
+        tool_calls=(ToolCall(call_id, name, json.dumps(args)),), finish_reason="tool_calls"
+    )
+
+
+class ScriptedModel(ModelProvider):
+    """Answers with the scripted steps in order and records every request it gets."""
+
+    provider = "scripted"
+    model = "scripted-1"
+
+    def __init__(self, *steps: Step) -> None:
+        self.steps = collections.deque(steps)
+        self.requests: list[dict[str, Any]] = []
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] = (),
+        **options: Any,
+    ) -> ModelResponse:
+        copied = json.loads(json.dumps(list(messages), default=str))
+        self.requests.append({"messages": copied, "tools": list(tools), **options})
+        if not self.steps:
+            return text("(script finished)")
+        step = self.steps.popleft()
+        if isinstance(step, ModelError):
+            raise step
+        if callable(step):
+            return step(copied)
+        return step
+
+
+# -- a real OpenAI-compatible server ----------------------------------------------------------
+
+
+class ChatServer:
+    """An HTTP server on 127.0.0.1 that answers ``POST /v1/chat/completions`` from a script.
+
+    Each scripted reply is ``(status, body)``; ``body`` is a dict sent as JSON or a str sent
+    as it is. Requests are kept in :attr:`requests` as ``{"path", "headers", "json"}``.
+    """
+
+    def __init__(self) -> None:
+        self.replies: collections.deque[tuple[int, Any]] = collections.deque()
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "headers": dict(self.headers.items()),
+                        "json": json.loads(raw or b"null"),
+                    }
+                )
+                status, body = server.replies.popleft() if server.replies else (500, "empty")
+                data = body if isinstance(body, str) else json.dumps(body)
+                payload = data.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def reply(self, body: Any, status: int = 200) -> None:
+        """Queue one reply."""
+        self.replies.append((status, body))
+
+    def reply_text(self, content: str, model: str = "served-model") -> None:
+        """Queue a chat completion with a text answer."""
+        self.reply(completion({"role": "assistant", "content": content}, "stop", model))
+
+    def reply_tool_call(self, name: str, args: Mapping[str, Any], call_id: str = "c1") -> None:
+        """Queue a chat completion asking for one tool call."""
+        call = {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)},
+        }
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        self.reply(completion(message, "tool_calls"))
+
+    def __enter__(self) -> ChatServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=10)
+
+
+def completion(
+    message: Mapping[str, Any], finish: str, model: str = "served-model"
+) -> dict[str, Any]:
+    """A chat completion body with one choice."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": dict(message), "finish_reason": finish}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A running :class:`ChatServer` (import this fixture into the test module)."""
+    with ChatServer() as server:
+        yield server
