@@ -1,0 +1,178 @@
+"""``ctx.llm``: the host's active model for plugins, and the trust policy on overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from host_helpers import (
+    ChatServer,
+    ScriptedModel,
+    chat_server,
+    isolated_home,
+    text,
+    write_config,
+    write_plugin,
+)
+
+from hermes_hooks.errors import PluginLlmTrustError
+from hermes_hooks.host import Session, create_manager
+from hermes_hooks.manager import PluginManager
+from hermes_hooks.models import ModelResponse, get_active_model
+from hermes_hooks.models.openai_compat import OpenAICompatibleModel
+from hermes_hooks.models.plugin_llm import PluginLlm, TrustPolicy
+
+__all__ = ["chat_server"]
+
+
+def manager(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    llm: dict[str, object] | None = None,
+    **config: object,
+) -> PluginManager:
+    home = isolated_home(tmp_path, monkeypatch)
+    write_plugin(home, "helper", "def register(ctx):\n    pass\n")
+    entries = {"helper": {"llm": llm}} if llm is not None else {}
+    write_config(home, ["helper"], entries=entries, **config)
+    return create_manager(home)
+
+
+def test_complete_runs_on_the_active_model_of_the_running_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pm = manager(tmp_path, monkeypatch)
+    model = ScriptedModel(ModelResponse(text="summary", model="scripted-served"))
+    session = Session(pm, model)
+    assert get_active_model(pm) is model
+    result = PluginLlm(pm, "helper").complete(
+        [{"role": "user", "content": "summarise"}], temperature=0.2, purpose="test"
+    )
+    assert (result.text, result.provider, result.model) == (
+        "summary",
+        "scripted",
+        "scripted-served",
+    )
+    assert result.audit == {"plugin_id": "helper", "purpose": "test"}
+    assert model.requests[0]["temperature"] == 0.2
+    session.close()
+    assert get_active_model(pm) is None
+
+
+def test_without_a_host_it_uses_the_configured_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pm = manager(tmp_path, monkeypatch)
+    result = PluginLlm(pm, "helper").complete([{"role": "user", "content": "hi"}])
+    assert result.provider == "offline"
+    assert "stand-in" in result.text
+
+
+@pytest.mark.parametrize(
+    ("llm", "kwargs", "match"),
+    [
+        (None, {"model": "other"}, r"may not choose the model.*helper.llm.allow_model_override"),
+        (None, {"provider": "offline"}, r"may not choose the provider"),
+        (
+            {"allow_model_override": True, "allowed_models": ["a"]},
+            {"model": "b"},
+            r"not in .*allowed_models \(a\)",
+        ),
+        (
+            {"allow_provider_override": "yes"},
+            {"provider": "offline"},
+            r"may not choose the provider",
+        ),
+    ],
+)
+def test_overrides_without_trust_are_refused(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    llm: dict[str, object] | None,
+    kwargs: dict[str, str],
+    match: str,
+) -> None:
+    pm = manager(tmp_path, monkeypatch, llm)
+    with pytest.raises(PluginLlmTrustError, match=match) as caught:
+        PluginLlm(pm, "helper").complete([{"role": "user", "content": "x"}], **kwargs)
+    assert isinstance(caught.value, PermissionError)
+
+
+def test_a_trusted_model_override_goes_to_the_active_provider(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pm = manager(tmp_path, monkeypatch, {"allow_model_override": True, "allowed_models": ["*"]})
+    model = ScriptedModel(text("ok"))
+    Session(pm, model)
+    result = PluginLlm(pm, "helper").complete([{"role": "user", "content": "x"}], model="Big-1")
+    assert (result.model, model.requests[0]["model"]) == ("Big-1", "Big-1")
+
+
+def test_a_trusted_provider_override_reaches_another_provider(
+    chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm = {
+        "allow_provider_override": True,
+        "allowed_providers": ["openai-compatible"],
+        "allow_model_override": True,
+    }
+    model_section = {"base_url": chat_server.base_url, "name": "configured"}
+    pm = manager(tmp_path, monkeypatch, llm, model=model_section)
+    chat_server.reply_text("from the server")
+    result = PluginLlm(pm, "helper").complete(
+        [{"role": "user", "content": "x"}], provider="OpenAI-Compatible", model="chosen"
+    )
+    assert (result.text, result.provider) == ("from the server", "openai-compatible")
+    assert chat_server.requests[0]["json"]["model"] == "chosen"
+
+
+def test_complete_structured_parses_json(
+    chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pm = manager(tmp_path, monkeypatch)
+    schema = {"type": "object", "properties": {"mood": {"type": "string"}}}
+    llm = PluginLlm(pm, "helper")
+    offline = llm.complete_structured("Rate the mood", ["I love it"], schema)
+    assert (offline.parsed, offline.content_type) == ({"mood": ""}, "json")
+
+    chat_server.reply_text('```json\n{"mood": "happy"}\n```')
+    remote = OpenAICompatibleModel(chat_server.base_url, "m")
+    Session(pm, remote)
+    image = {"type": "image", "data": b"\x89PNG", "mime_type": "image/png"}
+    result = llm.complete_structured("Rate the mood", ["I love it", image], json_schema=schema)
+    assert (result.parsed, result.content_type) == ({"mood": "happy"}, "json")
+    sent = chat_server.requests[0]["json"]
+    assert sent["response_format"]["json_schema"]["schema"] == schema
+    parts = sent["messages"][-1]["content"]
+    assert parts[1] == {"type": "text", "text": "I love it"}
+    assert parts[2]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert "JSON object" in sent["messages"][0]["content"]
+    remote.close()
+
+
+def test_complete_structured_checks_its_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm = PluginLlm(manager(tmp_path, monkeypatch), "helper")
+    with pytest.raises(ValueError, match="non-empty instructions"):
+        llm.complete_structured(" ", ["x"])
+    with pytest.raises(ValueError, match="at least one input block"):
+        llm.complete_structured("do", [])
+    with pytest.raises(ValueError, match="unknown input block"):
+        llm.complete_structured("do", [{"type": "video"}])
+    plain = llm.complete_structured("do", ["x"])
+    assert (plain.parsed, plain.content_type) == (None, "text")
+
+
+def test_policy_allowlists_ignore_case_and_accept_a_star() -> None:
+    policy = TrustPolicy.from_entry(
+        "p", {"llm": {"allow_model_override": True, "allowed_models": ["GPT-X", 3]}}
+    )
+    policy.check(None, "gpt-x")
+    assert policy.allowed_models == frozenset({"gpt-x"})
+    star = TrustPolicy.from_entry(
+        "p", {"llm": {"allow_provider_override": True, "allowed_providers": ["*"]}}
+    )
+    star.check("anything", None)
+    assert TrustPolicy.from_entry("p", {"llm": "yes"}) == TrustPolicy("p")
+
