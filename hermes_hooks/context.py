@@ -19,6 +19,7 @@ from hermes_hooks.registries import Handle
 if TYPE_CHECKING:
     from hermes_hooks.manager import PluginManager
     from hermes_hooks.manifest import PluginManifest
+    from hermes_hooks.models.plugin_llm import PluginLlm
 
 __all__ = ["PluginContext"]
 
@@ -206,6 +207,18 @@ class PluginContext:
         :returns: the tool's string result, or a JSON ``{"error": ...}`` object.
         """
         return self._manager.tools.dispatch(tool_name, args, **kwargs)
+
+    @property
+    def llm(self) -> PluginLlm:
+        """Model calls for this plugin on the host's active model: ``ctx.llm.complete(...)``.
+
+        Choosing another provider or model needs the operator's grant in
+        ``plugins.entries.<id>.llm`` (else ``PluginLlmTrustError``); see
+        :mod:`hermes_hooks.models.plugin_llm`.
+        """
+        from hermes_hooks.models.plugin_llm import PluginLlm
+
+        return PluginLlm(self._manager, self._plugin_id)
 
     # -- messages and settings -----------------------------------------------------------------
 

@@ -176,3 +176,28 @@ def test_policy_allowlists_ignore_case_and_accept_a_star() -> None:
     star.check("anything", None)
     assert TrustPolicy.from_entry("p", {"llm": "yes"}) == TrustPolicy("p")
 
+
+def test_ctx_llm_in_a_real_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    write_plugin(
+        home,
+        "summariser",
+        """
+        from hermes_hooks import PluginLlmTrustError
+
+        def register(ctx):
+            def summarise(raw_args):
+                answer = ctx.llm.complete([{"role": "user", "content": raw_args}])
+                try:
+                    ctx.llm.complete([{"role": "user", "content": "x"}], model="other")
+                except PluginLlmTrustError as exc:
+                    return f"{answer.text} / refused: {exc}"
+                return answer.text
+
+            ctx.register_command("summarise", summarise)
+        """,
+    )
+    write_config(home, ["summariser"])
+    session = Session(create_manager(home), ScriptedModel(text("short version")))
+    (reply,) = session.send("/summarise a long text")
+    assert reply.text.startswith("short version / refused: plugin 'summariser' may not choose")
