@@ -124,7 +124,12 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return debug
 
 
-@click.group(cls=HermesGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=HermesGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    invoke_without_command=True,
+    no_args_is_help=True,
+)
 @click.version_option(__version__, "--version", "-V", prog_name="hermes")
 @click.option(
     "--home",
@@ -141,17 +146,33 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     is_eager=True,
     help="Show tracebacks and plugin loading decisions.",
 )
+@click.option(
+    "-z",
+    "--oneshot",
+    metavar="PROMPT",
+    help="Run one agent turn on PROMPT, print the answer and exit.",
+)
+@click.option("--json", "as_json", is_flag=True, help="With -z: print the turn's events as JSON.")
 @click.pass_context
-def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
-    """Manage Hermes plugins and their hooks.
+def cli(
+    ctx: click.Context, home: Path | None, debug: bool, oneshot: str | None, as_json: bool
+) -> None:
+    """Manage Hermes plugins and their hooks, and run the agent.
 
     \b
     Examples:
+      hermes -z "Generate an image of a corgi in a spacesuit"
       hermes plugins list --all
       hermes plugins enable no-rm
       hermes hooks pre_tool_call
       hermes doctor
     """
+    if oneshot is not None:
+        from hermes_hooks.cli.agent import run_oneshot
+
+        run_oneshot(ctx, oneshot, as_json)
+    elif as_json and ctx.invoked_subcommand is None:
+        raise click.UsageError("--json here goes with -z PROMPT; commands have their own --json")
 
 
 def _register_commands() -> None:
@@ -159,6 +180,8 @@ def _register_commands() -> None:
     cli.add_lazy_command("hooks", "hermes_hooks.cli.hooks:hooks")
     cli.add_lazy_command("tools", "hermes_hooks.cli.hooks:tools")
     cli.add_lazy_command("doctor", "hermes_hooks.cli.doctor:doctor")
+    cli.add_lazy_command("chat", "hermes_hooks.cli.agent:chat")
+    cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")
 
 
 _register_commands()

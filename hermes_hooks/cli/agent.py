@@ -1,0 +1,190 @@
+"""Running the agent: ``hermes -z PROMPT``, ``hermes chat`` and ``hermes gateway replay``.
+
+Each builds a host on the chosen home: the host tools, then the enabled plugins, then the model
+``config.yaml`` names (``offline`` by default, so all three work with no key and no network).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, TYPE_CHECKING, Any
+
+import click
+
+from hermes_hooks.cli.common import echo_json, get_home
+
+if TYPE_CHECKING:
+    from hermes_hooks.host.gateway import DispatchOutcome
+    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.models import ModelProvider, ModelSettings
+
+__all__ = ["chat", "gateway", "run_oneshot"]
+
+
+def open_host(ctx: click.Context) -> tuple[PluginManager, ModelProvider, ModelSettings]:
+    """Return the manager (host tools first, then plugins), the model and its settings.
+
+    :raises ConfigError: ``config.yaml`` cannot be read, or its ``model:`` section is wrong.
+    """
+    from hermes_hooks.envfile import apply_env_file
+    from hermes_hooks.host.runtime import create_manager, load_model_settings
+    from hermes_hooks.models import create_model
+
+    home = get_home(ctx)
+    apply_env_file(home)
+    pm = create_manager(home)
+    settings = load_model_settings(pm)
+    return pm, create_model(settings), settings
+
+
+def _session_options(settings: ModelSettings) -> dict[str, Any]:
+    return {"max_retries": settings.max_retries, "retry_backoff": settings.retry_backoff}
+
+
+def run_oneshot(ctx: click.Context, prompt: str, as_json: bool) -> None:
+    """Run one turn on ``prompt`` (and the follow-ups plugins inject), print the answer.
+
+    Exits 1 when the turn failed. With ``as_json`` it prints the session's events (hooks
+    fired, model requests, tool calls) and the turns instead.
+    """
+    from hermes_hooks.host.approval import TerminalApprover
+    from hermes_hooks.host.records import TurnResult
+    from hermes_hooks.host.session import Session
+
+    pm, model, settings = open_host(ctx)
+    session = Session(
+        pm, model, approver=TerminalApprover(), record_events=as_json, **_session_options(settings)
+    )
+    try:
+        replies = session.send(prompt)
+    finally:
+        session.close("oneshot")
+        model.close()
+    turns = [reply for reply in replies if isinstance(reply, TurnResult)]
+    ok = not any(turn.failed for turn in turns)
+    if as_json:
+        echo_json(
+            {
+                "ok": ok,
+                "prompt": prompt,
+                "session_id": session.session_id,
+                "provider": model.provider,
+                "model": model.model,
+                "answer": replies[-1].text if replies else "",
+                "turns": [turn.to_dict() for turn in turns],
+                "events": session.events,
+            }
+        )
+    else:
+        for reply in replies:
+            click.echo(reply.text, err=isinstance(reply, TurnResult) and reply.failed)
+    if not ok:
+        ctx.exit(1)
+
+
+@click.command("chat")
+@click.pass_context
+def chat(ctx: click.Context) -> None:
+    """Talk with the agent: one line per turn, /help lists the commands, /exit ends.
+
+    Approvals are asked on the terminal; with no terminal they are denied.
+
+    \b
+    Examples:
+      hermes chat
+      printf 'run `ls`\\n/exit\\n' | hermes chat
+    """
+    from hermes_hooks.host.approval import TerminalApprover
+    from hermes_hooks.host.session import Session
+
+    pm, model, settings = open_host(ctx)
+    stdin: IO[str] = sys.stdin
+    approver = TerminalApprover(stdin=stdin)
+    session = Session(pm, model, approver=approver, **_session_options(settings))
+    interactive = stdin.isatty()
+    click.echo(f"hermes chat on {model.describe()}: /help lists the commands, /exit ends.")
+    reason = "exit"
+    try:
+        while True:
+            if interactive:
+                click.echo("> ", nl=False)
+            line = stdin.readline()
+            if not line:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            replies = session.send(text)
+            for reply in replies:
+                click.echo(reply.text)
+            if any(getattr(reply, "exit", False) for reply in replies):
+                break
+    except KeyboardInterrupt:
+        reason = "interrupted"
+        click.echo("")
+    finally:
+        session.close(reason)
+        model.close()
+
+
+@click.group("gateway")
+def gateway() -> None:
+    """Run the chat gateway: inbound messages, pre_gateway_dispatch, a session per sender.
+
+    \b
+    Example:
+      hermes gateway replay events.jsonl
+    """
+
+
+def _describe(index: int, outcome: DispatchOutcome) -> list[str]:
+    event = outcome.event
+    if event is None:
+        return [f"[{index}] invalid: {outcome.reason}"]
+    head = f"[{index}] {event.platform} {event.sender}: {outcome.text!r}"
+    if outcome.action == "skipped":
+        return [f"{head} -> skipped: {outcome.reason}"]
+    if outcome.rewritten:
+        head += " (rewritten by a plugin)"
+    lines = [f"{head} -> replied in {outcome.session_id}"]
+    for reply in outcome.replies:
+        lines.extend(f"    {line}" for line in (reply.splitlines() or [""]))
+    return lines
+
+
+@gateway.command("replay")
+@click.argument("events", type=click.File("r", encoding="utf-8"), metavar="EVENTS.jsonl")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per event.")
+@click.pass_context
+def replay(ctx: click.Context, events: IO[str], as_json: bool) -> None:
+    """Feed the gateway the messages of a JSON-lines file and show what happened to each.
+
+    Each line is an object with "text" and optionally "platform", "sender", "chat_id",
+    "message_id" and "internal". Exits 1 when a line is not a message event.
+
+    \b
+    Examples:
+      hermes gateway replay events.jsonl
+      echo '{"platform": "telegram", "sender": "ann", "text": "hi"}' | hermes gateway replay -
+    """
+    from hermes_hooks.host.gateway import Gateway
+
+    pm, model, settings = open_host(ctx)
+    hub = Gateway(pm, model, **_session_options(settings))
+    invalid = 0
+    try:
+        for index, outcome in enumerate(hub.replay(events), start=1):
+            invalid += outcome.action == "invalid"
+            if as_json:
+                click.echo(json.dumps(outcome.to_dict(), ensure_ascii=False, default=str))
+            else:
+                for line in _describe(index, outcome):
+                    click.echo(line)
+            sys.stdout.flush()
+    finally:
+        hub.shutdown()
+        model.close()
+    if invalid:
+        click.echo(f"Error: {invalid} line(s) are not message events", err=True)
+        ctx.exit(1)
