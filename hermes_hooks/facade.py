@@ -10,6 +10,7 @@ A hook with no implementations is not called at all.
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -29,7 +30,7 @@ from hermes_hooks.host.combine import (
 if TYPE_CHECKING:
     from hermes_hooks.manager import PluginManager
 
-__all__ = ["HookListener", "Hooks", "call_attributed"]
+__all__ = ["HookListener", "Hooks", "ShadowCache", "call_attributed"]
 
 HookListener = Callable[[str], None]
 """Told the name of every hook the facade fires, whether or not a plugin implements it."""
@@ -37,20 +38,47 @@ HookListener = Callable[[str], None]
 _ALLOW: Final = GatewayDecision()
 
 
-def _record(
-    function: Callable[..., object], owner: str, records: list[tuple[str, object]]
-) -> Callable[..., object]:
+class _Sink(threading.local):
+    """Where the recording copies of the implementations put results, per thread and call."""
+
+    records: list[tuple[str, object]] | None = None
+
+
+_sink = _Sink()
+
+ShadowCache = dict[str, tuple[tuple[tuple[object, object], ...], list[pluggy.HookImpl]]]
+"""Recording copies of a hook's implementations, kept while its implementations are the same."""
+
+
+def _recording(function: Callable[..., object], owner: str) -> Callable[..., object]:
     def recording(*args: object, **kwargs: object) -> object:
         result = function(*args, **kwargs)
-        if result is not None:
+        records = _sink.records
+        if result is not None and records is not None:
             records.append((owner, result))
         return result
 
     return recording
 
 
+def _shadows(impls: list[pluggy.HookImpl]) -> list[pluggy.HookImpl]:
+    shadows = []
+    for impl in impls:
+        if impl.wrapper or impl.hookwrapper:
+            shadows.append(impl)
+            continue
+        shadow = copy.copy(impl)
+        # HookImpl.function is Final for type checkers only; argnames stay the original's.
+        setattr(shadow, "function", _recording(impl.function, impl.plugin_name))  # noqa: B010
+        shadows.append(shadow)
+    return shadows
+
+
 def call_attributed(
-    pm: pluggy.PluginManager, name: str, kwargs: Mapping[str, object]
+    pm: pluggy.PluginManager,
+    name: str,
+    kwargs: Mapping[str, object],
+    cache: ShadowCache | None = None,
 ) -> list[tuple[str, object]]:
     """Call a collecting hook as pluggy does and say which plugin returned each result.
 
@@ -58,20 +86,28 @@ def call_attributed(
     monitoring are pluggy's); each non-wrapper implementation runs through a recording copy of
     its ``HookImpl``. The returned list is pluggy's result list, each value paired with the
     plugin that returned it, or :data:`UNATTRIBUTED` when a wrapper put it there.
+
+    :param cache: keeps the recording copies between calls while the implementations stay
+        the same (``Hooks`` passes one).
     """
     caller: pluggy.HookCaller = getattr(pm.hook, name)
+    impls = caller.get_hookimpls()
+    key = tuple((impl, impl.function) for impl in impls)
+    cached = cache.get(name) if cache is not None else None
+    if cached is not None and cached[0] == key:
+        shadows = cached[1]
+    else:
+        shadows = _shadows(impls)
+        if cache is not None:
+            cache[name] = (key, shadows)
+    previous = _sink.records
     records: list[tuple[str, object]] = []
-    impls = []
-    for impl in caller.get_hookimpls():
-        if impl.wrapper or impl.hookwrapper:
-            impls.append(impl)
-            continue
-        shadow = copy.copy(impl)
-        # HookImpl.function is Final for type checkers only; argnames stay the original's.
-        setattr(shadow, "function", _record(impl.function, impl.plugin_name, records))  # noqa: B010
-        impls.append(shadow)
-    # PluginManager._hookexec is what every HookCaller calls (pluggy 0.x to 1.x).
-    raw = pm._hookexec(name, impls, kwargs, False)
+    _sink.records = records
+    try:
+        # PluginManager._hookexec is what every HookCaller calls (pluggy 0.x to 1.x).
+        raw = pm._hookexec(name, shadows, kwargs, False)
+    finally:
+        _sink.records = previous
     values = raw if isinstance(raw, list) else []
     if len(values) == len(records) and all(
         v is r for v, (_, r) in zip(values, records, strict=True)
@@ -100,6 +136,7 @@ class Hooks:
     def __init__(self, pm: PluginManager, *, listener: HookListener | None = None) -> None:
         self.pm = pm
         self.listener = listener
+        self._shadows: ShadowCache = {}
 
     def _caller(self, name: str) -> pluggy.HookCaller | None:
         if self.listener is not None:
@@ -139,7 +176,8 @@ class Hooks:
             "api_request_id": api_request_id,
             "middleware_trace": middleware_trace if middleware_trace is not None else [],
         }
-        return combine_tool_decisions(args, call_attributed(self.pm, "pre_tool_call", kwargs))
+        results = call_attributed(self.pm, "pre_tool_call", kwargs, self._shadows)
+        return combine_tool_decisions(args, results)
 
     def post_tool_call(
         self,

@@ -286,3 +286,36 @@ def test_attribution_keeps_pluggy_order_with_tryfirst_and_trylast(pm: PluginMana
     assert [value for _, value in pairs] == raw
     assert [owner for owner, _ in pairs] == ["first", "middle", "last"]
     assert isinstance(pm, pluggy.PluginManager)
+
+
+def test_the_recording_copies_follow_registration_changes(pm: PluginManager) -> None:
+    hooks = Hooks(pm)
+    pm.register(Returns({"action": "approve"}), name="first")
+    assert hooks.pre_tool_call(tool_name="t", args={}).plugin == "first"
+    blocker = Returns({"action": "block", "message": "no"})
+    pm.register(blocker, name="second")
+    assert hooks.pre_tool_call(tool_name="t", args={}).plugin == "second"
+    pm.unregister(blocker)
+    assert hooks.pre_tool_call(tool_name="t", args={}).plugin == "first"
+
+
+def test_a_nested_call_keeps_each_calls_results_apart(pm: PluginManager) -> None:
+    hooks = Hooks(pm)
+    inner: list[ToolDecision] = []
+
+    class Nested:
+        @hookimpl
+        def pre_tool_call(self, tool_name: str) -> dict[str, Any] | None:
+            if tool_name == "outer":
+                inner.append(hooks.pre_tool_call(tool_name="inner", args={}))
+                return {"action": "modify", "args": {"from": "nested"}}
+            return {"action": "block", "message": "inner blocked"}
+
+    pm.register(Nested(), name="nested")
+    outer = hooks.pre_tool_call(tool_name="outer", args={})
+    assert (outer.action, outer.modified_by, outer.args) == (
+        "allow",
+        ("nested",),
+        {"from": "nested"},
+    )
+    assert (inner[0].action, inner[0].plugin) == ("block", "nested")
