@@ -17,6 +17,7 @@ from host_helpers import (
 
 from hermes_hooks.host import Gateway, MessageEvent, create_manager
 from hermes_hooks.manager import PluginManager
+from hermes_hooks.models import get_active_model
 
 POLICY = """
 from hermes_hooks import hookimpl
@@ -112,13 +113,16 @@ def test_new_on_the_gateway_reports_old_and_new_ids(pm: PluginManager) -> None:
 
 
 def test_shutdown_finalizes_every_session(pm: PluginManager) -> None:
-    hub = Gateway(pm, ScriptedModel())
+    model = ScriptedModel()
+    hub = Gateway(pm, model)
+    assert get_active_model(pm) is model  # ctx.llm runs on the gateway's model
     hub.dispatch(MessageEvent("hi", sender="ann"))
     hub.dispatch(MessageEvent("hi", sender="bob"))
     hub.shutdown()
     finals = [kw for n, kw in recorded(pm) if n == "on_session_finalize"]
     assert [kw["reason"] for kw in finals] == ["shutdown", "shutdown"]
     assert hub.sessions.keys() == []
+    assert get_active_model(pm) is None
 
 
 def test_gateway_approvals_are_denied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,7 @@ import attrs
 from hermes_hooks.facade import Hooks
 from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.session import Session
+from hermes_hooks.models import get_active_model, set_active_model
 
 if TYPE_CHECKING:
     from hermes_hooks.manager import PluginManager
@@ -188,6 +189,7 @@ class Gateway:
         self.approver = approver or deny_all
         self.sessions = SessionStore(self._new_session)
         self._options = session_options
+        set_active_model(pm, model)  # what ctx.llm runs on while the gateway is up
 
     def _new_session(self, key: str, event: MessageEvent) -> Session:
         return Session(
@@ -234,6 +236,8 @@ class Gateway:
     def shutdown(self, reason: str = "shutdown") -> None:
         """Close every session; ``on_session_finalize`` fires for each."""
         self.sessions.close_all(reason)
+        if get_active_model(self.pm) is self.model:
+            set_active_model(self.pm, None)
 
 
 def read_events(lines: Iterable[str]) -> Iterator[tuple[int, MessageEvent | str]]:
