@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from PIL import Image
 
 from hermes_hooks.cli.main import cli
 
@@ -118,3 +122,28 @@ def test_a_configured_provider_that_is_gone_is_reported(home: Path) -> None:
     assert result.exit_code == 0
     assert "image_gen.provider is 'gone', but no loaded plugin registered" in result.output
     assert "* serves image_generate" not in result.output
+
+
+def test_hermes_z_on_a_fresh_home_writes_a_png_and_prints_its_path(tmp_path: Path) -> None:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("HERMES_", "OPENAI_"))
+    }
+    home = tmp_path / "fresh-home"
+    env.update(HOME=str(tmp_path), HERMES_HOME=str(home))
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_hooks", "-z", "Generate an image of a corgi in a spacesuit"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (png,) = (home / "cache" / "images").glob("*.png")
+    assert str(png) in done.stdout
+    assert "not a generative model" in done.stdout
+    with Image.open(png) as image:
+        assert (image.format, image.size) == ("PNG", (1536, 1024))
