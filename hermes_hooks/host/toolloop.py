@@ -102,7 +102,8 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
                 tool_call_id=call.id,
             )
             choice = ask_approval(hooks, session.approver, request)
-            if choice == "session":
+            if choice in ("session", "always"):
+                # "always" is kept for this session only: the reference host persists nothing.
                 session.approved_rules.add(pattern)
             if choice in APPROVING_CHOICES:
                 action = "allow"
