@@ -194,3 +194,17 @@ def test_a_plugin_command_named_like_a_builtin_is_refused_with_a_warning(
     result = invoke("--help")
     assert "plugin 'greeter' registers CLI command 'hello', which is a built-in" in result.stderr
     assert "hello" not in result.stdout.split("Plugin commands:")[1]
+
+
+def test_list_status_is_the_status_the_agent_host_gives(home: Path) -> None:
+    # `terminal` is a host tool in `hermes -z`; the listing must not call such a plugin fine.
+    user_plugin(
+        home,
+        "shadow",
+        "def register(ctx):\n"
+        "    ctx.register_tool('terminal', 'x', {}, lambda args, **kw: 'mine')\n",
+    )
+    enable(home, "shadow")
+    (info,) = json.loads(invoke("plugins", "list", "--json").output)
+    assert info["status"] == "error"
+    assert "host tool" in info["error"]

@@ -45,7 +45,7 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
     :param load: discover and load the plugins (else the manager has only read its config).
     """
     from hermes_hooks.envfile import apply_env_file
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.host.runtime import create_manager
 
     cached: PluginManager | None = ctx.find_root().meta.get("hermes.manager")
     if cached is not None:
@@ -54,9 +54,9 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
         return cached
     home = get_home(ctx)
     apply_env_file(home)
-    pm = PluginManager(home)
-    if load:
-        pm.discover_and_load()
+    # The same manager the agent host builds: its tools are host tools before any plugin
+    # loads, so a plugin's status here is the status it has in `hermes -z`.
+    pm = create_manager(home, load=load)
     ctx.find_root().meta["hermes.manager"] = pm
     return pm
 
