@@ -6,6 +6,7 @@ __all__ = [
     "ConfigError",
     "HermesHooksError",
     "HookResultError",
+    "HookTimeoutError",
     "InstallError",
     "ManifestError",
     "PluginLlmTrustError",
@@ -87,6 +88,15 @@ class HookResultError(HermesHooksError, TypeError):
     """A hook implementation returned a value that does not fit its hook's contract.
 
     Raised only in strict mode; otherwise the value is logged and treated as ``None``.
+    """
+
+
+class HookTimeoutError(HermesHooksError, TimeoutError):
+    """A hook implementation did not finish within ``plugins.hook_callback_timeout``.
+
+    Also raised for a call skipped because the implementation timed out a moment ago or still
+    has workers running. Raised only in strict mode; otherwise the hook's policy applies (the
+    implementation is skipped, or ``pre_tool_call`` blocks).
     """
 
 
