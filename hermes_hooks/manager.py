@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import difflib
 import importlib
 import inspect
@@ -47,7 +48,7 @@ from hermes_hooks.markers import PROJECT_NAME
 from hermes_hooks.skills import SkillRegistry
 from hermes_hooks.tools import ToolRegistry
 
-__all__ = ["PluginInfo", "PluginManager", "Status"]
+__all__ = ["FailureCount", "PluginInfo", "PluginManager", "Status"]
 
 logger = logging.getLogger("hermes_hooks")
 
@@ -104,6 +105,26 @@ class PluginInfo:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.asdict(self).items()}
 
 
+@attrs.frozen
+class FailureCount:
+    """How often a plugin's code failed (hooks, tool and command handlers), and the last time."""
+
+    count: int = 0
+    last: str | None = None
+
+
+_MAX_LOGGED_FAILURES: Final = 1024
+"""Distinct failures remembered (to log each once), and plugins counted without a record."""
+_MAX_MESSAGE_CHARS: Final = 1000
+
+
+def _clip(message: str) -> str:
+    """Bound a failure message kept on a status: a plugin's exception text can be any size."""
+    if len(message) <= _MAX_MESSAGE_CHARS:
+        return message
+    return message[:_MAX_MESSAGE_CHARS] + "… [truncated]"
+
+
 @attrs.define(eq=False)
 class _Record:
     """The manager's mutable state for one plugin."""
@@ -158,7 +179,11 @@ class PluginManager(pluggy.PluginManager):
         self._records: dict[str, _Record] = {}
         self._discovered = False
         self._lock = threading.RLock()
-        self._logged_failures: set[tuple[str, str, str]] = set()
+        self._failures_lock = threading.Lock()
+        self._logged_failures: collections.OrderedDict[tuple[str, str, str], None] = (
+            collections.OrderedDict()
+        )
+        self._other_failures: collections.OrderedDict[str, FailureCount] = collections.OrderedDict()
         self._warned_unknown: set[tuple[str, str]] = set()
         self._contracts: dict[str, tuple[HookContract, bool]] = {}
         self.add_hookspecs(hookspecs)
@@ -248,14 +273,16 @@ class PluginManager(pluggy.PluginManager):
     def _report_failure(
         self, plugin_key: str, hook_name: str, message: str, exc: BaseException | None
     ) -> None:
-        record = self._records.get(plugin_key)
-        if record is not None:
-            record.hook_errors += 1
-            record.last_hook_error = f"{hook_name}: {message}"
+        message = _clip(message)
+        self.count_failure(plugin_key, hook_name, message)
         fingerprint = (plugin_key, hook_name, message)
-        if fingerprint in self._logged_failures:
-            return
-        self._logged_failures.add(fingerprint)
+        with self._failures_lock:
+            if fingerprint in self._logged_failures:
+                return
+            # Bounded: messages that vary (ids, timestamps) must not grow it without end.
+            self._logged_failures[fingerprint] = None
+            if len(self._logged_failures) > _MAX_LOGGED_FAILURES:
+                self._logged_failures.popitem(last=False)
         logger.warning(
             "plugin %r failed in hook %r: %s",
             plugin_key,
@@ -263,6 +290,39 @@ class PluginManager(pluggy.PluginManager):
             message,
             exc_info=exc if exc is not None and logger.isEnabledFor(logging.DEBUG) else None,
         )
+
+    def count_failure(self, plugin_key: str, where: str, message: str) -> None:
+        """Count one failure of plugin ``plugin_key``'s code on its status, without logging it.
+
+        For a discovered plugin it shows in ``PluginInfo.hook_errors``/``last_hook_error``;
+        for an object the host registered itself (``pm.register(obj, name=...)``), in
+        :meth:`get_failures`.
+
+        :param where: the hook, or ``tool 'name'`` / ``command '/name'`` for a handler.
+        """
+        last = f"{where}: {_clip(message)}"
+        with self._failures_lock:
+            record = self._records.get(plugin_key)
+            if record is not None:
+                record.hook_errors += 1
+                record.last_hook_error = last
+                return
+            count = self._other_failures.pop(plugin_key, FailureCount()).count
+            self._other_failures[plugin_key] = FailureCount(count + 1, last)
+            if len(self._other_failures) > _MAX_LOGGED_FAILURES:
+                self._other_failures.popitem(last=False)
+
+    def get_failures(self, name: str) -> FailureCount:
+        """Return how often plugin ``name``'s code failed, and the last failure.
+
+        Works for discovered plugins and for objects registered directly with
+        ``pm.register(obj, name=...)``.
+        """
+        with self._failures_lock:
+            record = self._records.get(name)
+            if record is not None:
+                return FailureCount(record.hook_errors, record.last_hook_error)
+            return self._other_failures.get(name, FailureCount())
 
     def _add_hook_callback(
         self, plugin_key: str, hook_name: str, callback: Callable[..., Any]
