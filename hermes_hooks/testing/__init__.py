@@ -1,0 +1,268 @@
+"""The pytest plugin for Hermes plugin authors: a throw-away home, your plugins, a scripted turn.
+
+Installed with hermes-hooks and loaded by pytest through the ``pytest11`` entry point, so the
+fixtures are there in every test run; ``pytest_plugins = ["hermes_hooks.testing"]`` in a test
+module does the same (loading it twice is harmless). Loading it imports nothing but this
+module: each fixture imports what it needs when a test asks for it.
+
+========================  =================================================================
+``hermes_home``           a temporary ``HERMES_HOME`` (empty config, no ``HERMES_*`` leaking)
+``hermes_plugin_dir``     writes (or copies) a plugin folder into it, enabled
+``hermes_pm``             a strict ``PluginManager`` on it, host tools registered, loaded
+``hermes_hook_recorder``  every hook call: arguments, each plugin's result, the combined one
+``hermes_session``        a host ``Session`` whose model follows a script
+``hermes_cli``            ``hermes ARGS`` run in process on the home
+``hermes_run``            ``hermes -z PROMPT`` run in process on the home
+========================  =================================================================
+
+``@pytest.mark.hermes(bundled=True, entry_points=True, strict=False,
+allow_unknown_hooks=True)`` changes how the home and the manager are built; see
+docs/reference/fixtures.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import pytest
+
+if TYPE_CHECKING:
+    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.models.scripted import (
+        ScriptedModel,
+        ScriptedRequest,
+        ScriptedToolCall,
+        ScriptMismatchError,
+        tool_call,
+    )
+    from hermes_hooks.testing.cli import CliOutcome
+    from hermes_hooks.testing.home import HermesHome
+    from hermes_hooks.testing.recorder import HookCall, HookCalls, HookRecorder, ImplResult
+    from hermes_hooks.testing.session import ScriptedSession, ScriptedTurn
+
+__all__ = [
+    "MARKER",
+    "CliOutcome",
+    "HermesHome",
+    "HookCall",
+    "HookCalls",
+    "HookRecorder",
+    "ImplResult",
+    "ScriptMismatchError",
+    "ScriptedModel",
+    "ScriptedRequest",
+    "ScriptedSession",
+    "ScriptedToolCall",
+    "ScriptedTurn",
+    "tool_call",
+]
+
+MARKER: Final = "hermes"
+"""``@pytest.mark.hermes(...)``: options of the fixtures for one test."""
+
+_DEFAULTS: Final[dict[str, bool]] = {
+    "bundled": False,
+    "entry_points": False,
+    "strict": True,
+    "allow_unknown_hooks": False,
+}
+
+_LAZY: Final[dict[str, str]] = {
+    "CliOutcome": "hermes_hooks.testing.cli",
+    "HermesHome": "hermes_hooks.testing.home",
+    "HookCall": "hermes_hooks.testing.recorder",
+    "HookCalls": "hermes_hooks.testing.recorder",
+    "HookRecorder": "hermes_hooks.testing.recorder",
+    "ImplResult": "hermes_hooks.testing.recorder",
+    "ScriptMismatchError": "hermes_hooks.models.scripted",
+    "ScriptedModel": "hermes_hooks.models.scripted",
+    "ScriptedRequest": "hermes_hooks.models.scripted",
+    "ScriptedSession": "hermes_hooks.testing.session",
+    "ScriptedToolCall": "hermes_hooks.models.scripted",
+    "ScriptedTurn": "hermes_hooks.testing.session",
+    "tool_call": "hermes_hooks.models.scripted",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # No __dir__: pytest looks at every name dir() lists when it collects fixtures, and that
+    # must not import the heavy modules behind these names.
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'hermes_hooks.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Declare the ``hermes`` marker (so ``--strict-markers`` accepts it)."""
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(bundled=False, entry_points=False, strict=True, allow_unknown_hooks=False): "
+        "how the hermes_* fixtures build the home and the plugin manager of this test",
+    )
+
+
+def _options(request: pytest.FixtureRequest) -> dict[str, bool]:
+    """Return the fixture options of this test: the defaults, then its ``hermes`` markers."""
+    __tracebackhide__ = True
+    options = dict(_DEFAULTS)
+    # Closest last: a marker on the function beats one on its class or module.
+    for marker in reversed(list(request.node.iter_markers(MARKER))):
+        if marker.args:
+            raise pytest.UsageError(
+                f"@pytest.mark.{MARKER} takes keyword arguments only "
+                f"({', '.join(_DEFAULTS)}), found {marker.args!r}"
+            )
+        for key, value in marker.kwargs.items():
+            if key not in _DEFAULTS:
+                import difflib
+
+                close = difflib.get_close_matches(key, list(_DEFAULTS), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise pytest.UsageError(
+                    f"@pytest.mark.{MARKER} has no option {key!r}{hint} "
+                    f"(options: {', '.join(_DEFAULTS)})"
+                )
+            options[key] = bool(value)
+    return options
+
+
+@pytest.fixture
+def hermes_home(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> HermesHome:
+    """A temporary ``HERMES_HOME`` with an empty ``config.yaml``, set for this test only.
+
+    Every ``HERMES_*`` variable of the outer environment is removed, and the bundled plugins
+    are hidden unless the test is marked ``@pytest.mark.hermes(bundled=True)``. Returns a
+    ``HermesHome``: ``.path``, ``.plugins_dir``, ``.workdir`` (where sessions and commands
+    run), ``.config``, ``.enable(*keys)``, ``.disable(*keys)``,
+    ``.configure_plugin(key, settings=...)``, ``.write_config(mapping)``, ``.add_plugin(...)``.
+    """
+    from hermes_hooks.testing.home import HermesHome
+
+    options = _options(request)
+    for name in [n for n in os.environ if n.startswith("HERMES_")]:
+        monkeypatch.delenv(name)
+    path = tmp_path / "hermes-home"
+    monkeypatch.setenv("HERMES_HOME", str(path))
+    if not options["bundled"]:
+        hidden = tmp_path / "hermes-no-bundled-plugins"
+        hidden.mkdir()
+        monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(hidden))
+    return HermesHome(path, workdir=tmp_path / "hermes-work", bundled=options["bundled"])
+
+
+@pytest.fixture
+def hermes_plugin_dir(hermes_home: HermesHome) -> Callable[..., Path]:
+    """Write a plugin folder into the test's home, enable it, and return its path.
+
+    ``hermes_plugin_dir("no-rm", CODE)`` writes ``__init__.py`` (dedented) and a
+    ``plugin.yaml``; ``hermes_plugin_dir("no-rm", {"plugin.yaml": ..., "__init__.py": ...})``
+    writes those files; ``hermes_plugin_dir(Path("no_rm"))`` copies your plugin's folder (keyed
+    by its manifest's name). Keywords: ``key=``, ``manifest=`` (text, or fields to add),
+    ``files=``, ``enabled=False``. A manager ``hermes_pm`` built already is reloaded.
+    """
+    return hermes_home.add_plugin
+
+
+@pytest.fixture
+def hermes_pm(request: pytest.FixtureRequest, hermes_home: HermesHome) -> Iterator[PluginManager]:
+    """A strict ``PluginManager`` on the test's home: host tools, then its plugins, loaded.
+
+    Strict: a plugin that fails to load, or whose hook raises, raises (with the plugin's
+    key); a plugin implementing a hook name that does not exist fails the test, with the
+    closest names. Only the plugins of the home load: bundled ones with
+    ``@pytest.mark.hermes(bundled=True)``, pip-installed ones with ``entry_points=True``;
+    ``strict=False`` isolates failures as a host does. Changes made through ``hermes_home``
+    or ``hermes_plugin_dir`` afterwards reload it. Unloaded at tear-down.
+    """
+    from hermes_hooks.testing._harness import build_manager, reload_manager
+
+    __tracebackhide__ = True
+    options = _options(request)
+    pm = build_manager(hermes_home.path, options)
+    stop = hermes_home.on_change(lambda: reload_manager(pm, options))
+    try:
+        yield pm
+    finally:
+        stop()
+        pm.unload_all()
+
+
+@pytest.fixture
+def hermes_hook_recorder(hermes_pm: PluginManager) -> Iterator[HookRecorder]:
+    """Records every hook call of ``hermes_pm``: arguments, each plugin's result, the outcome.
+
+    ``calls(name)``, ``last(name)``, ``assert_called(name, **subset)``,
+    ``assert_not_called(name)``, ``names()`` (every hook fired, in order, implemented or
+    not), ``since(n)``, ``clear()``. Each ``HookCall`` has ``name``, ``kwargs`` (also
+    ``call["tool_name"]``), ``impl_results`` (plugin, value), ``result`` (what pluggy
+    returned) and ``error``.
+    """
+    from hermes_hooks.testing.recorder import HookRecorder
+
+    recorder = HookRecorder(hermes_pm)
+    try:
+        yield recorder
+    finally:
+        recorder.close()
+
+
+@pytest.fixture
+def hermes_session(
+    hermes_pm: PluginManager, hermes_hook_recorder: HookRecorder, hermes_home: HermesHome
+) -> Iterator[ScriptedSession]:
+    """A reference-host ``Session`` on ``hermes_pm`` whose model answers from a script.
+
+    ``hermes_session.run("text", script=[tool_call("terminal", command="ls"), "answer"])``
+    runs one turn and returns ``.text``, ``.tool_calls``, ``.tool_results``, ``.hooks`` (this
+    turn's calls), ``.hook_names``, ``.requests`` and ``.recorder``. Steps the model never
+    reaches, or a request past the end of the script, fail with the script shown next to the
+    requests; a hook that raised during the turn is raised again. Tools run in
+    ``hermes_home.workdir``; approvals are denied unless ``hermes_session.approver`` is set.
+    """
+    from hermes_hooks.testing.session import ScriptedSession
+
+    session = ScriptedSession(hermes_pm, hermes_hook_recorder, workdir=hermes_home.workdir)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@pytest.fixture
+def hermes_cli(hermes_home: HermesHome) -> Callable[..., CliOutcome]:
+    """Run the ``hermes`` command in process on the test's home: ``hermes_cli("plugins", "list")``.
+
+    Returns ``exit_code``, ``stdout``, ``stderr``, ``output`` and ``json``; ``str(outcome)``
+    shows all of it, for assertion messages. Runs in ``hermes_home.workdir``; the environment
+    and plugin modules are restored afterwards. ``input=`` feeds standard input.
+    """
+
+    def hermes(*args: str, input: str | None = None) -> CliOutcome:
+        from hermes_hooks.testing.cli import run_hermes
+
+        return run_hermes(args, home=hermes_home.path, cwd=hermes_home.workdir, input=input)
+
+    return hermes
+
+
+@pytest.fixture
+def hermes_run(hermes_cli: Callable[..., CliOutcome]) -> Callable[..., CliOutcome]:
+    """Run ``hermes -z PROMPT`` (one agent turn) in process on the test's home.
+
+    ``hermes_run("run `rm -rf build`")``; more arguments follow, e.g. ``"--json"``. The model
+    is the one ``config.yaml`` names: ``offline`` (deterministic, no network) by default.
+    """
+
+    def run(prompt: str, *args: str, input: str | None = None) -> CliOutcome:
+        return hermes_cli("-z", prompt, *args, input=input)
+
+    return run
