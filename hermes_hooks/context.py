@@ -7,13 +7,16 @@ is listed on the plugin's status and removed again when the plugin fails or is u
 from __future__ import annotations
 
 import argparse
+import asyncio
+import functools
+import inspect
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from hermes_hooks.errors import RegistrationError
+from hermes_hooks.errors import PluginExitError, RegistrationError
 from hermes_hooks.registries import Handle
 
 if TYPE_CHECKING:
@@ -28,6 +31,8 @@ logger = logging.getLogger(__name__)
 _MISSING: Final = object()
 _SETTING_SEGMENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _RESERVED_ROOTS: Final = frozenset({"model", "plugins", "security", "settings"})
+# Never turned into a failed call: the person pressed Ctrl-C, or the task is being cancelled.
+_PASS_THROUGH: Final = (KeyboardInterrupt, asyncio.CancelledError)
 
 
 class PluginContext:
@@ -50,9 +55,95 @@ class PluginContext:
         self._plugin_id = plugin_id
         self.manifest = manifest
         self.path = path
+        self._revoked = False
 
     def __repr__(self) -> str:
-        return f"<PluginContext {self._plugin_id!r}>"
+        state = " (revoked)" if self._revoked else ""
+        return f"<PluginContext {self._plugin_id!r}{state}>"
+
+    # -- life cycle -----------------------------------------------------------------------------
+
+    def revoke(self) -> None:
+        """End this context: every later ``register_*`` call through it is refused.
+
+        The manager calls it when the plugin fails to load or is unloaded, so that a plugin
+        keeping its ``ctx`` (in a thread, a closure, a hook) cannot register again through it,
+        and ``inject_message`` through it returns ``False``.
+        """
+        self._revoked = True
+
+    @property
+    def is_active(self) -> bool:
+        """Whether registrations through this context are still accepted."""
+        return not self._revoked
+
+    def _check_active(self, what: str, name: object) -> None:
+        if self._revoked:
+            raise RegistrationError(
+                f"plugin {self._plugin_id!r} is not enabled (it failed to load or was "
+                f"unloaded): its {what} {name!r} is refused"
+            )
+
+    def _guard_handler(
+        self, where: str, handler: Callable[..., Any], *, wants_str: bool = False
+    ) -> Callable[..., Any]:
+        """Wrap a handler so that its failures count on this plugin and never stop the host.
+
+        An ``Exception`` is counted and raised again for the caller to report (the tool
+        registry and slash commands turn it into an error reply); ``SystemExit`` and other
+        ``BaseException``s are counted and raised as :class:`PluginExitError`. With
+        ``wants_str``, a result that is not a string is counted too (the caller refuses it).
+        Coroutines are guarded when they are awaited.
+        """
+        manager, key = self._manager, self._plugin_id
+
+        def failed(exc: BaseException) -> BaseException:
+            text = str(exc)
+            manager.count_failure(
+                key, where, f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+            )
+            if isinstance(exc, Exception):
+                return exc
+            return PluginExitError(
+                f"plugin {key!r}: {where} raised {type(exc).__name__}({text}); "
+                f"the host keeps running"
+            )
+
+        def check(result: object) -> object:
+            if wants_str and not isinstance(result, str):
+                manager.count_failure(
+                    key, where, f"returned {type(result).__name__}, expected a string"
+                )
+            return result
+
+        async def awaited(pending: Any) -> object:
+            try:
+                result = await pending
+            except _PASS_THROUGH:
+                raise
+            except BaseException as exc:
+                error = failed(exc)
+                if error is exc:
+                    raise
+                raise error from exc
+            return check(result)
+
+        @functools.wraps(handler)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = handler(*args, **kwargs)
+            except _PASS_THROUGH:
+                raise
+            except BaseException as exc:
+                error = failed(exc)
+                if error is exc:
+                    raise
+                raise error from exc
+            if inspect.isawaitable(result):
+                return awaited(result)
+            return check(result)
+
+        return guarded
 
     @property
     def plugin_id(self) -> str:
@@ -76,6 +167,7 @@ class PluginContext:
         :raises RegistrationError: ``callback`` is not callable, or it requires an argument
             the hook does not pass.
         """
+        self._check_active("hook", hook_name)
         if not isinstance(hook_name, str) or not hook_name:
             raise RegistrationError(
                 f"plugin {self._plugin_id!r}: hook name must be a non-empty string, "
@@ -105,11 +197,22 @@ class PluginContext:
     ) -> Handle:
         """Register a tool the model may call: ``handler(args: dict, **kwargs) -> str``.
 
+        A handler or ``check_fn`` that raises, or a handler result that is not a string, counts
+        on this plugin's status (``hook_errors``, ``last_hook_error``); ``SystemExit`` from them
+        is raised as :class:`~hermes_hooks.errors.PluginExitError`, so the call fails, not the
+        host.
+
         :param override: ask to replace a host tool of the same name; the operator must also
             grant it with ``plugins.entries.<id>.allow_tool_override: true``.
         :raises PluginToolOverrideError: a host tool name without both permissions.
-        :raises RegistrationError: the name belongs to another plugin, or an argument is bad.
+        :raises RegistrationError: the name belongs to another plugin, an argument is bad, or
+            the plugin failed to load or was unloaded (every ``register_*`` call refuses then).
         """
+        self._check_active("tool", name)
+        if callable(handler):
+            handler = self._guard_handler(f"tool {name!r}", handler, wants_str=True)
+        if callable(check_fn):
+            check_fn = self._guard_handler(f"tool {name!r} check_fn", check_fn)
         return self._manager.tools.register_tool(
             name,
             toolset,
@@ -134,10 +237,14 @@ class PluginContext:
     ) -> Handle:
         """Register a slash command ``/name``; ``handler(raw_args: str)`` returns the reply.
 
-        The name is lower-cased, a leading ``/`` dropped and spaces turned into ``-``.
+        The name is lower-cased, a leading ``/`` dropped and spaces turned into ``-``. A handler
+        that raises counts on this plugin's status, as for tools.
 
         :raises RegistrationError: the name is invalid, a host built-in or another plugin's.
         """
+        self._check_active("slash command", name)
+        if callable(handler):
+            handler = self._guard_handler(f"command '/{name}'", handler)
         return self._manager.commands.register_command(
             name,
             handler,
@@ -159,6 +266,7 @@ class PluginContext:
 
         :raises RegistrationError: the name is invalid, a built-in command or another plugin's.
         """
+        self._check_active("CLI command", name)
         return self._manager.cli_commands.register_cli_command(
             name, help, setup_fn, handler_fn, description=description, owner=self._plugin_id
         )
@@ -177,6 +285,7 @@ class PluginContext:
         :raises RegistrationError: the path leaves the plugin folder, or does not exist
             (:class:`~hermes_hooks.skills.SkillNotFoundError`, also a ``FileNotFoundError``).
         """
+        self._check_active("skill", name)
         return self._manager.skills.register_skill(
             self.manifest.name,
             name,
@@ -197,6 +306,7 @@ class PluginContext:
         :raises RegistrationError: ``provider`` is not an
             :class:`~hermes_hooks.image_gen.ImageGenProvider` instance, or its name is invalid.
         """
+        self._check_active("image provider", getattr(provider, "name", provider))
         return self._manager.image_gen.register_provider(provider, owner=self._plugin_id)
 
     def dispatch_tool(
@@ -230,9 +340,12 @@ class PluginContext:
         The host's ``pm.message_sink(content, role)`` receives it.
 
         :param session_key: accepted for Hermes compatibility (gateway sessions); unused.
-        :returns: ``False`` when no session is running or the sink fails, else what the sink
-            answers.
+        :returns: ``False`` when no session is running, the sink fails or the plugin was
+            unloaded, else what the sink answers.
         """
+        if self._revoked:
+            logger.debug("plugin %r: inject_message through a revoked context", self._plugin_id)
+            return False
         sink = self._manager.message_sink
         if sink is None:
             logger.debug("plugin %r: inject_message with no running session", self._plugin_id)

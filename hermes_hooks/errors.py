@@ -9,6 +9,7 @@ __all__ = [
     "HookTimeoutError",
     "InstallError",
     "ManifestError",
+    "PluginExitError",
     "PluginLlmTrustError",
     "PluginLoadError",
     "PluginNotFoundError",
@@ -97,6 +98,14 @@ class HookTimeoutError(HermesHooksError, TimeoutError):
     Also raised for a call skipped because the implementation timed out a moment ago or still
     has workers running. Raised only in strict mode; otherwise the hook's policy applies (the
     implementation is skipped, or ``pre_tool_call`` blocks).
+    """
+
+
+class PluginExitError(HermesHooksError, RuntimeError):
+    """A plugin's tool or command handler raised ``SystemExit`` (or another non-``Exception``).
+
+    Raised in its place, from it, so that the host reports a failed call and keeps running;
+    only ``KeyboardInterrupt`` and task cancellation go through as they are.
     """
 
 
