@@ -520,6 +520,8 @@ class PluginManager(pluggy.PluginManager):
         # Only the module this plugin was imported as: another plugin may share its slug.
         if record.candidate.path is not None and record.module is not None:
             evict_modules(record.module.__name__)
+        if record.context is not None:
+            record.context.revoke()  # a plugin keeping its ctx must not register through it
         record.holder = None
         record.module = None
         record.context = None
