@@ -1,19 +1,43 @@
-"""Run a coroutine to completion from synchronous code, inside or outside a running loop."""
+"""Awaitables from synchronous code, and hook calls from asynchronous code.
+
+- :func:`resolve` gives the result of an awaitable to a sync caller: with no running loop in
+  the thread it runs to completion here; inside a running loop it runs on a helper thread's own
+  loop, and the caller waits at most a bound (so a coroutine that needs the caller's blocked loop
+  cannot deadlock it).
+- :func:`amulticall` is pluggy's ``_multicall`` for async callers: the same order, wrappers and
+  ``firstresult``, with each plain implementation awaited on the caller's loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextvars
+import contextlib
 import inspect
-import threading
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
+from typing import Any, Final
 
-_T = TypeVar("_T")
+import pluggy
 
-_helper: concurrent.futures.ThreadPoolExecutor | None = None
-_helper_lock = threading.Lock()
+from hermes_hooks import _workers
+
+__all__ = [
+    "ACALL_ATTR",
+    "DEFAULT_HELPER_TIMEOUT",
+    "ResolveTimeoutError",
+    "amulticall",
+    "is_awaitable",
+    "resolve",
+]
+
+DEFAULT_HELPER_TIMEOUT: float = 600.0
+"""Seconds a sync caller inside a running loop waits for an awaitable when it names no bound."""
+
+ACALL_ATTR: Final = "__hermes_acall__"
+"""On a guarded implementation: its coroutine function for the async path."""
+
+
+class ResolveTimeoutError(TimeoutError):
+    """An awaitable run on the helper loop did not finish within the caller's bound."""
 
 
 def is_awaitable(value: object) -> bool:
@@ -21,28 +45,33 @@ def is_awaitable(value: object) -> bool:
     return inspect.isawaitable(value)
 
 
-async def _await(value: Any) -> Any:
+async def _await(value: Awaitable[Any]) -> Any:
     return await value
 
 
-def _get_helper() -> concurrent.futures.ThreadPoolExecutor:
-    global _helper
-    with _helper_lock:
-        if _helper is None:
-            _helper = concurrent.futures.ThreadPoolExecutor(
-                max_workers=4, thread_name_prefix="hermes-hooks-async"
-            )
-        return _helper
+async def _run_cancellable(coro: Coroutine[Any, Any, Any], handle: list[Any]) -> Any:
+    """Run ``coro`` as a task whose loop and task are put in ``handle`` (to cancel from afar)."""
+    task = asyncio.ensure_future(coro)
+    handle.append((asyncio.get_running_loop(), task))
+    return await task
+
+
+def _cancel(handle: list[Any]) -> None:
+    if handle:
+        loop, task = handle[0]
+        with contextlib.suppress(RuntimeError):  # that loop has finished already
+            loop.call_soon_threadsafe(task.cancel)
 
 
 def resolve(value: Any, *, timeout: float | None = None) -> Any:
     """Return ``value``, or the result of awaiting it when it is awaitable.
 
-    With no running loop in this thread the awaitable runs on a fresh loop here; inside a
-    running loop it runs on a helper thread's loop, so the caller's loop is never re-entered
-    (which would raise) nor blocked forever when ``timeout`` is given.
+    With no running loop in this thread the awaitable runs to completion on a fresh loop here.
+    Inside a running loop it runs on a worker thread's own loop (the caller's loop cannot be
+    re-entered), and the caller waits at most ``timeout`` seconds
+    (:data:`DEFAULT_HELPER_TIMEOUT` when ``None``); then the awaitable is cancelled.
 
-    :raises TimeoutError: the awaitable did not finish within ``timeout`` seconds.
+    :raises ResolveTimeoutError: the awaitable did not finish within the bound.
     """
     if not inspect.isawaitable(value):
         return value
@@ -51,11 +80,167 @@ def resolve(value: Any, *, timeout: float | None = None) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
-    # The caller's context variables travel with the coroutine, as they would with ``await``.
-    context = contextvars.copy_context()
-    future = _get_helper().submit(context.run, asyncio.run, coro)
+    bound = DEFAULT_HELPER_TIMEOUT if timeout is None else timeout
+    handle: list[Any] = []
     try:
-        return future.result(timeout=timeout)
-    except concurrent.futures.TimeoutError as exc:
-        future.cancel()
-        raise TimeoutError(f"coroutine did not finish within {timeout} s") from exc
+        job = _workers.submit(asyncio.run, (_run_cancellable(coro, handle),))
+    except _workers.WorkerUnavailableError as exc:
+        coro.close()
+        raise ResolveTimeoutError(f"no helper loop for the awaitable: {exc}") from None
+    if job.wait(bound) or not job.abandon():
+        return job.result()
+    _cancel(handle)
+    raise ResolveTimeoutError(f"the awaitable did not finish within {bound:g} s")
+
+
+# -- the async multicall ---------------------------------------------------------------------------
+
+
+def _raise_wrapfail(gen: Any, message: str) -> None:
+    code = gen.gi_code
+    raise RuntimeError(
+        f"wrap_controller at {code.co_name!r} {code.co_filename}:{code.co_firstlineno} {message}"
+    )
+
+
+def _old_style(
+    impl: pluggy.HookImpl, args: Sequence[object], kwargs: Mapping[str, object] | None
+) -> Generator[None, object, object]:
+    """An old-style hookwrapper as a new-style one, as pluggy's ``run_old_style_hookwrapper``."""
+    teardown: Any = impl.function(*args, **(kwargs or {}))
+    try:
+        next(teardown)
+    except StopIteration:
+        _raise_wrapfail(teardown, "did not yield")
+    try:
+        res = yield
+        result: pluggy.Result[object] = pluggy.Result(res, None)
+    except BaseException as exc:
+        result = pluggy.Result(None, exc)
+    try:
+        teardown.send(result)
+    except StopIteration:
+        pass
+    else:
+        _raise_wrapfail(teardown, "has second yield")
+    finally:
+        teardown.close()
+    return result.get_result()
+
+
+async def _call_plain(impl: pluggy.HookImpl, args: list[object], kwargs: dict[str, Any]) -> Any:
+    acall = getattr(impl.function, ACALL_ATTR, None)
+    if acall is not None:
+        return await acall(*args, **kwargs)
+    result = impl.function(*args, **kwargs)
+    if result is not None and inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+async def amulticall(
+    hook_name: str,
+    hook_impls: Sequence[pluggy.HookImpl],
+    caller_kwargs: Mapping[str, object],
+    firstresult: bool,
+    *,
+    records: list[tuple[str, object]] | None = None,
+    concurrent: bool = False,
+) -> object:
+    """Call ``hook_impls`` as pluggy's ``_multicall`` does, awaiting each plain implementation.
+
+    Implementations run in pluggy's order (wrappers' set-up first, then the plain ones, newest
+    first); a ``firstresult`` call stops at the first non-``None`` result; wrappers see and may
+    replace the result or the exception, exactly as in pluggy.
+
+    :param records: receives ``(plugin name, result)`` for each non-``None`` plain result.
+    :param concurrent: run the plain implementations concurrently (observer hooks only: their
+        results are not combined, and none can stop the others).
+    """
+    results: list[object] = []
+    exception: BaseException | None = None
+    teardowns: list[Generator[None, object, object]] = []
+    pending: list[tuple[pluggy.HookImpl, Awaitable[Any]]] = []
+    try:
+        for impl in reversed(hook_impls):
+            try:
+                args = [caller_kwargs[name] for name in impl.argnames]
+                kwargs = {n: caller_kwargs[n] for n in impl.kwargnames if n in caller_kwargs}
+            except KeyError as exc:
+                raise pluggy.HookCallError(
+                    f"hook call must provide argument {exc.args[0]!r}"
+                ) from exc
+            if impl.hookwrapper or impl.wrapper:
+                wrapper: Any = impl.function  # a generator function (pluggy types it loosely)
+                gen: Generator[None, object, object] = (
+                    _old_style(impl, args, kwargs) if impl.hookwrapper else wrapper(*args, **kwargs)
+                )
+                try:
+                    next(gen)
+                except StopIteration:
+                    _raise_wrapfail(gen, "did not yield")
+                teardowns.append(gen)
+            elif concurrent:
+                pending.append((impl, _call_plain(impl, args, kwargs)))
+            else:
+                res = await _call_plain(impl, args, kwargs)
+                if res is not None:
+                    results.append(res)
+                    if records is not None:
+                        records.append((impl.plugin_name, res))
+                    if firstresult:
+                        break
+        if pending:
+            await _gather(pending, results, records)
+    except BaseException as exc:
+        exception = exc
+    finally:
+        for awaitable in (a for _, a in pending if inspect.iscoroutine(a)):
+            awaitable.close()  # never started because an earlier step failed
+    result: object = (results[0] if results else None) if firstresult else results
+    for teardown in reversed(teardowns):
+        try:
+            if exception is not None:
+                try:
+                    teardown.throw(exception)
+                except RuntimeError as re:
+                    if isinstance(exception, StopIteration) and re.__cause__ is exception:
+                        teardown.close()
+                        continue
+                    raise
+            else:
+                teardown.send(result)
+            teardown.close()
+        except StopIteration as stop:
+            result = stop.value
+            exception = None
+            continue
+        except BaseException as exc:
+            exception = exc
+            continue
+        _raise_wrapfail(teardown, "has second yield")
+    if exception is not None:
+        raise exception
+    return result
+
+
+async def _gather(
+    pending: list[tuple[pluggy.HookImpl, Awaitable[Any]]],
+    results: list[object],
+    records: list[tuple[str, object]] | None,
+) -> None:
+    """Await the plain implementations together; results (and the first error) in run order."""
+    impls = [impl for impl, _ in pending]
+    awaitables = [awaitable for _, awaitable in pending]
+    pending.clear()
+    outcomes = await asyncio.gather(*awaitables, return_exceptions=True)
+    error: BaseException | None = None
+    for impl, outcome in zip(impls, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            error = error or outcome
+        elif outcome is not None:
+            results.append(outcome)
+            if records is not None:
+                records.append((impl.plugin_name, outcome))
+    if error is not None:
+        raise error

@@ -7,6 +7,16 @@ hook's safe decision (fail closed). In strict mode the failure is raised instead
 naming the plugin and the hook. Wrappers that fail before their ``yield`` are passed through;
 one that fails after it, never yields, yields twice or returns a value that does not fit leaves
 the inner result as it was.
+
+For a hook whose contract has ``timeout=True``, while ``plugins.hook_callback_timeout`` is above
+zero, each call of a plain implementation runs within that bound through a
+:class:`~hermes_hooks.timeouts.CallbackBound`; a call past the bound, or skipped after one, is a
+failure like a raise (:class:`~hermes_hooks.errors.HookTimeoutError`). Otherwise it runs inline,
+as in pluggy, and an awaitable it returns is resolved (:func:`hermes_hooks._aio.resolve`).
+Wrappers always run inline: their two halves share the caller's frame and context variables
+(a tracing span opened before the ``yield`` is closed after it), which a worker would split.
+Each plain guard also carries a coroutine function for the async path
+(:data:`hermes_hooks._aio.ACALL_ATTR`), where awaitables are awaited on the caller's loop.
 """
 
 from __future__ import annotations
@@ -18,10 +28,15 @@ from typing import Any, Final, Protocol
 
 import pluggy
 
+from hermes_hooks import _aio
 from hermes_hooks.contract import HookContract, Policy
-from hermes_hooks.errors import HookResultError
+from hermes_hooks.errors import HookResultError, HookTimeoutError
+from hermes_hooks.timeouts import CallbackBound, bound_for
 
-__all__ = ["FailureReporter", "guard_hookimpl", "is_guarded"]
+__all__ = ["FailureReporter", "TimeoutSource", "guard_hookimpl", "is_guarded"]
+
+TimeoutSource = Callable[[], float]
+"""Returns the current ``plugins.hook_callback_timeout`` in seconds; ``0`` or less: no bound."""
 
 _GUARDED: Final = "__hermes_guarded__"
 
@@ -80,8 +95,13 @@ def guard_hookimpl(
     *,
     strict: bool,
     firstresult: bool,
+    timeout: TimeoutSource | None = None,
 ) -> None:
-    """Replace ``impl.function`` with a guarded version (once; a second call does nothing)."""
+    """Replace ``impl.function`` with a guarded version (once; a second call does nothing).
+
+    :param timeout: the source of ``plugins.hook_callback_timeout``, read at every call; it
+        bounds the implementation only when the hook's contract has ``timeout=True``.
+    """
     if is_guarded(impl.function):
         return
     function = impl.function
@@ -94,11 +114,22 @@ def guard_hookimpl(
             function, plugin_key, hook_name, contract, report, strict, firstresult
         )
     else:
-        guarded = _guard_call(function, plugin_key, hook_name, contract, report, strict)
+        bounded = bound_for(function) if contract.timeout and timeout is not None else None
+        guarded = _guard_call(
+            function, plugin_key, hook_name, contract, report, strict, bounded, timeout
+        )
     setattr(guarded, _GUARDED, True)
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
     # pluggy marks HookImpl.function Final for type checkers only; argnames stay the original's.
     setattr(impl, "function", guarded)  # noqa: B010
+
+
+def _resolve(result: Any) -> Any:
+    """Resolve an awaitable an unbounded implementation returned to a sync caller."""
+    try:
+        return _aio.resolve(result)
+    except _aio.ResolveTimeoutError as exc:
+        raise HookTimeoutError(str(exc)) from None
 
 
 def _guard_call(
@@ -108,14 +139,37 @@ def _guard_call(
     contract: HookContract,
     report: FailureReporter,
     strict: bool,
+    bounded: CallbackBound | None,
+    timeout: TimeoutSource | None,
 ) -> Callable[..., Any]:
     check = contract.check
     closed = contract.policy is Policy.CLOSED
     safe_result = contract.safe_result
 
-    def guarded(*args: Any) -> Any:
+    def failed(exc: BaseException) -> Any:
+        """Report a failure (not in strict mode) and return what the hook's policy makes of it."""
+        message = _describe(exc)
+        report(plugin_key, hook_name, message, exc)
+        if closed and safe_result is not None:
+            return safe_result(plugin_key, message)
+        return None
+
+    def unfit(result: object) -> None:
+        message = f"returned {type(result).__name__} {result!r:.200}, expected {contract.expects}"
+        if strict:
+            raise HookResultError(
+                f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}) {message}"
+            )
+        report(plugin_key, hook_name, message, None)
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
         try:
-            result = function(*args)
+            if bounded is not None and timeout is not None and (bound := timeout()) > 0:
+                result = bounded.call(function, args, kwargs, bound)
+            else:
+                result = function(*args, **kwargs)
+                if result is not None and _aio.is_awaitable(result):
+                    result = _resolve(result)
         except _PASS_THROUGH:
             raise
         except BaseException as exc:
@@ -123,23 +177,31 @@ def _guard_call(
                 # A bare raise keeps the plugin's own traceback, cause and context.
                 _annotate(exc, plugin_key, hook_name)
                 raise
-            message = _describe(exc)
-            report(plugin_key, hook_name, message, exc)
-            if closed and safe_result is not None:
-                return safe_result(plugin_key, message)
-            return None
-        if result is not None and check is not None and not check(result):
-            message = (
-                f"returned {type(result).__name__} {result!r:.200}, expected {contract.expects}"
-            )
-            if strict:
-                raise HookResultError(
-                    f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}) {message}"
-                )
-            report(plugin_key, hook_name, message, None)
-            return None
-        return result
+            return failed(exc)
+        if result is None or check is None or check(result):
+            return result
+        return unfit(result)
 
+    async def aguarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            if bounded is not None and timeout is not None and (bound := timeout()) > 0:
+                result = await bounded.acall(function, args, kwargs, bound)
+            else:
+                result = function(*args, **kwargs)
+                if result is not None and _aio.is_awaitable(result):
+                    result = await result
+        except _PASS_THROUGH:
+            raise
+        except BaseException as exc:
+            if strict:
+                _annotate(exc, plugin_key, hook_name)
+                raise
+            return failed(exc)
+        if result is None or check is None or check(result):
+            return result
+        return unfit(result)
+
+    setattr(guarded, _aio.ACALL_ATTR, aguarded)
     return guarded
 
 
@@ -175,9 +237,9 @@ def _guard_wrapper(
             raise _annotate(error, plugin_key, hook_name)
         report(plugin_key, hook_name, f"wrapper {message}", None)
 
-    def guarded(*args: Any) -> Generator[None, object, object]:
+    def guarded(*args: Any, **kwargs: Any) -> Generator[None, object, object]:
         try:
-            gen = function(*args)
+            gen = function(*args, **kwargs)
             next(gen)
         except StopIteration:
             # Raised here, it would become "generator raised StopIteration" (PEP 479).
@@ -253,9 +315,9 @@ def _guard_old_wrapper(
         report(plugin_key, hook_name, f"hookwrapper {message}", None)
         return None
 
-    def guarded(*args: Any) -> Generator[None, pluggy.Result[object], None]:
+    def guarded(*args: Any, **kwargs: Any) -> Generator[None, pluggy.Result[object], None]:
         try:
-            gen = function(*args)
+            gen = function(*args, **kwargs)
             next(gen)
         except StopIteration:
             error = failure("failed before its yield: did not yield")
