@@ -32,7 +32,7 @@ from hermes_hooks.config import (
 from hermes_hooks.context import PluginContext
 from hermes_hooks.contract import HookContract, get_contract
 from hermes_hooks.discovery import Candidate, Source, discover_candidates
-from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
+from hermes_hooks.errors import ConfigError, HookTimeoutError, PluginLoadError, RegistrationError
 from hermes_hooks.image_gen import ImageGenRegistry, install_image_generate_tool
 from hermes_hooks.isolation import guard_hookimpl
 from hermes_hooks.loading import (
@@ -99,6 +99,9 @@ class PluginInfo:
     last_hook_error: str | None = None
     warnings: tuple[str, ...] = ()
     load_ms: float | None = None
+    hook_timeouts: int = 0
+    """Calls of its hook implementations that exceeded ``plugins.hook_callback_timeout``, or
+    were skipped after one (also counted in ``hook_errors``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the fields as a JSON-ready dict (tuples become lists)."""
@@ -142,6 +145,7 @@ class _Record:
     last_hook_error: str | None = None
     warnings: list[str] = attrs.Factory(list)
     load_ms: float | None = None
+    hook_timeouts: int = 0
 
 
 class PluginManager(pluggy.PluginManager):
@@ -253,6 +257,7 @@ class PluginManager(pluggy.PluginManager):
                             self._report_failure,
                             strict=self.strict,
                             firstresult=firstresult,
+                            timeout=self._hook_callback_timeout,
                         )
                 if caller.spec is None:
                     self._warn_unknown_hook(plugin_name, caller.name)
@@ -275,6 +280,11 @@ class PluginManager(pluggy.PluginManager):
     ) -> None:
         message = _clip(message)
         self.count_failure(plugin_key, hook_name, message)
+        if isinstance(exc, HookTimeoutError):
+            with self._failures_lock:
+                record = self._records.get(plugin_key)
+                if record is not None:
+                    record.hook_timeouts += 1
         fingerprint = (plugin_key, hook_name, message)
         with self._failures_lock:
             if fingerprint in self._logged_failures:
@@ -290,6 +300,10 @@ class PluginManager(pluggy.PluginManager):
             message,
             exc_info=exc if exc is not None and logger.isEnabledFor(logging.DEBUG) else None,
         )
+
+    def _hook_callback_timeout(self) -> float:
+        """Return the bound of each bounded hook call, read at every call (config may reload)."""
+        return self.plugins_config.hook_callback_timeout
 
     def count_failure(self, plugin_key: str, where: str, message: str) -> None:
         """Count one failure of plugin ``plugin_key``'s code on its status, without logging it.
@@ -573,6 +587,7 @@ class PluginManager(pluggy.PluginManager):
             last_hook_error=record.last_hook_error,
             warnings=tuple(record.warnings),
             load_ms=record.load_ms,
+            hook_timeouts=record.hook_timeouts,
         )
 
     def list_plugins(self) -> list[PluginInfo]:
