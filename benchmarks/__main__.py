@@ -1,0 +1,109 @@
+"""``python -m benchmarks``: run every benchmark and write ``docs/performance.md`` and its chart.
+
+``--quick`` is a smoke run (few rounds, small N, short timings): its figures are printed, and
+written only where ``--doc`` says, never over the committed results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from benchmarks.dispatch import CASE_KINDS, run_dispatch
+from benchmarks.processes import CHECKOUT
+from benchmarks.report import Report, render, write_report
+from benchmarks.startup import run_commands, run_startup
+
+_DOC: Final = CHECKOUT / "docs" / "performance.md"
+_PARTS: Final = ("dispatch", "startup", "commands")
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected numbers separated by commas, got {text!r}"
+        ) from exc
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Benchmarks of hermes-hooks against pluggy and plain loops (DESIGN §9).",
+    )
+    parser.add_argument("--quick", action="store_true", help="a smoke run: few rounds, small N")
+    parser.add_argument(
+        "--only", choices=_PARTS, action="append", help="run only this part (repeatable)"
+    )
+    parser.add_argument("--ks", type=_ints, help="implementation counts (default 0,1,5,20)")
+    parser.add_argument("--ns", type=_ints, help="plugin counts (default 10,100,500)")
+    parser.add_argument("--rounds", type=int, help="dispatch rounds (default 25; quick 3)")
+    parser.add_argument("--repeats", type=int, help="process rounds (default 15; quick 2)")
+    parser.add_argument("--seed", type=int, help="seed of the shuffles")
+    parser.add_argument(
+        "--doc",
+        type=Path,
+        help=f"the document to write (default {_DOC.relative_to(_DOC.parent.parent)}; "
+        "with --quick, nothing is written unless given)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmarks chosen on the command line; return the exit code."""
+    options = _parser().parse_args(argv)
+    quick = options.quick
+    parts = options.only or list(_PARTS)
+    ks = options.ks or ([0, 1, 5, 20])
+    ns = options.ns or ([10, 50] if quick else [10, 100, 500])
+    rounds = options.rounds or (3 if quick else 25)
+    repeats = options.repeats or (2 if quick else 15)
+    doc: Path | None = options.doc or (None if quick else _DOC)
+
+    def progress(message: str) -> None:
+        print(f"  {message}", file=sys.stderr, flush=True)
+
+    import hermes_hooks
+
+    if not Path(hermes_hooks.__file__ or "").resolve().is_relative_to(CHECKOUT):
+        print(
+            f"warning: hermes_hooks comes from {hermes_hooks.__file__}, not {CHECKOUT}; "
+            "run from the checkout's root",
+            file=sys.stderr,
+        )
+    started = time.perf_counter()
+    report = Report("quick" if quick else "full", None, None, None)
+    if "dispatch" in parts:
+        print("dispatch ...", file=sys.stderr, flush=True)
+        report.dispatch = run_dispatch(
+            ks,
+            kinds=CASE_KINDS,
+            rounds=rounds,
+            target_seconds=0.002 if quick else 0.02,
+            seed=options.seed,
+            progress=progress,
+        )
+    if "startup" in parts:
+        print("start-up with N plugins ...", file=sys.stderr, flush=True)
+        report.startup = run_startup(ns, repeats=repeats, seed=options.seed, progress=progress)
+    if "commands" in parts:
+        print("command start ...", file=sys.stderr, flush=True)
+        report.commands = run_commands(
+            repeats=repeats + 5 if not quick else repeats, seed=options.seed, progress=progress
+        )
+    if doc is None:
+        print(render(report, None))
+    else:
+        written, chart = write_report(report, doc)
+        print(f"wrote {written}" + (f" and {chart}" if chart else ""), file=sys.stderr)
+    print(f"done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

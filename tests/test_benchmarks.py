@@ -1,0 +1,48 @@
+"""Smoke test of the benchmark harness: it runs in quick mode on tiny inputs and writes its report.
+
+Timings are never asserted here (DESIGN §9): only that every part runs, checks what it
+measures, and produces the tables and the chart.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_run_writes_every_table_and_the_chart(tmp_path: Path) -> None:
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\n\nHand-written text stays.\n", encoding="utf-8")
+    argv = [sys.executable, "-m", "benchmarks", "--quick", "--ks", "0,1", "--ns", "2"]
+    argv += ["--rounds", "1", "--repeats", "1", "--doc", str(doc)]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    text = doc.read_text(encoding="utf-8")
+    assert "Hand-written text stays." in text
+    for heading in (
+        "### Budgets",
+        "### Dispatch",
+        "### Start-up with N plugins",
+        "### Command start",
+    ):
+        assert heading in text
+    for row in ("| 0 |", "| 1 |", "| 2 |", "| `hermes --version` |"):
+        assert row in text
+    assert "(quick run)" in text
+    assert (tmp_path / "performance.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    # A second run replaces the generated block instead of adding another one.
+    done = subprocess.run(
+        [*argv[:4], "--only", "dispatch", "--ks", "0", "--rounds", "1", "--doc", str(doc)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    text = doc.read_text(encoding="utf-8")
+    assert text.count("### Budgets") == 1
+    assert "### Command start" not in text
