@@ -1,21 +1,28 @@
-"""``Hooks(pm)``: one typed method per hook, applying the hook's combine rule.
+"""``Hooks(pm)``: one typed method per hook, applying the hook's combine rule, sync and async.
 
 Every method takes the hook's arguments as keywords, fills in what the host leaves out (``""``
 for ids, ``None`` for optional values, empty lists and dicts), calls pluggy exactly as
 ``pm.hook.<name>(...)`` would (same implementations, order, ``firstresult`` and wrappers), and
 turns what comes back into one typed answer with the rules of :mod:`hermes_hooks.host.combine`.
 A hook with no implementations is not called at all.
+
+Each hook is written once, as a generator that yields the one hook call it needs and returns
+the answer; ``_sync`` runs that call through pluggy, ``_async`` through
+:func:`hermes_hooks._aio.amulticall`, so both methods share their arguments and combine rule.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import threading
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal
+from collections.abc import Callable, Coroutine, Generator, Mapping
+from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, TypeVar
 
+import attrs
 import pluggy
 
+from hermes_hooks import _aio
 from hermes_hooks.host.combine import (
     UNATTRIBUTED,
     GatewayDecision,
@@ -30,10 +37,20 @@ from hermes_hooks.host.combine import (
 if TYPE_CHECKING:
     from hermes_hooks.manager import PluginManager
 
-__all__ = ["HookListener", "Hooks", "ShadowCache", "call_attributed"]
+__all__ = [
+    "CONCURRENT_PREFIXES",
+    "HookListener",
+    "Hooks",
+    "ShadowCache",
+    "acall_hook",
+    "call_attributed",
+]
 
 HookListener = Callable[[str], None]
 """Told the name of every hook the facade fires, whether or not a plugin implements it."""
+
+CONCURRENT_PREFIXES: Final = ("post_", "on_", "subagent_", "kanban_")
+"""Observer hooks whose implementations may run concurrently in the async path, when asked."""
 
 _ALLOW: Final = GatewayDecision()
 
@@ -74,6 +91,26 @@ def _shadows(impls: list[pluggy.HookImpl]) -> list[pluggy.HookImpl]:
     return shadows
 
 
+def _attribute(raw: object, records: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    """Pair each value of pluggy's result list with the plugin whose record it is."""
+    values = raw if isinstance(raw, list) else []
+    if len(values) == len(records) and all(
+        v is r for v, (_, r) in zip(values, records, strict=True)
+    ):
+        return records
+    pending = list(records)
+    attributed: list[tuple[str, object]] = []
+    for value in values:
+        for index, (owner, recorded) in enumerate(pending):
+            if recorded is value:
+                attributed.append((owner, value))
+                del pending[index]
+                break
+        else:
+            attributed.append((UNATTRIBUTED, value))
+    return attributed
+
+
 def call_attributed(
     pm: pluggy.PluginManager,
     name: str,
@@ -108,50 +145,161 @@ def call_attributed(
         raw = pm._hookexec(name, shadows, kwargs, False)
     finally:
         _sink.records = previous
-    values = raw if isinstance(raw, list) else []
-    if len(values) == len(records) and all(
-        v is r for v, (_, r) in zip(values, records, strict=True)
-    ):
-        return records
-    pending = list(records)
-    attributed: list[tuple[str, object]] = []
-    for value in values:
-        for index, (owner, recorded) in enumerate(pending):
-            if recorded is value:
-                attributed.append((owner, value))
-                del pending[index]
-                break
-        else:
-            attributed.append((UNATTRIBUTED, value))
-    return attributed
+    return _attribute(raw, records)
+
+
+async def acall_hook(
+    pm: pluggy.PluginManager,
+    name: str,
+    kwargs: Mapping[str, object],
+    *,
+    attributed: bool = False,
+    concurrent: bool = False,
+) -> Any:
+    """Await hook ``name`` and return what ``pm.hook.<name>(**kwargs)`` would return.
+
+    ``async def`` implementations are awaited on the running loop; sync ones are called as pluggy
+    calls them (within ``plugins.hook_callback_timeout`` where it applies, see
+    :mod:`hermes_hooks.isolation`). Unlike ``pm.hook``, the call does not pass through pluggy's
+    call monitors (``add_hookcall_monitoring``).
+
+    :param attributed: return ``[(plugin, result), ...]`` as :func:`call_attributed` does.
+    :param concurrent: run the plain implementations concurrently (observer hooks only).
+    """
+    caller: pluggy.HookCaller = getattr(pm.hook, name)
+    spec = caller.spec
+    firstresult = bool(spec.opts.get("firstresult")) if spec is not None else False
+    records: list[tuple[str, object]] | None = [] if attributed else None
+    # A copy, as pluggy takes one: an implementation may register plugins while it runs.
+    raw = await _aio.amulticall(
+        name,
+        list(caller.get_hookimpls()),
+        kwargs,
+        firstresult,
+        records=records,
+        concurrent=concurrent and not firstresult,
+    )
+    return _attribute(raw, records) if records is not None else raw
+
+
+@attrs.frozen
+class _Call:
+    """The one hook call a facade method needs: its name, its arguments, attributed or not."""
+
+    name: str
+    kwargs: Mapping[str, Any]
+    attributed: bool = False
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_Body = Generator[_Call, Any, _R]
+
+
+def _rename(method: Callable[..., Any], body: Callable[..., Any], name: str) -> None:
+    method.__name__ = name
+    method.__qualname__ = body.__qualname__.rsplit(".", 1)[0] + "." + name
+
+
+def _sync(
+    body: Callable[Concatenate[Hooks, _P], _Body[_R]],
+) -> Callable[Concatenate[Hooks, _P], _R]:
+    """Make the method that runs ``body``'s hook call through pluggy and returns its answer."""
+
+    @functools.wraps(body)
+    def method(self: Hooks, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        gen = body(self, *args, **kwargs)
+        try:
+            call = next(gen)
+            while True:
+                call = gen.send(self._run(call))
+        except StopIteration as stop:
+            answer: _R = stop.value
+            return answer
+
+    _rename(method, body, body.__name__.lstrip("_"))
+    return method
+
+
+def _async(
+    body: Callable[Concatenate[Hooks, _P], _Body[_R]],
+) -> Callable[Concatenate[Hooks, _P], Coroutine[Any, Any, _R]]:
+    """Make the coroutine method that awaits ``body``'s hook call and returns its answer."""
+
+    @functools.wraps(body)
+    async def method(self: Hooks, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        gen = body(self, *args, **kwargs)
+        try:
+            call = next(gen)
+            while True:
+                call = gen.send(await self._arun(call))
+        except StopIteration as stop:
+            answer: _R = stop.value
+            return answer
+
+    _rename(method, body, "a" + body.__name__.lstrip("_"))
+    return method
 
 
 class Hooks:
     """The typed facade over a plugin manager's hooks.
 
+    Every hook has a method (``hooks.pre_tool_call(...)``) and a coroutine method with an ``a``
+    in front (``await hooks.apre_tool_call(...)``): the same arguments and the same answer, with
+    ``async def`` implementations awaited on the caller's loop.
+
     :param pm: the manager whose hooks are called.
     :param listener: called with each hook's name before it fires (for event logs and tests).
+    :param concurrent_observers: in the coroutine methods, run the implementations of the
+        observer hooks ``post_*``, ``on_*``, ``subagent_*`` and ``kanban_*`` concurrently
+        (wrappers still run around all of them); every hook with a result runs in order.
     """
 
-    def __init__(self, pm: PluginManager, *, listener: HookListener | None = None) -> None:
+    def __init__(
+        self,
+        pm: PluginManager,
+        *,
+        listener: HookListener | None = None,
+        concurrent_observers: bool = False,
+    ) -> None:
         self.pm = pm
         self.listener = listener
+        self.concurrent_observers = concurrent_observers
         self._shadows: ShadowCache = {}
 
-    def _caller(self, name: str) -> pluggy.HookCaller | None:
+    def _implemented(self, name: str) -> bool:
+        """Tell the listener that hook ``name`` fires; return whether a plugin implements it."""
         if self.listener is not None:
             self.listener(name)
         caller: pluggy.HookCaller = getattr(self.pm.hook, name)
-        return caller if caller.get_hookimpls() else None
+        return bool(caller.get_hookimpls())
 
-    def _observe(self, name: str, **kwargs: Any) -> None:
-        caller = self._caller(name)
-        if caller is not None:
-            caller(**kwargs)
+    def _call(self, name: str, **kwargs: Any) -> _Body[Any]:
+        """Call hook ``name`` with ``kwargs`` (the driver runs it sync or async)."""
+        return (yield _Call(name, kwargs))
+
+    def _fire(self, name: str, **kwargs: Any) -> _Body[None]:
+        """Call observer hook ``name`` when a plugin implements it."""
+        if self._implemented(name):
+            yield _Call(name, kwargs)
+
+    def _run(self, call: _Call) -> Any:
+        """Run one call the synchronous way: pluggy's own executor."""
+        if call.attributed:
+            return call_attributed(self.pm, call.name, call.kwargs, self._shadows)
+        caller: pluggy.HookCaller = getattr(self.pm.hook, call.name)
+        return caller(**call.kwargs)
+
+    async def _arun(self, call: _Call) -> Any:
+        """Run one call the asynchronous way: awaited implementations, pluggy's order."""
+        concurrent = self.concurrent_observers and call.name.startswith(CONCURRENT_PREFIXES)
+        return await acall_hook(
+            self.pm, call.name, call.kwargs, attributed=call.attributed, concurrent=concurrent
+        )
 
     # -- tools ----------------------------------------------------------------------------------
 
-    def pre_tool_call(
+    def _pre_tool_call(
         self,
         *,
         tool_name: str,
@@ -162,9 +310,9 @@ class Hooks:
         turn_id: str = "",
         api_request_id: str = "",
         middleware_trace: list[dict[str, Any]] | None = None,
-    ) -> ToolDecision:
+    ) -> _Body[ToolDecision]:
         """Ask the plugins about a tool call; block > approve > modify, whatever their order."""
-        if self._caller("pre_tool_call") is None:
+        if not self._implemented("pre_tool_call"):
             return ToolDecision(args=dict(args))
         kwargs = {
             "tool_name": tool_name,
@@ -176,10 +324,13 @@ class Hooks:
             "api_request_id": api_request_id,
             "middleware_trace": middleware_trace if middleware_trace is not None else [],
         }
-        results = call_attributed(self.pm, "pre_tool_call", kwargs, self._shadows)
+        results = yield _Call("pre_tool_call", kwargs, attributed=True)
         return combine_tool_decisions(args, results)
 
-    def post_tool_call(
+    pre_tool_call = _sync(_pre_tool_call)
+    apre_tool_call = _async(_pre_tool_call)
+
+    def _post_tool_call(
         self,
         *,
         tool_name: str,
@@ -195,9 +346,9 @@ class Hooks:
         error_type: str | None = None,
         error_message: str | None = None,
         middleware_trace: list[dict[str, Any]] | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a tool call returned, failed or was blocked."""
-        self._observe(
+        yield from self._fire(
             "post_tool_call",
             tool_name=tool_name,
             args=args,
@@ -214,7 +365,10 @@ class Hooks:
             middleware_trace=middleware_trace if middleware_trace is not None else [],
         )
 
-    def transform_tool_result(
+    post_tool_call = _sync(_post_tool_call)
+    apost_tool_call = _async(_post_tool_call)
+
+    def _transform_tool_result(
         self,
         *,
         tool_name: str,
@@ -229,12 +383,12 @@ class Hooks:
         status: Literal["ok", "error"] = "ok",
         error_type: str | None = None,
         error_message: str | None = None,
-    ) -> str:
+    ) -> _Body[str]:
         """Return the tool result the model sees: the first plugin's replacement, or ``result``."""
-        caller = self._caller("transform_tool_result")
-        if caller is None:
+        if not self._implemented("transform_tool_result"):
             return result
-        new = caller(
+        new = yield from self._call(
+            "transform_tool_result",
             tool_name=tool_name,
             args=args,
             result=result,
@@ -250,7 +404,10 @@ class Hooks:
         )
         return new if isinstance(new, str) else result
 
-    def transform_terminal_output(
+    transform_tool_result = _sync(_transform_tool_result)
+    atransform_tool_result = _async(_transform_tool_result)
+
+    def _transform_terminal_output(
         self,
         *,
         command: str,
@@ -258,12 +415,12 @@ class Hooks:
         returncode: int | None,
         task_id: str = "",
         env_type: str = "",
-    ) -> str:
+    ) -> _Body[str]:
         """Return the terminal output the tool keeps: the first replacement, or ``output``."""
-        caller = self._caller("transform_terminal_output")
-        if caller is None:
+        if not self._implemented("transform_terminal_output"):
             return output
-        new = caller(
+        new = yield from self._call(
+            "transform_terminal_output",
             command=command,
             output=output,
             returncode=returncode,
@@ -272,9 +429,12 @@ class Hooks:
         )
         return new if isinstance(new, str) else output
 
+    transform_terminal_output = _sync(_transform_terminal_output)
+    atransform_terminal_output = _async(_transform_terminal_output)
+
     # -- the model turn ---------------------------------------------------------------------------
 
-    def transform_llm_output(
+    def _transform_llm_output(
         self,
         *,
         response_text: str,
@@ -282,12 +442,12 @@ class Hooks:
         model: str = "",
         platform: str = "",
         turn_id: str = "",
-    ) -> str:
+    ) -> _Body[str]:
         """Return the final response: the first non-empty replacement, or ``response_text``."""
-        caller = self._caller("transform_llm_output")
-        if caller is None:
+        if not self._implemented("transform_llm_output"):
             return response_text
-        new = caller(
+        new = yield from self._call(
+            "transform_llm_output",
             response_text=response_text,
             session_id=session_id,
             model=model,
@@ -296,7 +456,10 @@ class Hooks:
         )
         return new if isinstance(new, str) and new else response_text
 
-    def pre_llm_call(
+    transform_llm_output = _sync(_transform_llm_output)
+    atransform_llm_output = _async(_transform_llm_output)
+
+    def _pre_llm_call(
         self,
         *,
         user_message: str | list[dict[str, Any]],
@@ -309,12 +472,12 @@ class Hooks:
         platform: str = "",
         parent_session_id: str = "",
         sender_id: str = "",
-    ) -> str | None:
+    ) -> _Body[str | None]:
         """Return the plugins' context for this turn, joined with blank lines, or ``None``."""
-        caller = self._caller("pre_llm_call")
-        if caller is None:
+        if not self._implemented("pre_llm_call"):
             return None
-        results = caller(
+        results = yield from self._call(
+            "pre_llm_call",
             session_id=session_id,
             task_id=task_id,
             turn_id=turn_id,
@@ -328,7 +491,10 @@ class Hooks:
         )
         return join_context(results if isinstance(results, list) else [])
 
-    def post_llm_call(
+    pre_llm_call = _sync(_pre_llm_call)
+    apre_llm_call = _async(_pre_llm_call)
+
+    def _post_llm_call(
         self,
         *,
         user_message: str | list[dict[str, Any]],
@@ -339,9 +505,9 @@ class Hooks:
         turn_id: str = "",
         model: str = "",
         platform: str = "",
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a turn produced its final response."""
-        self._observe(
+        yield from self._fire(
             "post_llm_call",
             session_id=session_id,
             task_id=task_id,
@@ -353,7 +519,10 @@ class Hooks:
             platform=platform,
         )
 
-    def pre_api_request(
+    post_llm_call = _sync(_post_llm_call)
+    apost_llm_call = _async(_post_llm_call)
+
+    def _pre_api_request(
         self,
         *,
         request_messages: list[dict[str, Any]],
@@ -378,9 +547,9 @@ class Hooks:
         started_at: float = 0.0,
         middleware_trace: list[dict[str, Any]] | None = None,
         request: dict[str, Any] | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a model request is about to be sent."""
-        self._observe(
+        yield from self._fire(
             "pre_api_request",
             task_id=task_id,
             turn_id=turn_id,
@@ -406,7 +575,10 @@ class Hooks:
             request=request if request is not None else {},
         )
 
-    def post_api_request(
+    pre_api_request = _sync(_pre_api_request)
+    apre_api_request = _async(_pre_api_request)
+
+    def _post_api_request(
         self,
         *,
         task_id: str = "",
@@ -432,9 +604,9 @@ class Hooks:
         assistant_message: Any = None,
         assistant_content_chars: int = 0,
         assistant_tool_call_count: int = 0,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a model response arrived and was normalized."""
-        self._observe(
+        yield from self._fire(
             "post_api_request",
             task_id=task_id,
             turn_id=turn_id,
@@ -461,7 +633,10 @@ class Hooks:
             assistant_tool_call_count=assistant_tool_call_count,
         )
 
-    def api_request_error(
+    post_api_request = _sync(_post_api_request)
+    apost_api_request = _async(_post_api_request)
+
+    def _api_request_error(
         self,
         *,
         error: dict[str, str],
@@ -486,9 +661,9 @@ class Hooks:
         retryable: bool | None = None,
         reason: str | None = None,
         request: dict[str, Any] | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a model request failed."""
-        self._observe(
+        yield from self._fire(
             "api_request_error",
             task_id=task_id,
             turn_id=turn_id,
@@ -514,13 +689,23 @@ class Hooks:
             request=request if request is not None else {},
         )
 
+    api_request_error = _sync(_api_request_error)
+    aapi_request_error = _async(_api_request_error)
+
     # -- sessions ---------------------------------------------------------------------------------
 
-    def on_session_start(self, *, session_id: str, model: str = "", platform: str = "") -> None:
+    def _on_session_start(
+        self, *, session_id: str, model: str = "", platform: str = ""
+    ) -> _Body[None]:
         """Tell the observers a new session runs its first turn."""
-        self._observe("on_session_start", session_id=session_id, model=model, platform=platform)
+        yield from self._fire(
+            "on_session_start", session_id=session_id, model=model, platform=platform
+        )
 
-    def on_session_end(
+    on_session_start = _sync(_on_session_start)
+    aon_session_start = _async(_on_session_start)
+
+    def _on_session_end(
         self,
         *,
         session_id: str,
@@ -534,9 +719,9 @@ class Hooks:
         platform: str = "",
         reason: str | None = None,
         api_request_id: str | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a turn ended, whatever its outcome."""
-        self._observe(
+        yield from self._fire(
             "on_session_end",
             session_id=session_id,
             task_id=task_id,
@@ -551,7 +736,10 @@ class Hooks:
             api_request_id=api_request_id,
         )
 
-    def on_session_finalize(
+    on_session_end = _sync(_on_session_end)
+    aon_session_end = _async(_on_session_end)
+
+    def _on_session_finalize(
         self,
         *,
         session_id: str | None,
@@ -559,9 +747,9 @@ class Hooks:
         reason: str | None = None,
         old_session_id: str | None = None,
         new_session_id: str | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a session is torn down."""
-        self._observe(
+        yield from self._fire(
             "on_session_finalize",
             session_id=session_id,
             platform=platform,
@@ -570,7 +758,10 @@ class Hooks:
             new_session_id=new_session_id,
         )
 
-    def on_session_reset(
+    on_session_finalize = _sync(_on_session_finalize)
+    aon_session_finalize = _async(_on_session_finalize)
+
+    def _on_session_reset(
         self,
         *,
         session_id: str | None,
@@ -578,9 +769,9 @@ class Hooks:
         reason: str | None = None,
         old_session_id: str | None = None,
         new_session_id: str | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a replacement session exists."""
-        self._observe(
+        yield from self._fire(
             "on_session_reset",
             session_id=session_id,
             platform=platform,
@@ -589,9 +780,12 @@ class Hooks:
             new_session_id=new_session_id,
         )
 
+    on_session_reset = _sync(_on_session_reset)
+    aon_session_reset = _async(_on_session_reset)
+
     # -- subagents --------------------------------------------------------------------------------
 
-    def subagent_start(
+    def _subagent_start(
         self,
         *,
         parent_session_id: str | None,
@@ -601,9 +795,9 @@ class Hooks:
         parent_turn_id: str = "",
         parent_subagent_id: str | None = None,
         child_role: str = "leaf",
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a child agent is about to run."""
-        self._observe(
+        yield from self._fire(
             "subagent_start",
             parent_session_id=parent_session_id,
             parent_turn_id=parent_turn_id,
@@ -614,7 +808,10 @@ class Hooks:
             child_goal=child_goal,
         )
 
-    def subagent_stop(
+    subagent_start = _sync(_subagent_start)
+    asubagent_start = _async(_subagent_start)
+
+    def _subagent_stop(
         self,
         *,
         parent_session_id: str | None,
@@ -625,9 +822,9 @@ class Hooks:
         child_summary: str | None = None,
         tool_call_history: list[dict[str, Any]] | None = None,
         duration_ms: int = 0,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a child agent finished."""
-        self._observe(
+        yield from self._fire(
             "subagent_stop",
             parent_session_id=parent_session_id,
             parent_turn_id=parent_turn_id,
@@ -639,18 +836,26 @@ class Hooks:
             duration_ms=duration_ms,
         )
 
+    subagent_stop = _sync(_subagent_stop)
+    asubagent_stop = _async(_subagent_stop)
+
     # -- the gateway and the verify gate ---------------------------------------------------------
 
-    def pre_gateway_dispatch(
+    def _pre_gateway_dispatch(
         self, *, event: Any, gateway: Any = None, session_store: Any = None
-    ) -> GatewayDecision:
+    ) -> _Body[GatewayDecision]:
         """Return what happens to an inbound message: allow, skip (with reason) or rewrite."""
-        caller = self._caller("pre_gateway_dispatch")
-        if caller is None:
+        if not self._implemented("pre_gateway_dispatch"):
             return _ALLOW
-        return gateway_decision(caller(event=event, gateway=gateway, session_store=session_store))
+        results = yield from self._call(
+            "pre_gateway_dispatch", event=event, gateway=gateway, session_store=session_store
+        )
+        return gateway_decision(results)
 
-    def pre_verify(
+    pre_gateway_dispatch = _sync(_pre_gateway_dispatch)
+    apre_gateway_dispatch = _async(_pre_gateway_dispatch)
+
+    def _pre_verify(
         self,
         *,
         final_response: str,
@@ -660,26 +865,28 @@ class Hooks:
         model: str = "",
         coding: bool = True,
         attempt: int = 0,
-    ) -> VerifyDecision | None:
+    ) -> _Body[VerifyDecision | None]:
         """Return a decision that sends the agent back to work, or ``None`` to finish."""
-        caller = self._caller("pre_verify")
-        if caller is None:
+        if not self._implemented("pre_verify"):
             return None
-        return verify_decision(
-            caller(
-                session_id=session_id,
-                platform=platform,
-                model=model,
-                coding=coding,
-                attempt=attempt,
-                final_response=final_response,
-                changed_paths=changed_paths,
-            )
+        result = yield from self._call(
+            "pre_verify",
+            session_id=session_id,
+            platform=platform,
+            model=model,
+            coding=coding,
+            attempt=attempt,
+            final_response=final_response,
+            changed_paths=changed_paths,
         )
+        return verify_decision(result)
+
+    pre_verify = _sync(_pre_verify)
+    apre_verify = _async(_pre_verify)
 
     # -- approvals --------------------------------------------------------------------------------
 
-    def pre_approval_request(
+    def _pre_approval_request(
         self,
         *,
         command: str,
@@ -690,9 +897,9 @@ class Hooks:
         surface: str = "cli",
         turn_id: str = "",
         tool_call_id: str = "",
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a person is about to be asked to approve ``command``."""
-        self._observe(
+        yield from self._fire(
             "pre_approval_request",
             command=command,
             description=description,
@@ -704,7 +911,10 @@ class Hooks:
             tool_call_id=tool_call_id,
         )
 
-    def post_approval_response(
+    pre_approval_request = _sync(_pre_approval_request)
+    apre_approval_request = _async(_pre_approval_request)
+
+    def _post_approval_response(
         self,
         *,
         command: str,
@@ -717,9 +927,9 @@ class Hooks:
         turn_id: str = "",
         tool_call_id: str = "",
         decided_by: str | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers how an approval was answered."""
-        self._observe(
+        yield from self._fire(
             "post_approval_response",
             command=command,
             description=description,
@@ -733,9 +943,12 @@ class Hooks:
             decided_by=decided_by,
         )
 
+    post_approval_response = _sync(_post_approval_response)
+    apost_approval_response = _async(_post_approval_response)
+
     # -- the kanban board -------------------------------------------------------------------------
 
-    def kanban_task_claimed(
+    def _kanban_task_claimed(
         self,
         *,
         task_id: str,
@@ -743,9 +956,9 @@ class Hooks:
         board: str | None = None,
         assignee: str | None = None,
         run_id: int | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a task was claimed."""
-        self._observe(
+        yield from self._fire(
             "kanban_task_claimed",
             task_id=task_id,
             profile_name=profile_name,
@@ -754,7 +967,10 @@ class Hooks:
             run_id=run_id,
         )
 
-    def kanban_task_completed(
+    kanban_task_claimed = _sync(_kanban_task_claimed)
+    akanban_task_claimed = _async(_kanban_task_claimed)
+
+    def _kanban_task_completed(
         self,
         *,
         task_id: str,
@@ -763,9 +979,9 @@ class Hooks:
         assignee: str | None = None,
         run_id: int | None = None,
         summary: str | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a task was completed."""
-        self._observe(
+        yield from self._fire(
             "kanban_task_completed",
             task_id=task_id,
             profile_name=profile_name,
@@ -775,7 +991,10 @@ class Hooks:
             summary=summary,
         )
 
-    def kanban_task_blocked(
+    kanban_task_completed = _sync(_kanban_task_completed)
+    akanban_task_completed = _async(_kanban_task_completed)
+
+    def _kanban_task_blocked(
         self,
         *,
         task_id: str,
@@ -784,9 +1003,9 @@ class Hooks:
         assignee: str | None = None,
         run_id: int | None = None,
         reason: str | None = None,
-    ) -> None:
+    ) -> _Body[None]:
         """Tell the observers a task moved to blocked."""
-        self._observe(
+        yield from self._fire(
             "kanban_task_blocked",
             task_id=task_id,
             profile_name=profile_name,
@@ -795,3 +1014,6 @@ class Hooks:
             run_id=run_id,
             reason=reason,
         )
+
+    kanban_task_blocked = _sync(_kanban_task_blocked)
+    akanban_task_blocked = _async(_kanban_task_blocked)
