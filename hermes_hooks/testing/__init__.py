@@ -185,7 +185,6 @@ def hermes_pm(request: pytest.FixtureRequest, hermes_home: HermesHome) -> Iterat
     """
     from hermes_hooks.testing._harness import build_manager, reload_manager
 
-    __tracebackhide__ = True
     options = _options(request)
     pm = build_manager(hermes_home.path, options)
     stop = hermes_home.on_change(lambda: reload_manager(pm, options))
