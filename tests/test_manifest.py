@@ -10,7 +10,7 @@ import attrs
 import pytest
 import yaml
 
-from hermes_hooks import manifest as manifest_module
+from hermes_hooks import safe_yaml
 from hermes_hooks.errors import ManifestError
 from hermes_hooks.manifest import (
     KNOWN_FIELDS,
@@ -104,7 +104,7 @@ def raises_at(path: Path, *parts: str) -> pytest.RaisesExc[ManifestError]:
 def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test with the C safe loader and again with the pure-Python one."""
     if request.param == "pure-python":
-        monkeypatch.setattr(manifest_module, "_SafeLoader", yaml.SafeLoader)
+        monkeypatch.setattr(safe_yaml, "_SafeLoader", yaml.SafeLoader)
     elif not yaml.__with_libyaml__:  # pragma: no cover
         pytest.skip("PyYAML without libyaml")
     return str(request.param)
