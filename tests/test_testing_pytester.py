@@ -15,7 +15,10 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorial" / "first-plugin"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+TUTORIAL = DOCS / "tutorial" / "first-plugin"
+REFERENCE = DOCS / "reference" / "fixtures.md"
+IGNORED = shutil.ignore_patterns("__pycache__")
 
 AUTHOR_TESTS = '''
 import pytest
@@ -166,18 +169,19 @@ def test_author_tests_pass_and_fail_for_the_right_reasons(author: pytest.Pyteste
     )
 
 
-def test_the_tutorial_tests_pass(author: pytest.Pytester) -> None:
-    for name in ("no_rm", "test_no_rm.py"):
-        source = TUTORIAL / name
-        if source.is_dir():
-            shutil.copytree(
-                source, author.path / name, ignore=shutil.ignore_patterns("__pycache__")
-            )
-        else:
-            shutil.copy2(source, author.path / name)
-    tests = len(re.findall(r"^def test_", (TUTORIAL / "test_no_rm.py").read_text(), re.MULTILINE))
+def test_the_tutorial_and_reference_examples_pass(author: pytest.Pytester) -> None:
+    """The tutorial's test file as it is, and the reference's python blocks as one module."""
+    shutil.copytree(TUTORIAL / "no_rm", author.path / "no_rm", ignore=IGNORED)
+    shutil.copy2(TUTORIAL / "test_no_rm.py", author.path)
+    page = REFERENCE.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```$", page, re.MULTILINE | re.DOTALL)
+    author.makepyfile(test_reference="\n\n".join(blocks))
+    expected = sum(
+        len(re.findall(r"^def test_", text, re.MULTILINE))
+        for text in ((TUTORIAL / "test_no_rm.py").read_text(), page)
+    )
     result = author.runpytest_subprocess("-q", timeout=60)
-    result.assert_outcomes(passed=tests)
+    result.assert_outcomes(passed=expected)
 
 
 def test_the_entry_point_loads_the_plugin_and_documents_the_fixtures(
