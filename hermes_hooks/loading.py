@@ -60,6 +60,10 @@ def module_name_for(key: str) -> str:
 
 def evict_modules(name: str) -> None:
     """Forget module ``name`` and its sub-modules, so that the next import runs them afresh."""
+    if name not in sys.modules:
+        # Sub-modules are imported below their package and evicted with it: none is left, and
+        # not scanning sys.modules keeps loading N plugins linear in N.
+        return
     prefix = name + "."
     for loaded in [m for m in sys.modules if m == name or m.startswith(prefix)]:
         del sys.modules[loaded]
@@ -232,6 +236,12 @@ def _callback_params(callback: Callable[..., Any]) -> tuple[list[str], list[str]
     return named, required, var_kw
 
 
+@functools.lru_cache(maxsize=256)
+def _compile_adapter(source: str) -> types.CodeType:
+    """Compile an adapter's source once: plugins of one hook mostly share their parameters."""
+    return compile(source, "<register_hook adapter>", "exec")
+
+
 def make_hook_adapter(
     hook_name: str,
     callback: Callable[..., Any],
@@ -268,7 +278,7 @@ def make_hook_adapter(
     # plugin) is set as the function's name afterwards, never compiled.
     source = f"def adapter({params}):\n    return __callback({call})\n"
     namespace: dict[str, Any] = {"__callback": callback}
-    exec(compile(source, "<register_hook adapter>", "exec"), namespace)
+    exec(_compile_adapter(source), namespace)
     adapter: Callable[..., Any] = namespace["adapter"]
     adapter.__name__ = hook_name
     adapter.__module__ = getattr(callback, "__module__", None) or __name__
