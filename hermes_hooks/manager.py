@@ -247,21 +247,33 @@ class PluginManager(pluggy.PluginManager):
             if plugin_name is None:
                 return None
             for caller in self.get_hookcallers(plugin) or []:
-                contract, firstresult = self._contract_of(caller.name)
                 for impl in caller.get_hookimpls():
                     if impl.plugin is plugin:
-                        guard_hookimpl(
-                            impl,
-                            caller.name,
-                            contract,
-                            self._report_failure,
-                            strict=self.strict,
-                            firstresult=firstresult,
-                            timeout=self._hook_callback_timeout,
-                        )
+                        self._guard(impl, caller.name)  # hooks without a spec: see _verify_hook
                 if caller.spec is None:
                     self._warn_unknown_hook(plugin_name, caller.name)
             return plugin_name
+
+    def _verify_hook(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
+        """Check an implementation against its spec (as pluggy does), then guard it.
+
+        pluggy calls this before it adds the implementation to the hook, so a hook called from
+        another thread meanwhile never runs it unguarded.
+        """
+        super()._verify_hook(hook, hookimpl)
+        self._guard(hookimpl, hook.name)
+
+    def _guard(self, impl: pluggy.HookImpl, hook_name: str) -> None:
+        contract, firstresult = self._contract_of(hook_name)
+        guard_hookimpl(
+            impl,
+            hook_name,
+            contract,
+            self._report_failure,
+            strict=self.strict,
+            firstresult=firstresult,
+            timeout=self._hook_callback_timeout,
+        )
 
     def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:
         close = difflib.get_close_matches(hook_name, self.known_hooks(), n=3, cutoff=0.6)
