@@ -404,6 +404,22 @@ def test_closing_the_recorder_leaves_the_manager_as_it_was(hermes_pm: PluginMana
     assert recorder.names() == ["pre_llm_call"]
 
 
+def test_two_recorders_on_one_manager_both_record(
+    hermes_pm: PluginManager, hermes_hook_recorder: HookRecorder
+) -> None:
+    TwoPlugins(hermes_pm).add("shout", transform_llm_output=lambda response_text: "HI")
+    second = HookRecorder(hermes_pm)
+    try:
+        Hooks(hermes_pm).transform_llm_output(response_text="hi")
+    finally:
+        second.close()
+    for recorder in (hermes_hook_recorder, second):
+        assert [(c.name, c.plugins, c.result) for c in recorder] == [
+            ("transform_llm_output", ["shout"], "HI")
+        ]
+    assert hermes_pm.get_plugin(PROBE_NAME) is not None  # the first one's, still recording
+
+
 # -- hermes_session ------------------------------------------------------------------------------
 
 

@@ -13,7 +13,7 @@ import pytest
 from hermes_hooks.discovery import Candidate, discover_candidates
 from hermes_hooks.host.tools import install_builtin_tools
 from hermes_hooks.manager import PluginManager, callback_of
-from hermes_hooks.testing.recorder import PROBE_NAME
+from hermes_hooks.testing.recorder import is_probe
 
 __all__ = ["LocalPluginManager", "build_manager", "check_unknown_hooks", "reload_manager"]
 
@@ -71,7 +71,7 @@ def check_unknown_hooks(pm: PluginManager) -> None:
     known = pm.known_hooks()
     problems = []
     for name, plugin in pm.list_name_plugin():
-        if name == PROBE_NAME or plugin is None:
+        if is_probe(name) or plugin is None:
             continue
         for caller in pm.get_hookcallers(plugin) or []:
             if caller.spec is not None:

@@ -24,7 +24,7 @@ from hermes_hooks.markers import hookimpl
 if TYPE_CHECKING:
     from hermes_hooks.manager import PluginManager
 
-__all__ = ["PROBE_NAME", "HookCall", "HookCalls", "HookRecorder", "ImplResult"]
+__all__ = ["PROBE_NAME", "HookCall", "HookCalls", "HookRecorder", "ImplResult", "is_probe"]
 
 PROBE_NAME: Final = "hermes-hook-recorder"
 """The name the recorder's probe is registered under (it returns ``None`` from every hook)."""
@@ -235,6 +235,11 @@ def _differences(call: HookCall, expected: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def is_probe(plugin_name: str) -> bool:
+    """Return whether ``plugin_name`` is a recorder's probe."""
+    return plugin_name == PROBE_NAME or plugin_name.startswith(PROBE_NAME + "-")
+
+
 class _Probe:
     """Implements every hook, last, returning ``None``: hooks no plugin implements still fire."""
 
@@ -273,7 +278,9 @@ class HookRecorder(HookCalls):
         self._undo = pm.add_hookcall_monitoring(self._before, self._after)
         if probe:
             self._probe = _make_probe(self._known_hooks)
-            pm.register(self._probe, name=PROBE_NAME)
+            # A second recorder on the same manager gets a probe of its own.
+            name = PROBE_NAME if pm.get_plugin(PROBE_NAME) is None else f"{PROBE_NAME}-{id(self)}"
+            pm.register(self._probe, name=name)
 
     def clear(self) -> None:
         """Forget the calls recorded so far."""
@@ -327,7 +334,7 @@ class HookRecorder(HookCalls):
 
     def _wrap(self, impl: pluggy.HookImpl) -> None:
         original = impl.function
-        if impl.wrapper or impl.hookwrapper or impl.plugin_name == PROBE_NAME:
+        if impl.wrapper or impl.hookwrapper or is_probe(impl.plugin_name):
             return
         if getattr(original, _RECORDING, None) is self:
             return
