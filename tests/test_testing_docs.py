@@ -119,6 +119,7 @@ def tutorial_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     )
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.syspath_prepend(str(FILES))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # no __pycache__ in docs/
     yield
     for name in [m for m in sys.modules if m == "no_rm" or m.startswith("no_rm.")]:
         del sys.modules[name]
