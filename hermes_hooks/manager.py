@@ -604,14 +604,16 @@ class PluginManager(pluggy.PluginManager):
 
     def list_plugins(self) -> list[PluginInfo]:
         """Return one :class:`PluginInfo` per discovered plugin, sorted by key."""
+        # Under the lock: pluggy's own look-ups iterate dicts that a load in another thread
+        # changes ("dictionary changed size during iteration"), and a snapshot should be one.
         with self._lock:
-            records = list(self._records.values())
-        return sorted((self._info(r) for r in records), key=lambda info: info.key)
+            return sorted((self._info(r) for r in self._records.values()), key=lambda i: i.key)
 
     def get_plugin_info(self, key: str) -> PluginInfo | None:
         """Return the :class:`PluginInfo` of plugin ``key``, or ``None`` when not discovered."""
-        record = self._records.get(key)
-        return self._info(record) if record is not None else None
+        with self._lock:
+            record = self._records.get(key)
+            return self._info(record) if record is not None else None
 
     def get_context(self, key: str) -> PluginContext | None:
         """Return the context a loaded plugin was given, or ``None``."""
