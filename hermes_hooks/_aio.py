@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import threading
 from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Final
 
@@ -31,6 +32,12 @@ __all__ = [
 
 DEFAULT_HELPER_TIMEOUT: float = 600.0
 """Seconds a sync caller inside a running loop waits for an awaitable when it names no bound."""
+
+MAX_HUNG_HELPERS: int = 8
+"""Helper loops still running past their caller's bound; beyond, :func:`resolve` refuses at once."""
+
+_hung_helpers = 0
+_hung_lock = threading.Lock()
 
 ACALL_ATTR: Final = "__hermes_acall__"
 """On a guarded implementation: its coroutine function for the async path."""
@@ -81,16 +88,37 @@ def resolve(value: Any, *, timeout: float | None = None) -> Any:
     except RuntimeError:
         return asyncio.run(coro)
     bound = DEFAULT_HELPER_TIMEOUT if timeout is None else timeout
+    if _hung_helpers >= MAX_HUNG_HELPERS:
+        coro.close()
+        raise ResolveTimeoutError(
+            f"refused: {_hung_helpers} helper loops are still running past their bound"
+        )
     handle: list[Any] = []
     try:
         job = _workers.submit(asyncio.run, (_run_cancellable(coro, handle),))
     except _workers.WorkerUnavailableError as exc:
         coro.close()
         raise ResolveTimeoutError(f"no helper loop for the awaitable: {exc}") from None
-    if job.wait(bound) or not job.abandon():
+    if job.wait(bound) or not _hold(job):
         return job.result()
-    _cancel(handle)
+    _cancel(handle)  # a coroutine that honours the cancellation frees its helper at once
     raise ResolveTimeoutError(f"the awaitable did not finish within {bound:g} s")
+
+
+def _hold(job: _workers.Job) -> bool:
+    """Abandon a helper job, counting it as hung until it ends; return whether it was running."""
+    global _hung_helpers
+    with _hung_lock:
+        if not job.abandon(_release):
+            return False
+        _hung_helpers += 1
+        return True
+
+
+def _release() -> None:
+    global _hung_helpers
+    with _hung_lock:
+        _hung_helpers -= 1
 
 
 # -- the async multicall ---------------------------------------------------------------------------

@@ -103,12 +103,9 @@ class Job:
     async def wait_async(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds without blocking the loop; return whether it finished."""
         assert self._future is not None, "a job submitted without a loop is waited for"
-        try:
-            async with asyncio.timeout(timeout):
-                await self._future
-        except TimeoutError:
-            return self.finished
-        return True
+        # asyncio.wait leaves the future alone at the timeout, so it can be awaited again.
+        done, _ = await asyncio.wait((self._future,), timeout=timeout)
+        return bool(done)
 
     def abandon(self, on_exit: Callable[[], None] | None = None) -> bool:
         """Give up on the job; return ``True`` when it is still running (else use its result).

@@ -176,7 +176,12 @@ class CallbackBound:
         """
         self._admit(bound)
         job = self._submit(_call_resolving, (function, args, kwargs or {}, bound), None, None)
-        if not job.wait(bound) and self._hold(job):
+        try:
+            finished = job.wait(bound)
+        except BaseException:
+            self._hold(job)  # Ctrl-C while waiting: the worker may still be busy
+            raise
+        if not finished and self._hold(job):
             raise self._expired(bound)
         try:
             return job.result()
