@@ -1,0 +1,181 @@
+"""The worker threads behind bounded calls, and the per-callback bound, on their own."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from hermes_hooks import _workers, timeouts
+from hermes_hooks.errors import HookTimeoutError
+from hermes_hooks.loading import make_hook_adapter
+from hermes_hooks.timeouts import CallbackBound, bound_for, is_async_callable
+
+
+def drain() -> None:
+    """Let busy workers finish, then stop every worker."""
+    deadline = time.monotonic() + 10
+    while _workers.live_workers() and time.monotonic() < deadline:
+        _workers.shutdown_idle()
+        time.sleep(0.01)
+    assert _workers.live_workers() == 0
+
+
+@pytest.fixture(autouse=True)
+def no_workers_left() -> Iterator[None]:
+    drain()
+    yield
+    drain()
+
+
+def test_sequential_jobs_reuse_one_thread() -> None:
+    names = []
+    for _ in range(20):
+        job = _workers.submit(lambda: threading.current_thread().ident)
+        assert job.wait(10)
+        names.append(job.result())
+    assert len(set(names)) == 1
+    assert _workers.live_workers() == 1
+
+
+def test_an_idle_worker_exits_on_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_workers, "IDLE_SECONDS", 0.05)
+    job = _workers.submit(int)
+    assert job.wait(10)
+    deadline = time.monotonic() + 10
+    while _workers.live_workers() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _workers.live_workers() == 0
+
+
+def test_no_more_than_max_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_workers, "MAX_WORKERS", 1)
+    release = threading.Event()
+    busy = _workers.submit(release.wait, (30,))
+    try:
+        with pytest.raises(_workers.WorkerUnavailableError, match="all 1 worker threads"):
+            _workers.submit(int)
+    finally:
+        release.set()
+    assert busy.wait(10)
+
+
+def test_a_job_carries_the_callers_context_and_its_errors() -> None:
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="unset")
+    var.set("caller")
+    job = _workers.submit(var.get)
+    assert job.wait(10)
+    assert job.result() == "caller"
+
+    def fails() -> None:
+        raise ValueError("from the worker")
+
+    failing = _workers.submit(fails)
+    assert failing.wait(10)
+    with pytest.raises(ValueError, match="from the worker"):
+        failing.result()
+
+
+def test_abandoning_a_finished_job_gives_its_result_and_a_running_one_reports_its_end() -> None:
+    done = _workers.submit(int, ("7",))
+    assert done.wait(10)
+    assert done.abandon() is False
+    assert done.result() == 7
+
+    release, ended = threading.Event(), threading.Event()
+    running = _workers.submit(release.wait, (30,))
+    assert not running.wait(0.01)
+    assert running.abandon(ended.set) is True
+    release.set()
+    assert ended.wait(10)
+
+
+def test_waiting_from_a_loop_does_not_block_it() -> None:
+    release = threading.Event()
+
+    async def main() -> tuple[bool, bool]:
+        job = _workers.submit(release.wait, (30,), loop=asyncio.get_running_loop())
+        asyncio.get_running_loop().call_later(0.05, release.set)
+        first = await job.wait_async(0.01)
+        return first, await job.wait_async(10)
+
+    assert asyncio.run(main()) == (False, True)
+
+
+def test_a_job_that_outlives_its_callers_loop_ends_quietly() -> None:
+    release = threading.Event()
+
+    async def main() -> _workers.Job:
+        job = _workers.submit(release.wait, (30,), loop=asyncio.get_running_loop())
+        assert not await job.wait_async(0.01)
+        return job
+
+    job = asyncio.run(main())
+    release.set()  # the worker tells a closed loop: nothing is raised anywhere
+    deadline = time.monotonic() + 10
+    while not job.finished and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert job.finished
+
+
+# -- CallbackBound ---------------------------------------------------------------------------------
+
+
+def test_a_bound_times_out_cools_down_and_recovers(monkeypatch: pytest.MonkeyPatch) -> None:
+    release = threading.Event()
+    bound = CallbackBound(is_async=False)
+    with pytest.raises(HookTimeoutError, match=r"did not finish within 0\.05 s"):
+        bound.call(release.wait, (30,), None, 0.05)
+    assert bound.hung == 1
+    with pytest.raises(HookTimeoutError, match="less than 60 s ago"):
+        bound.call(int, (), None, 0.05)
+    release.set()
+    monkeypatch.setattr(timeouts, "COOLDOWN_SECONDS", 0.0)
+    deadline = time.monotonic() + 10
+    while bound.hung and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert bound.hung == 0
+    bound.suppressed_until = 0.0
+    assert bound.call(int, ("3",), None, 5) == 3
+
+
+def test_a_plugins_own_timeout_error_is_not_a_timeout() -> None:
+    async def raises() -> None:
+        raise TimeoutError("the plugin's own")
+
+    bound = CallbackBound(is_async=True)
+    with pytest.raises(TimeoutError, match="the plugin's own"):
+        bound.call(raises, (), None, 5)
+    with pytest.raises(TimeoutError, match="the plugin's own"):
+        asyncio.run(bound.acall(raises, (), None, 5))
+    assert bound.suppressed_until == 0.0
+
+
+def test_async_callables_are_recognised_through_shims_and_partials() -> None:
+    async def callback(tool_name: str, **kwargs: Any) -> None:
+        return None
+
+    class Callable:
+        async def __call__(self) -> None:
+            return None
+
+    adapter = make_hook_adapter("pre_tool_call", callback, ("tool_name", "args"), owner="p")
+    assert is_async_callable(adapter)
+    assert is_async_callable(functools.partial(callback, "t"))
+    assert is_async_callable(Callable())
+    assert not is_async_callable(lambda: None)
+    assert not is_async_callable(make_hook_adapter("post_tool_call", print, None, owner="p"))
+
+
+def test_the_bound_of_a_callback_survives_its_registration() -> None:
+    def callback() -> None:
+        return None
+
+    assert bound_for(callback) is bound_for(callback)
+    assert bound_for(callback) is not bound_for(lambda: None)
