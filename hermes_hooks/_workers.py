@@ -25,6 +25,7 @@ __all__ = [
     "live_workers",
     "shutdown_idle",
     "submit",
+    "wait_until_done",
 ]
 
 IDLE_SECONDS: float = 30.0
@@ -102,10 +103,14 @@ class Job:
 
     async def wait_async(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds without blocking the loop; return whether it finished."""
-        assert self._future is not None, "a job submitted without a loop is waited for"
-        # asyncio.wait leaves the future alone at the timeout, so it can be awaited again.
-        done, _ = await asyncio.wait((self._future,), timeout=timeout)
-        return bool(done)
+        future, loop = self._future, self._loop
+        assert future is not None, "a job submitted without a loop is waited for in a thread"
+        assert loop is not None
+        if not future.done():
+            # A waiter of its own (not asyncio.wait, which costs more): the job's future is
+            # never cancelled, so it can be awaited again.
+            await wait_until_done(loop, future, timeout)
+        return future.done()
 
     def abandon(self, on_exit: Callable[[], None] | None = None) -> bool:
         """Give up on the job; return ``True`` when it is still running (else use its result).
@@ -150,6 +155,27 @@ class Job:
 def _set_done(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
+
+
+async def wait_until_done(
+    loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], timeout: float
+) -> None:
+    """Return when ``future`` is done or ``timeout`` seconds have passed; ``future`` is untouched.
+
+    :raises asyncio.CancelledError: the waiting task was cancelled (``future`` goes on).
+    """
+    waiter: asyncio.Future[None] = loop.create_future()
+    timer = loop.call_later(timeout, _set_done, waiter)
+
+    def wake(_: object) -> None:
+        _set_done(waiter)
+
+    future.add_done_callback(wake)
+    try:
+        await waiter
+    finally:
+        timer.cancel()
+        future.remove_done_callback(wake)
 
 
 class _Worker:

@@ -219,15 +219,19 @@ class CallbackBound:
         return await self._await(result, max(bound - (loop.time() - started), 0.0), bound)
 
     async def _await(self, awaitable: Awaitable[Any], remaining: float, bound: float) -> Any:
-        """Await on this loop; at the bound cancel it and return at once, whatever it does then."""
+        """Await on this loop; at the bound cancel it and return at once, whatever it does then.
+
+        It runs as a task of its own, so that a coroutine that swallows the cancellation keeps
+        only itself running, not its caller.
+        """
+        loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(awaitable)
         try:
-            done, _ = await asyncio.wait((task,), timeout=remaining)
+            await _workers.wait_until_done(loop, task, remaining)
         except asyncio.CancelledError:
             task.cancel()
             raise
-        if not done:
-            # A coroutine that swallows the cancellation keeps running; the caller does not wait.
+        if not task.done():
             task.add_done_callback(_consume)
             task.cancel()
             raise self._expired(bound)
