@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import sysconfig
+import threading
 import traceback
 import types
 from collections.abc import Callable, Iterable
@@ -44,6 +45,8 @@ __all__ = [
 NAMESPACE: Final = "hermes_plugins"
 _IMPL_ATTR: Final = PROJECT_NAME + "_impl"
 _SLUG_BAD: Final = re.compile(r"[^0-9a-zA-Z_]")
+_NAMES_LOCK: Final = threading.Lock()
+"""Held while a folder plugin's module name is chosen and entered in ``sys.modules``."""
 
 
 def module_name_for(key: str) -> str:
@@ -65,7 +68,8 @@ def evict_modules(name: str) -> None:
         # not scanning sys.modules keeps loading N plugins linear in N.
         return
     prefix = name + "."
-    for loaded in [m for m in sys.modules if m == name or m.startswith(prefix)]:
+    # list() copies in one step; iterating sys.modules itself fails when another thread imports.
+    for loaded in [m for m in list(sys.modules) if m == name or m.startswith(prefix)]:
         del sys.modules[loaded]
 
 
@@ -88,15 +92,18 @@ def _import_folder(candidate: Candidate) -> types.ModuleType:
     assert candidate.path is not None
     importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
     init = candidate.path / "__init__.py"
-    name = _free_module_name(module_name_for(candidate.key), init)
-    spec = importlib.util.spec_from_file_location(
-        name, init, submodule_search_locations=[str(candidate.path)]
-    )
-    if spec is None or spec.loader is None:
-        raise PluginLoadError(candidate.key, f"cannot import {init}")
-    module = importlib.util.module_from_spec(spec)
-    evict_modules(name)
-    sys.modules[name] = module
+    # Choose the name and enter the module in sys.modules in one step: two managers loading
+    # plugins with the same slug in parallel threads would otherwise both take one name.
+    with _NAMES_LOCK:
+        name = _free_module_name(module_name_for(candidate.key), init)
+        spec = importlib.util.spec_from_file_location(
+            name, init, submodule_search_locations=[str(candidate.path)]
+        )
+        if spec is None or spec.loader is None:
+            raise PluginLoadError(candidate.key, f"cannot import {init}")
+        module = importlib.util.module_from_spec(spec)
+        evict_modules(name)
+        sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except BaseException:
