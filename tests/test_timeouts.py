@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import re
 import sys
 import threading
 import time
@@ -419,3 +420,34 @@ def wait_for(condition: Any, seconds: float = 10) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("the condition never held")
         time.sleep(0.01)
+
+
+# -- the documentation -------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_the_hook_reference_marks_exactly_the_hooks_with_no_timeout() -> None:
+    text = (DOCS / "reference" / "hooks.md").read_text(encoding="utf-8")
+    sections = dict(re.findall(r"^## `([a-z_]+)`\n(.*?)(?=^## |\Z)", text, re.M | re.S))
+    pm = PluginManager(Path("/nonexistent/hermes-home"))
+    for name in pm.known_hooks():
+        marked = "not bounded by the callback timeout" in " ".join(sections[name].lower().split())
+        assert marked is not pm.get_hook_contract(name).timeout, name
+
+
+def test_the_explanation_examples_run(home: PluginHome, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_hooks.host import create_manager
+
+    monkeypatch.chdir(home.root)
+    (home.root / "notes.txt").write_text("remember the milk\n", encoding="utf-8")
+    home.add_plugin("hung", HUNG_GUARD)
+    load(home)  # writes config.yaml with the 0.2 s bound
+    page = DOCS / "explanation" / "async-and-timeouts.md"
+    blocks = re.findall(r"^```python\n(.*?)^```$", page.read_text("utf-8"), re.M | re.S)
+    assert len(blocks) == 2
+    namespace: dict[str, Any] = {"pm": create_manager(home.root)}
+    home.managers.append(namespace["pm"])
+    for number, block in enumerate(blocks, 1):
+        exec(compile(block, f"{page.name}, python block {number}", "exec"), namespace)
+    assert info(namespace["pm"], "hung").hook_timeouts == 1
