@@ -89,10 +89,28 @@ def bundled_plugins_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(__file__).resolve().parent.parent / "hermes_plugins"
 
 
+def _is_plain_key(key: str) -> bool:
+    """Tell whether a folder key is printable ASCII: no look-alike letters, no control codes."""
+    return key.isascii() and key.isprintable()
+
+
 def _folder_candidate(folder: Path, key: str, source: Source) -> Candidate | None:
     manifest_path = find_manifest(folder)
     if manifest_path is None:
         return None
+    if not _is_plain_key(key):
+        # A folder named with a Cyrillic "o" (U+043E) lists as "no-rm", and its manifest may
+        # claim any name; nothing of it is read.
+        return Candidate(
+            key=key,
+            source=source,
+            manifest=None,
+            path=folder,
+            error=(
+                f"{folder}: expected a plugin key of printable ASCII characters, found "
+                f"{key!a}; refused, as it could pass for another plugin's name"
+            ),
+        )
     try:
         manifest = PluginManifest.from_path(manifest_path, default_name=folder.name)
     except ManifestError as exc:
