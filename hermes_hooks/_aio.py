@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import os
 import threading
 from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Final
@@ -119,6 +120,16 @@ def _release() -> None:
     global _hung_helpers
     with _hung_lock:
         _hung_helpers -= 1
+
+
+def _forget_after_fork() -> None:
+    """A forked child has none of the parent's helper threads."""
+    global _hung_helpers, _hung_lock
+    _hung_lock = threading.Lock()
+    _hung_helpers = 0
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 # -- the async multicall ---------------------------------------------------------------------------

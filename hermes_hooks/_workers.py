@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import os
 import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -241,6 +242,17 @@ def submit(
             raise WorkerUnavailableError(f"cannot start a worker thread: {exc}") from exc
     worker.jobs.put(job)
     return job
+
+
+def _forget_after_fork() -> None:
+    """In a forked child only the forking thread exists: the pool starts empty again."""
+    global _lock
+    _lock = threading.Lock()
+    _idle.clear()
+    _live.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def live_workers() -> int:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import os
 import threading
 import time
 import weakref
@@ -240,6 +241,18 @@ class CallbackBound:
 
 _bounds: weakref.WeakKeyDictionary[object, CallbackBound] = weakref.WeakKeyDictionary()
 _bounds_lock = threading.Lock()
+
+
+def _forget_after_fork() -> None:
+    """A forked child has none of the parent's hung workers; its cool-downs carry over."""
+    global _bounds_lock
+    _bounds_lock = threading.Lock()
+    for bound in list(_bounds.values()):
+        bound._lock = threading.Lock()
+        bound.hung = 0
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def bound_for(function: object) -> CallbackBound:

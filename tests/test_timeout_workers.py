@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -179,3 +180,30 @@ def test_the_bound_of_a_callback_survives_its_registration() -> None:
 
     assert bound_for(callback) is bound_for(callback)
     assert bound_for(callback) is not bound_for(lambda: None)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_with_a_pool_and_hung_counts_of_its_own() -> None:
+    release = threading.Event()
+    bound = bound_for(test_a_forked_child_starts_with_a_pool_and_hung_counts_of_its_own)
+    with pytest.raises(HookTimeoutError):
+        bound.call(release.wait, (30,), None, 0.01)
+    assert bound.hung == 1
+    assert _workers.submit(int).wait(10)  # an idle worker in the parent, absent in a child
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer through the pipe, never return into pytest
+        try:
+            bound.suppressed_until = 0.0
+            answer = bound.call(int, ("5",), None, 5) if bound.hung == 0 else -1
+            os.write(write, str(answer).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        answer = os.read(read, 16)
+    finally:
+        os.close(read)
+        os.waitpid(pid, 0)
+        release.set()
+    assert answer == b"5"
