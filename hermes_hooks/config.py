@@ -439,7 +439,14 @@ class PluginsConfig:
         return self.entry(plugin_id).get("allow_tool_override") is True
 
 
-def set_plugin_enabled(home: Path, key: str, enabled: bool, *, aliases: Iterable[str] = ()) -> None:
+def set_plugin_enabled(
+    home: Path,
+    key: str,
+    enabled: bool,
+    *,
+    aliases: Iterable[str] = (),
+    entry: Mapping[str, Any] | None = None,
+) -> None:
     """Enable or disable the plugin *key* in ``config.yaml``, through :func:`update_config`.
 
     Enabling appends *key* to ``plugins.enabled`` (once, order kept) and removes it from
@@ -449,6 +456,8 @@ def set_plugin_enabled(home: Path, key: str, enabled: bool, *, aliases: Iterable
 
     :param aliases: other names of the same plugin (its manifest name), also removed from the
         other list: gating matches key and manifest name, so either would veto the change.
+    :param entry: values to set in ``plugins.entries.<key>`` in the same atomic write (a
+        ``None`` value removes that field), e.g. the content hash of a project plugin.
 
     :raises ValueError: *key* is empty.
     :raises ConfigError: the file cannot be read, or its ``plugins`` section has a wrong
@@ -467,5 +476,24 @@ def set_plugin_enabled(home: Path, key: str, enabled: bool, *, aliases: Iterable
         section[add_to] = list(dict.fromkeys([*(section.get(add_to) or ()), key]))
         if section.get(remove_from) is not None:
             section[remove_from] = [name for name in section[remove_from] if name not in stale]
+        if entry:
+            _update_entry(section, key, entry)
 
     update_config(home, mutate)
+
+
+def _update_entry(section: dict[str, Any], key: str, values: Mapping[str, Any]) -> None:
+    """Set (or, for ``None``, remove) fields of ``plugins.entries.<key>``; add nothing empty."""
+    entries: dict[str, Any] | None = section.get("entries")
+    entry: dict[str, Any] | None = entries.get(key) if entries is not None else None
+    changes = {field: value for field, value in values.items() if value is not None}
+    removals = [field for field, value in values.items() if value is None]
+    if entry is None and not changes:
+        return
+    if entries is None:
+        entries = section["entries"] = {}
+    if entry is None:
+        entry = entries[key] = {}
+    entry.update(changes)
+    for field in removals:
+        entry.pop(field, None)
