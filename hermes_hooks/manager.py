@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -32,6 +32,7 @@ from hermes_hooks.config import (
 from hermes_hooks.context import PluginContext
 from hermes_hooks.contract import HookContract, get_contract
 from hermes_hooks.discovery import Candidate, Source, discover_candidates
+from hermes_hooks.dispatch import CallPlan
 from hermes_hooks.errors import ConfigError, HookTimeoutError, PluginLoadError, RegistrationError
 from hermes_hooks.image_gen import ImageGenRegistry, install_image_generate_tool
 from hermes_hooks.isolation import guard_hookimpl
@@ -166,6 +167,10 @@ class PluginManager(pluggy.PluginManager):
         cwd: Path | None = None,
     ) -> None:
         super().__init__(PROJECT_NAME)
+        # pluggy's own call loop, told apart from the wrapper tracing or monitoring puts on it.
+        self._pluggy_loop = self._inner_hookexec
+        self._plans: dict[str, CallPlan] = {}
+        self._direct_plans: dict[str, CallPlan] = {}  # the ones get_call_plan may hand out
         _install_debug_handler()
         home = Path(hermes_home).expanduser() if hermes_home else get_hermes_home()
         # Absolute: plugin modules keep their folder as __path__, which must survive a chdir.
@@ -231,6 +236,70 @@ class PluginManager(pluggy.PluginManager):
             for name, caller in vars(self.hook).items()
             if isinstance(caller, pluggy.HookCaller) and caller.spec is not None
         )
+
+    # -- dispatch -------------------------------------------------------------------------------
+
+    def _hookexec(
+        self,
+        hook_name: str,
+        methods: Sequence[pluggy.HookImpl],
+        kwargs: Mapping[str, object],
+        firstresult: bool,
+    ) -> object | list[object]:
+        """Run one hook call: by the hook's call plan when one serves it, else by pluggy's loop.
+
+        Every ``HookCaller`` calls this (``pm.hook.X(...)``, ``call_historic``, ``call_extra``).
+        The plan serves the hook's own list of implementations when none is a wrapper and no
+        tracing or monitoring is on; it gives what pluggy's loop gives (see
+        :mod:`hermes_hooks.dispatch`).
+        """
+        if self._inner_hookexec is self._pluggy_loop:
+            plan = self._plans.get(hook_name)
+            if plan is None or not plan.serves(methods):
+                plan = self._make_plan(hook_name, methods)
+            if plan is not None and plan.is_fast and plan.firstresult is firstresult:
+                return plan.call(kwargs)
+        return self._inner_hookexec(hook_name, methods, kwargs, firstresult)
+
+    def _make_plan(self, hook_name: str, impls: Sequence[pluggy.HookImpl]) -> CallPlan | None:
+        """Make and keep the plan of hook ``hook_name``, if ``impls`` are all its implementations.
+
+        Any other list (a subset caller's, ``call_extra``'s, a historic replay's) runs through
+        pluggy's loop, and the hook's plan is kept for its next ordinary call.
+        """
+        caller = getattr(self.hook, hook_name, None)
+        if not isinstance(caller, pluggy.HookCaller) or caller.get_hookimpls() != list(impls):
+            return None
+        spec = caller.spec
+        plan = CallPlan(impls, firstresult=bool(spec is not None and spec.opts.get("firstresult")))
+        self._plans[hook_name] = plan
+        return plan
+
+    def get_call_plan(self, name: str) -> CallPlan | None:
+        """Return the call plan that serves hook ``name`` now, or ``None`` when pluggy's loop must.
+
+        ``None`` for an unknown or historic hook, one whose spec has argument defaults, one
+        with a wrapper, and for every hook while tracing or monitoring is on. Calling the plan
+        with every argument of the hook is calling ``pm.hook.<name>(...)``.
+        """
+        if self._inner_hookexec is not self._pluggy_loop:
+            return None
+        caller = getattr(self.hook, name, None)
+        plan = self._direct_plans.get(name)
+        if plan is not None and caller is not None and plan.serves(caller.get_hookimpls()):
+            return plan
+        if not isinstance(caller, pluggy.HookCaller) or caller.is_historic():
+            return None
+        if caller.spec is not None and caller.spec.kwargdefaults:
+            return None
+        impls = caller.get_hookimpls()
+        plan = self._plans.get(name)
+        if plan is None or not plan.serves(impls):
+            plan = self._make_plan(name, impls)
+        if plan is None or not plan.is_fast:
+            return None
+        self._direct_plans[name] = plan
+        return plan
 
     # -- registration with isolation -----------------------------------------------------------
 

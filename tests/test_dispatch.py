@@ -1,0 +1,222 @@
+"""Call plans: ``pm.hook.X(...)`` through a plan gives exactly what pluggy's own loop gives.
+
+The differential runs each random set of implementations twice on one manager: once as usual
+(the hook's call plan serves it when it can) and once with a no-op call monitor installed,
+which makes the manager hand every call to pluggy's ``_multicall``. Results, raised errors,
+warnings and the order the implementations ran in must be the same.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pluggy
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hermes_hooks import hookimpl
+from hermes_hooks.dispatch import CallPlan
+from hermes_hooks.manager import PluginManager
+
+RAISE = object()
+HOME = Path("/nonexistent/hermes-home")
+
+# Observer (collect, unchecked) and first-result (checked: str) hooks, with their arguments.
+HOOK_ARGS = {
+    "on_session_start": ("session_id", "model", "platform"),
+    "transform_terminal_output": ("command", "output", "returncode", "task_id", "env_type"),
+}
+VALUES: list[object] = [None, None, "a", "b", "", 7, {"k": 1}, RAISE]
+
+ImplSpec = tuple[str, str | None, object, tuple[str, ...]]
+
+
+@st.composite
+def impl_specs(draw: st.DrawFn, hook: str) -> list[ImplSpec]:
+    names = HOOK_ARGS[hook]
+    specs = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["plain", "plain", "plain", "wrapper", "hookwrapper"]),
+                st.sampled_from([None, None, "tryfirst", "trylast"]),
+                st.sampled_from(VALUES),
+                # 0, 1 or several arguments: every shape of argument getter.
+                st.lists(st.sampled_from(names), unique=True, max_size=3).map(tuple),
+            ),
+            max_size=6,
+        )
+    )
+    return specs
+
+
+def _make_plugin(hook: str, index: int, spec: ImplSpec, log: list[str]) -> object:
+    kind, order, value, argnames = spec
+    name = f"p{index}"
+    opts: dict[str, Any] = {"tryfirst": order == "tryfirst", "trylast": order == "trylast"}
+    params = ", ".join(argnames)
+
+    def plain(*args: object) -> object:
+        log.append(f"{name}{args!r}")
+        if value is RAISE:
+            raise RuntimeError(f"{name} fails")
+        return value
+
+    def wrapper(*args: object) -> Generator[None, Any, Any]:
+        log.append(f"{name}:before")
+        result = yield
+        log.append(f"{name}:after")
+        return result
+
+    def hookwrapper(*args: object) -> Generator[None, pluggy.Result[Any], None]:
+        log.append(f"{name}:before")
+        yield
+        log.append(f"{name}:after")
+
+    body = {"plain": plain, "wrapper": wrapper, "hookwrapper": hookwrapper}[kind]
+    if kind != "plain":
+        opts[kind] = True
+    # pluggy reads the implementation's parameter names: give it exactly ``argnames``.
+    namespace: dict[str, Any] = {"body": body}
+    delegate = "yield from" if kind != "plain" else ""
+    exec(f"def {hook}({params}):\n    return ({delegate} body({params}))\n", namespace)
+    return type(name, (), {hook: staticmethod(hookimpl(**opts)(namespace[hook]))})()
+
+
+def manager_with(
+    hook: str, specs: Sequence[ImplSpec], log: list[str], *, strict: bool = False
+) -> PluginManager:
+    pm = PluginManager(HOME, strict=strict)
+    for index, spec in enumerate(specs):
+        pm.register(_make_plugin(hook, index, spec, log), name=f"p{index}")
+    return pm
+
+
+@contextmanager
+def pluggy_loop(pm: PluginManager) -> Iterator[None]:
+    """Make the manager hand every call to pluggy's own loop (a monitor turns plans off)."""
+    undo = pm.add_hookcall_monitoring(lambda *a: None, lambda *a: None)
+    try:
+        yield
+    finally:
+        undo()
+
+
+def outcome(call: Callable[[], object], log: list[str]) -> tuple[str, object, list[str]]:
+    """Return what a call gave, or the error it raised, and what ran, in order."""
+    log.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            kind, value = "result", call()
+        except BaseException as exc:
+            kind, value = "error", f"{type(exc).__name__}: {exc}"
+    ran = list(log) + [f"warning: {w.category.__name__}" for w in caught]
+    return kind, value, ran
+
+
+EXAMPLES = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@EXAMPLES
+@given(
+    data=st.data(),
+    hook=st.sampled_from(sorted(HOOK_ARGS)),
+    strict=st.booleans(),
+    leave_out=st.sampled_from([None, 0, 1]),
+)
+def test_a_plan_gives_what_pluggys_loop_gives(
+    data: st.DataObject, hook: str, strict: bool, leave_out: int | None
+) -> None:
+    specs = data.draw(impl_specs(hook))
+    log: list[str] = []
+    pm = manager_with(hook, specs, log, strict=strict)
+    kwargs: dict[str, object] = {name: f"<{name}>" for name in HOOK_ARGS[hook]}
+    if leave_out is not None:  # a missing argument: pluggy's HookCallError, when its turn comes
+        del kwargs[HOOK_ARGS[hook][leave_out]]
+    call = getattr(pm.hook, hook)
+    planned = outcome(lambda: call(**kwargs), log)
+    with pluggy_loop(pm):
+        assert pm.get_call_plan(hook) is None
+        looped = outcome(lambda: call(**kwargs), log)
+    assert planned == looped
+    has_wrapper = any(kind != "plain" for kind, *_ in specs)
+    assert (pm.get_call_plan(hook) is None) is has_wrapper
+
+
+def test_a_plan_is_rebuilt_when_the_implementations_change() -> None:
+    log: list[str] = []
+    pm = manager_with("on_session_start", [("plain", None, 1, ("session_id",))], log)
+    first = pm.get_call_plan("on_session_start")
+    assert first is not None
+    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == [1]
+    late = _make_plugin("on_session_start", 9, ("plain", "tryfirst", 2, ()), log)
+    pm.register(late, name="late")
+    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == [2, 1]
+    second = pm.get_call_plan("on_session_start")
+    assert second is not None
+    assert second is not first
+    pm.unregister(late)
+    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == [1]
+    wrapper = _make_plugin("on_session_start", 8, ("wrapper", None, None, ()), log)
+    pm.register(wrapper, name="wrapper")
+    assert pm.get_call_plan("on_session_start") is None
+    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == [1]
+
+
+def test_other_lists_of_implementations_run_through_pluggy_and_keep_the_plan() -> None:
+    log: list[str] = []
+    specs: list[ImplSpec] = [("plain", None, n, ("session_id",)) for n in (1, 2, 3)]
+    pm = manager_with("on_session_start", specs, log)
+    plan = pm.get_call_plan("on_session_start")
+    kwargs = {"session_id": "s", "model": "m", "platform": "p"}
+    subset = pm.subset_hook_caller("on_session_start", [pm.get_plugin("p1")])
+    assert subset(**kwargs) == [3, 1]
+    extra = pm.hook.on_session_start.call_extra([lambda session_id: 0], kwargs)
+    assert extra == [0, 3, 2, 1]
+    assert pm.get_call_plan("on_session_start") is plan
+    assert pm.hook.on_session_start(**kwargs) == [3, 2, 1]
+
+
+def test_a_plan_reads_each_implementations_function_at_every_call() -> None:
+    log: list[str] = []
+    pm = manager_with("on_session_start", [("plain", None, 1, ("session_id",))], log)
+    plan = pm.get_call_plan("on_session_start")
+    assert isinstance(plan, CallPlan)
+    (impl,) = pm.hook.on_session_start.get_hookimpls()
+    impl.function = lambda session_id: f"replaced {session_id}"  # type: ignore[misc]
+    assert plan.call({"session_id": "s"}) == ["replaced s"]
+    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == ["replaced s"]
+
+
+def test_attributed_calls_name_the_plugin_of_each_result() -> None:
+    log: list[str] = []
+    specs: list[ImplSpec] = [
+        ("plain", None, "a", ()),
+        ("plain", None, None, ()),
+        ("plain", "tryfirst", "b", ()),
+    ]
+    pm = manager_with("transform_terminal_output", specs, log)
+    plan = pm.get_call_plan("transform_terminal_output")
+    assert plan is not None
+    assert plan.call({}) == "b"
+    assert plan.call_attributed({}) == [("p2", "b")]
+    collect = manager_with("on_session_start", specs, log)
+    collect_plan = collect.get_call_plan("on_session_start")
+    assert collect_plan is not None
+    assert collect_plan.call_attributed({}) == [("p2", "b"), ("p0", "a")]
+
+
+def test_strict_errors_propagate_from_a_plan_with_their_note() -> None:
+    log: list[str] = []
+    specs: list[ImplSpec] = [("plain", None, 1, ()), ("plain", None, RAISE, ())]
+    pm = manager_with("on_session_start", specs, log, strict=True)
+    assert pm.get_call_plan("on_session_start") is not None
+    with pytest.raises(RuntimeError, match="p1 fails") as info:
+        pm.hook.on_session_start(session_id="s", model="m", platform="p")
+    assert any("'p1'" in note for note in getattr(info.value, "__notes__", []))
+    assert log == ["p1()"]  # the one that raised ran first, and the call stopped there
