@@ -48,9 +48,13 @@ class ResolveTimeoutError(TimeoutError):
     """An awaitable run on the helper loop did not finish within the caller's bound."""
 
 
+# What most hook results are, and never awaitable: told apart before the slower ABC check.
+_PLAIN_TYPES: Final = frozenset({str, dict, list, tuple, int, float, bool, bytes, type(None)})
+
+
 def is_awaitable(value: object) -> bool:
     """Return whether ``value`` must be awaited to get a result."""
-    return inspect.isawaitable(value)
+    return type(value) not in _PLAIN_TYPES and inspect.isawaitable(value)
 
 
 async def _await(value: Awaitable[Any]) -> Any:
