@@ -6,8 +6,12 @@ for ids, ``None`` for optional values, empty lists and dicts), calls pluggy exac
 turns what comes back into one typed answer with the rules of :mod:`hermes_hooks.host.combine`.
 A hook with no implementations is not called at all.
 
-Each hook is written once, as a generator that yields the one hook call it needs and returns
-the answer; ``_sync`` runs that call through pluggy, ``_async`` through
+Each hook is written once, as its sync method: it returns the neutral answer when no plugin
+implements the hook, else it hands its one hook call and the function that turns the call's
+result into the answer to ``_call`` (or ``_fire``, for observers). Run on the facade, that call
+runs at once: through the hook's call plan (:mod:`hermes_hooks.dispatch`) when one serves it,
+else through pluggy. ``_async`` makes the coroutine method from the same sync method, run on a
+view of the facade that hands the call back to be awaited through
 :func:`hermes_hooks._aio.amulticall`, so both methods share their arguments and combine rule.
 """
 
@@ -16,10 +20,9 @@ from __future__ import annotations
 import copy
 import functools
 import threading
-from collections.abc import Callable, Coroutine, Generator, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, TypeVar
 
-import attrs
 import pluggy
 
 from hermes_hooks import _aio
@@ -182,63 +185,50 @@ async def acall_hook(
     return _attribute(raw, records) if records is not None else raw
 
 
-@attrs.frozen
-class _Call:
-    """The one hook call a facade method needs: its name, its arguments, attributed or not."""
+class _Pending:
+    """A hook call an async method is to await, and how its raw result becomes the answer."""
 
-    name: str
-    kwargs: Mapping[str, Any]
-    attributed: bool = False
+    __slots__ = ("attributed", "finish", "kwargs", "name")
+
+    def __init__(
+        self,
+        name: str,
+        kwargs: Mapping[str, Any],
+        finish: Callable[[Any], Any] | None,
+        attributed: bool,
+    ) -> None:
+        self.name = name
+        self.kwargs = kwargs
+        self.finish = finish
+        self.attributed = attributed
 
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-_Body = Generator[_Call, Any, _R]
-
-
-def _rename(method: Callable[..., Any], body: Callable[..., Any], name: str) -> None:
-    method.__name__ = name
-    method.__qualname__ = body.__qualname__.rsplit(".", 1)[0] + "." + name
-
-
-def _sync(
-    body: Callable[Concatenate[Hooks, _P], _Body[_R]],
-) -> Callable[Concatenate[Hooks, _P], _R]:
-    """Make the method that runs ``body``'s hook call through pluggy and returns its answer."""
-
-    @functools.wraps(body)
-    def method(self: Hooks, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        gen = body(self, *args, **kwargs)
-        try:
-            call = next(gen)
-            while True:
-                call = gen.send(self._run(call))
-        except StopIteration as stop:
-            answer: _R = stop.value
-            return answer
-
-    _rename(method, body, body.__name__.lstrip("_"))
-    return method
 
 
 def _async(
-    body: Callable[Concatenate[Hooks, _P], _Body[_R]],
+    method: Callable[Concatenate[Hooks, _P], _R],
 ) -> Callable[Concatenate[Hooks, _P], Coroutine[Any, Any, _R]]:
-    """Make the coroutine method that awaits ``body``'s hook call and returns its answer."""
+    """Make the coroutine method of a sync one: same arguments, same answer, awaited calls.
 
-    @functools.wraps(body)
-    async def method(self: Hooks, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        gen = body(self, *args, **kwargs)
-        try:
-            call = next(gen)
-            while True:
-                call = gen.send(await self._arun(call))
-        except StopIteration as stop:
-            answer: _R = stop.value
-            return answer
+    The sync method runs on a :class:`_Deferred` view of the facade, which hands its hook call
+    back instead of running it; that call is awaited, and its result finished the same way.
+    """
 
-    _rename(method, body, "a" + body.__name__.lstrip("_"))
-    return method
+    @functools.wraps(method)
+    async def amethod(self: Hooks, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        answer = method(_Deferred(self), *args, **kwargs)
+        if not isinstance(answer, _Pending):
+            return answer  # nothing to call: the neutral answer
+        raw = await self._arun(answer)
+        # No finish: an observer hook, whose method returns None.
+        finished: _R = answer.finish(raw) if answer.finish is not None else None  # type: ignore[assignment]
+        return finished
+
+    amethod.__name__ = "a" + method.__name__
+    amethod.__qualname__ = method.__qualname__.rsplit(".", 1)[0] + "." + amethod.__name__
+    return amethod
 
 
 class Hooks:
@@ -274,23 +264,47 @@ class Hooks:
         caller: pluggy.HookCaller = getattr(self.pm.hook, name)
         return bool(caller.get_hookimpls())
 
-    def _call(self, name: str, **kwargs: Any) -> _Body[Any]:
-        """Call hook ``name`` with ``kwargs`` (the driver runs it sync or async)."""
-        return (yield _Call(name, kwargs))
+    def _call(self, name: str, finish: Callable[[Any], _R], /, **kwargs: Any) -> _R:
+        """Call hook ``name`` with ``kwargs``; return ``finish`` of what it returned."""
+        answer: _R = self._dispatch(name, kwargs, finish, False)
+        return answer
 
-    def _fire(self, name: str, **kwargs: Any) -> _Body[None]:
+    def _call_attributed(
+        self, name: str, finish: Callable[[list[tuple[str, object]]], _R], /, **kwargs: Any
+    ) -> _R:
+        """Call collecting hook ``name``; ``finish`` gets each result with its plugin."""
+        answer: _R = self._dispatch(name, kwargs, finish, True)
+        return answer
+
+    def _fire(self, name: str, /, **kwargs: Any) -> None:
         """Call observer hook ``name`` when a plugin implements it."""
         if self._implemented(name):
-            yield _Call(name, kwargs)
+            return self._dispatch(name, kwargs, None, False)  # type: ignore[no-any-return]
+        return None
 
-    def _run(self, call: _Call) -> Any:
-        """Run one call the synchronous way: pluggy's own executor."""
-        if call.attributed:
-            return call_attributed(self.pm, call.name, call.kwargs, self._shadows)
-        caller: pluggy.HookCaller = getattr(self.pm.hook, call.name)
-        return caller(**call.kwargs)
+    def _dispatch(
+        self,
+        name: str,
+        kwargs: Mapping[str, Any],
+        finish: Callable[[Any], Any] | None,
+        attributed: bool,
+    ) -> Any:
+        """Run one hook call now and finish its result (:class:`_Deferred` hands it back).
 
-    async def _arun(self, call: _Call) -> Any:
+        The call runs through the hook's call plan when one serves it (no wrapper, no tracing
+        or monitoring), which gives exactly what pluggy gives; else through pluggy itself.
+        """
+        plan = self.pm.get_call_plan(name)
+        if plan is not None:
+            raw = plan.call_attributed(kwargs) if attributed else plan.call(kwargs)
+        elif attributed:
+            raw = call_attributed(self.pm, name, kwargs, self._shadows)
+        else:
+            caller: pluggy.HookCaller = getattr(self.pm.hook, name)
+            raw = caller(**kwargs)
+        return finish(raw) if finish is not None else None
+
+    async def _arun(self, call: _Pending) -> Any:
         """Run one call the asynchronous way: awaited implementations, pluggy's order."""
         concurrent = self.concurrent_observers and call.name.startswith(CONCURRENT_PREFIXES)
         return await acall_hook(
@@ -299,7 +313,7 @@ class Hooks:
 
     # -- tools ----------------------------------------------------------------------------------
 
-    def _pre_tool_call(
+    def pre_tool_call(
         self,
         *,
         tool_name: str,
@@ -310,27 +324,26 @@ class Hooks:
         turn_id: str = "",
         api_request_id: str = "",
         middleware_trace: list[dict[str, Any]] | None = None,
-    ) -> _Body[ToolDecision]:
+    ) -> ToolDecision:
         """Ask the plugins about a tool call; block > approve > modify, whatever their order."""
         if not self._implemented("pre_tool_call"):
-            return ToolDecision(args=dict(args))
-        kwargs = {
-            "tool_name": tool_name,
-            "args": args,
-            "task_id": task_id,
-            "session_id": session_id,
-            "tool_call_id": tool_call_id,
-            "turn_id": turn_id,
-            "api_request_id": api_request_id,
-            "middleware_trace": middleware_trace if middleware_trace is not None else [],
-        }
-        results = yield _Call("pre_tool_call", kwargs, attributed=True)
-        return combine_tool_decisions(args, results)
+            return ToolDecision.allow(args)
+        return self._call_attributed(
+            "pre_tool_call",
+            lambda results: combine_tool_decisions(args, results),
+            tool_name=tool_name,
+            args=args,
+            task_id=task_id,
+            session_id=session_id,
+            tool_call_id=tool_call_id,
+            turn_id=turn_id,
+            api_request_id=api_request_id,
+            middleware_trace=middleware_trace if middleware_trace is not None else [],
+        )
 
-    pre_tool_call = _sync(_pre_tool_call)
-    apre_tool_call = _async(_pre_tool_call)
+    apre_tool_call = _async(pre_tool_call)
 
-    def _post_tool_call(
+    def post_tool_call(
         self,
         *,
         tool_name: str,
@@ -346,9 +359,9 @@ class Hooks:
         error_type: str | None = None,
         error_message: str | None = None,
         middleware_trace: list[dict[str, Any]] | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a tool call returned, failed or was blocked."""
-        yield from self._fire(
+        return self._fire(
             "post_tool_call",
             tool_name=tool_name,
             args=args,
@@ -365,10 +378,9 @@ class Hooks:
             middleware_trace=middleware_trace if middleware_trace is not None else [],
         )
 
-    post_tool_call = _sync(_post_tool_call)
-    apost_tool_call = _async(_post_tool_call)
+    apost_tool_call = _async(post_tool_call)
 
-    def _transform_tool_result(
+    def transform_tool_result(
         self,
         *,
         tool_name: str,
@@ -383,12 +395,13 @@ class Hooks:
         status: Literal["ok", "error"] = "ok",
         error_type: str | None = None,
         error_message: str | None = None,
-    ) -> _Body[str]:
+    ) -> str:
         """Return the tool result the model sees: the first plugin's replacement, or ``result``."""
         if not self._implemented("transform_tool_result"):
             return result
-        new = yield from self._call(
+        return self._call(
             "transform_tool_result",
+            lambda new: new if isinstance(new, str) else result,
             tool_name=tool_name,
             args=args,
             result=result,
@@ -402,12 +415,10 @@ class Hooks:
             error_type=error_type,
             error_message=error_message,
         )
-        return new if isinstance(new, str) else result
 
-    transform_tool_result = _sync(_transform_tool_result)
-    atransform_tool_result = _async(_transform_tool_result)
+    atransform_tool_result = _async(transform_tool_result)
 
-    def _transform_terminal_output(
+    def transform_terminal_output(
         self,
         *,
         command: str,
@@ -415,26 +426,25 @@ class Hooks:
         returncode: int | None,
         task_id: str = "",
         env_type: str = "",
-    ) -> _Body[str]:
+    ) -> str:
         """Return the terminal output the tool keeps: the first replacement, or ``output``."""
         if not self._implemented("transform_terminal_output"):
             return output
-        new = yield from self._call(
+        return self._call(
             "transform_terminal_output",
+            lambda new: new if isinstance(new, str) else output,
             command=command,
             output=output,
             returncode=returncode,
             task_id=task_id,
             env_type=env_type,
         )
-        return new if isinstance(new, str) else output
 
-    transform_terminal_output = _sync(_transform_terminal_output)
-    atransform_terminal_output = _async(_transform_terminal_output)
+    atransform_terminal_output = _async(transform_terminal_output)
 
     # -- the model turn ---------------------------------------------------------------------------
 
-    def _transform_llm_output(
+    def transform_llm_output(
         self,
         *,
         response_text: str,
@@ -442,24 +452,23 @@ class Hooks:
         model: str = "",
         platform: str = "",
         turn_id: str = "",
-    ) -> _Body[str]:
+    ) -> str:
         """Return the final response: the first non-empty replacement, or ``response_text``."""
         if not self._implemented("transform_llm_output"):
             return response_text
-        new = yield from self._call(
+        return self._call(
             "transform_llm_output",
+            lambda new: new if isinstance(new, str) and new else response_text,
             response_text=response_text,
             session_id=session_id,
             model=model,
             platform=platform,
             turn_id=turn_id,
         )
-        return new if isinstance(new, str) and new else response_text
 
-    transform_llm_output = _sync(_transform_llm_output)
-    atransform_llm_output = _async(_transform_llm_output)
+    atransform_llm_output = _async(transform_llm_output)
 
-    def _pre_llm_call(
+    def pre_llm_call(
         self,
         *,
         user_message: str | list[dict[str, Any]],
@@ -472,12 +481,13 @@ class Hooks:
         platform: str = "",
         parent_session_id: str = "",
         sender_id: str = "",
-    ) -> _Body[str | None]:
+    ) -> str | None:
         """Return the plugins' context for this turn, joined with blank lines, or ``None``."""
         if not self._implemented("pre_llm_call"):
             return None
-        results = yield from self._call(
+        return self._call(
             "pre_llm_call",
+            lambda results: join_context(results if isinstance(results, list) else []),
             session_id=session_id,
             task_id=task_id,
             turn_id=turn_id,
@@ -489,12 +499,10 @@ class Hooks:
             parent_session_id=parent_session_id,
             sender_id=sender_id,
         )
-        return join_context(results if isinstance(results, list) else [])
 
-    pre_llm_call = _sync(_pre_llm_call)
-    apre_llm_call = _async(_pre_llm_call)
+    apre_llm_call = _async(pre_llm_call)
 
-    def _post_llm_call(
+    def post_llm_call(
         self,
         *,
         user_message: str | list[dict[str, Any]],
@@ -505,9 +513,9 @@ class Hooks:
         turn_id: str = "",
         model: str = "",
         platform: str = "",
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a turn produced its final response."""
-        yield from self._fire(
+        return self._fire(
             "post_llm_call",
             session_id=session_id,
             task_id=task_id,
@@ -519,10 +527,9 @@ class Hooks:
             platform=platform,
         )
 
-    post_llm_call = _sync(_post_llm_call)
-    apost_llm_call = _async(_post_llm_call)
+    apost_llm_call = _async(post_llm_call)
 
-    def _pre_api_request(
+    def pre_api_request(
         self,
         *,
         request_messages: list[dict[str, Any]],
@@ -547,9 +554,9 @@ class Hooks:
         started_at: float = 0.0,
         middleware_trace: list[dict[str, Any]] | None = None,
         request: dict[str, Any] | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a model request is about to be sent."""
-        yield from self._fire(
+        return self._fire(
             "pre_api_request",
             task_id=task_id,
             turn_id=turn_id,
@@ -575,10 +582,9 @@ class Hooks:
             request=request if request is not None else {},
         )
 
-    pre_api_request = _sync(_pre_api_request)
-    apre_api_request = _async(_pre_api_request)
+    apre_api_request = _async(pre_api_request)
 
-    def _post_api_request(
+    def post_api_request(
         self,
         *,
         task_id: str = "",
@@ -604,9 +610,9 @@ class Hooks:
         assistant_message: Any = None,
         assistant_content_chars: int = 0,
         assistant_tool_call_count: int = 0,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a model response arrived and was normalized."""
-        yield from self._fire(
+        return self._fire(
             "post_api_request",
             task_id=task_id,
             turn_id=turn_id,
@@ -633,10 +639,9 @@ class Hooks:
             assistant_tool_call_count=assistant_tool_call_count,
         )
 
-    post_api_request = _sync(_post_api_request)
-    apost_api_request = _async(_post_api_request)
+    apost_api_request = _async(post_api_request)
 
-    def _api_request_error(
+    def api_request_error(
         self,
         *,
         error: dict[str, str],
@@ -661,9 +666,9 @@ class Hooks:
         retryable: bool | None = None,
         reason: str | None = None,
         request: dict[str, Any] | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a model request failed."""
-        yield from self._fire(
+        return self._fire(
             "api_request_error",
             task_id=task_id,
             turn_id=turn_id,
@@ -689,23 +694,17 @@ class Hooks:
             request=request if request is not None else {},
         )
 
-    api_request_error = _sync(_api_request_error)
-    aapi_request_error = _async(_api_request_error)
+    aapi_request_error = _async(api_request_error)
 
     # -- sessions ---------------------------------------------------------------------------------
 
-    def _on_session_start(
-        self, *, session_id: str, model: str = "", platform: str = ""
-    ) -> _Body[None]:
+    def on_session_start(self, *, session_id: str, model: str = "", platform: str = "") -> None:
         """Tell the observers a new session runs its first turn."""
-        yield from self._fire(
-            "on_session_start", session_id=session_id, model=model, platform=platform
-        )
+        return self._fire("on_session_start", session_id=session_id, model=model, platform=platform)
 
-    on_session_start = _sync(_on_session_start)
-    aon_session_start = _async(_on_session_start)
+    aon_session_start = _async(on_session_start)
 
-    def _on_session_end(
+    def on_session_end(
         self,
         *,
         session_id: str,
@@ -719,9 +718,9 @@ class Hooks:
         platform: str = "",
         reason: str | None = None,
         api_request_id: str | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a turn ended, whatever its outcome."""
-        yield from self._fire(
+        return self._fire(
             "on_session_end",
             session_id=session_id,
             task_id=task_id,
@@ -736,10 +735,9 @@ class Hooks:
             api_request_id=api_request_id,
         )
 
-    on_session_end = _sync(_on_session_end)
-    aon_session_end = _async(_on_session_end)
+    aon_session_end = _async(on_session_end)
 
-    def _on_session_finalize(
+    def on_session_finalize(
         self,
         *,
         session_id: str | None,
@@ -747,9 +745,9 @@ class Hooks:
         reason: str | None = None,
         old_session_id: str | None = None,
         new_session_id: str | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a session is torn down."""
-        yield from self._fire(
+        return self._fire(
             "on_session_finalize",
             session_id=session_id,
             platform=platform,
@@ -758,10 +756,9 @@ class Hooks:
             new_session_id=new_session_id,
         )
 
-    on_session_finalize = _sync(_on_session_finalize)
-    aon_session_finalize = _async(_on_session_finalize)
+    aon_session_finalize = _async(on_session_finalize)
 
-    def _on_session_reset(
+    def on_session_reset(
         self,
         *,
         session_id: str | None,
@@ -769,9 +766,9 @@ class Hooks:
         reason: str | None = None,
         old_session_id: str | None = None,
         new_session_id: str | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a replacement session exists."""
-        yield from self._fire(
+        return self._fire(
             "on_session_reset",
             session_id=session_id,
             platform=platform,
@@ -780,12 +777,11 @@ class Hooks:
             new_session_id=new_session_id,
         )
 
-    on_session_reset = _sync(_on_session_reset)
-    aon_session_reset = _async(_on_session_reset)
+    aon_session_reset = _async(on_session_reset)
 
     # -- subagents --------------------------------------------------------------------------------
 
-    def _subagent_start(
+    def subagent_start(
         self,
         *,
         parent_session_id: str | None,
@@ -795,9 +791,9 @@ class Hooks:
         parent_turn_id: str = "",
         parent_subagent_id: str | None = None,
         child_role: str = "leaf",
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a child agent is about to run."""
-        yield from self._fire(
+        return self._fire(
             "subagent_start",
             parent_session_id=parent_session_id,
             parent_turn_id=parent_turn_id,
@@ -808,10 +804,9 @@ class Hooks:
             child_goal=child_goal,
         )
 
-    subagent_start = _sync(_subagent_start)
-    asubagent_start = _async(_subagent_start)
+    asubagent_start = _async(subagent_start)
 
-    def _subagent_stop(
+    def subagent_stop(
         self,
         *,
         parent_session_id: str | None,
@@ -822,9 +817,9 @@ class Hooks:
         child_summary: str | None = None,
         tool_call_history: list[dict[str, Any]] | None = None,
         duration_ms: int = 0,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a child agent finished."""
-        yield from self._fire(
+        return self._fire(
             "subagent_stop",
             parent_session_id=parent_session_id,
             parent_turn_id=parent_turn_id,
@@ -836,26 +831,27 @@ class Hooks:
             duration_ms=duration_ms,
         )
 
-    subagent_stop = _sync(_subagent_stop)
-    asubagent_stop = _async(_subagent_stop)
+    asubagent_stop = _async(subagent_stop)
 
     # -- the gateway and the verify gate ---------------------------------------------------------
 
-    def _pre_gateway_dispatch(
+    def pre_gateway_dispatch(
         self, *, event: Any, gateway: Any = None, session_store: Any = None
-    ) -> _Body[GatewayDecision]:
+    ) -> GatewayDecision:
         """Return what happens to an inbound message: allow, skip (with reason) or rewrite."""
         if not self._implemented("pre_gateway_dispatch"):
             return _ALLOW
-        results = yield from self._call(
-            "pre_gateway_dispatch", event=event, gateway=gateway, session_store=session_store
+        return self._call(
+            "pre_gateway_dispatch",
+            gateway_decision,
+            event=event,
+            gateway=gateway,
+            session_store=session_store,
         )
-        return gateway_decision(results)
 
-    pre_gateway_dispatch = _sync(_pre_gateway_dispatch)
-    apre_gateway_dispatch = _async(_pre_gateway_dispatch)
+    apre_gateway_dispatch = _async(pre_gateway_dispatch)
 
-    def _pre_verify(
+    def pre_verify(
         self,
         *,
         final_response: str,
@@ -865,12 +861,13 @@ class Hooks:
         model: str = "",
         coding: bool = True,
         attempt: int = 0,
-    ) -> _Body[VerifyDecision | None]:
+    ) -> VerifyDecision | None:
         """Return a decision that sends the agent back to work, or ``None`` to finish."""
         if not self._implemented("pre_verify"):
             return None
-        result = yield from self._call(
+        return self._call(
             "pre_verify",
+            verify_decision,
             session_id=session_id,
             platform=platform,
             model=model,
@@ -879,14 +876,12 @@ class Hooks:
             final_response=final_response,
             changed_paths=changed_paths,
         )
-        return verify_decision(result)
 
-    pre_verify = _sync(_pre_verify)
-    apre_verify = _async(_pre_verify)
+    apre_verify = _async(pre_verify)
 
     # -- approvals --------------------------------------------------------------------------------
 
-    def _pre_approval_request(
+    def pre_approval_request(
         self,
         *,
         command: str,
@@ -897,9 +892,9 @@ class Hooks:
         surface: str = "cli",
         turn_id: str = "",
         tool_call_id: str = "",
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a person is about to be asked to approve ``command``."""
-        yield from self._fire(
+        return self._fire(
             "pre_approval_request",
             command=command,
             description=description,
@@ -911,10 +906,9 @@ class Hooks:
             tool_call_id=tool_call_id,
         )
 
-    pre_approval_request = _sync(_pre_approval_request)
-    apre_approval_request = _async(_pre_approval_request)
+    apre_approval_request = _async(pre_approval_request)
 
-    def _post_approval_response(
+    def post_approval_response(
         self,
         *,
         command: str,
@@ -927,9 +921,9 @@ class Hooks:
         turn_id: str = "",
         tool_call_id: str = "",
         decided_by: str | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers how an approval was answered."""
-        yield from self._fire(
+        return self._fire(
             "post_approval_response",
             command=command,
             description=description,
@@ -943,12 +937,11 @@ class Hooks:
             decided_by=decided_by,
         )
 
-    post_approval_response = _sync(_post_approval_response)
-    apost_approval_response = _async(_post_approval_response)
+    apost_approval_response = _async(post_approval_response)
 
     # -- the kanban board -------------------------------------------------------------------------
 
-    def _kanban_task_claimed(
+    def kanban_task_claimed(
         self,
         *,
         task_id: str,
@@ -956,9 +949,9 @@ class Hooks:
         board: str | None = None,
         assignee: str | None = None,
         run_id: int | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a task was claimed."""
-        yield from self._fire(
+        return self._fire(
             "kanban_task_claimed",
             task_id=task_id,
             profile_name=profile_name,
@@ -967,10 +960,9 @@ class Hooks:
             run_id=run_id,
         )
 
-    kanban_task_claimed = _sync(_kanban_task_claimed)
-    akanban_task_claimed = _async(_kanban_task_claimed)
+    akanban_task_claimed = _async(kanban_task_claimed)
 
-    def _kanban_task_completed(
+    def kanban_task_completed(
         self,
         *,
         task_id: str,
@@ -979,9 +971,9 @@ class Hooks:
         assignee: str | None = None,
         run_id: int | None = None,
         summary: str | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a task was completed."""
-        yield from self._fire(
+        return self._fire(
             "kanban_task_completed",
             task_id=task_id,
             profile_name=profile_name,
@@ -991,10 +983,9 @@ class Hooks:
             summary=summary,
         )
 
-    kanban_task_completed = _sync(_kanban_task_completed)
-    akanban_task_completed = _async(_kanban_task_completed)
+    akanban_task_completed = _async(kanban_task_completed)
 
-    def _kanban_task_blocked(
+    def kanban_task_blocked(
         self,
         *,
         task_id: str,
@@ -1003,9 +994,9 @@ class Hooks:
         assignee: str | None = None,
         run_id: int | None = None,
         reason: str | None = None,
-    ) -> _Body[None]:
+    ) -> None:
         """Tell the observers a task moved to blocked."""
-        yield from self._fire(
+        return self._fire(
             "kanban_task_blocked",
             task_id=task_id,
             profile_name=profile_name,
@@ -1015,5 +1006,24 @@ class Hooks:
             reason=reason,
         )
 
-    kanban_task_blocked = _sync(_kanban_task_blocked)
-    akanban_task_blocked = _async(_kanban_task_blocked)
+    akanban_task_blocked = _async(kanban_task_blocked)
+
+
+class _Deferred(Hooks):
+    """A view of a :class:`Hooks` (sharing its state) whose hook calls are handed back.
+
+    Running a sync method on it gives the method's :class:`_Pending` call, or its neutral
+    answer when no plugin implements the hook; the coroutine methods await the call.
+    """
+
+    def __init__(self, hooks: Hooks) -> None:  # no super().__init__: the state is shared
+        self.__dict__ = hooks.__dict__
+
+    def _dispatch(
+        self,
+        name: str,
+        kwargs: Mapping[str, Any],
+        finish: Callable[[Any], Any] | None,
+        attributed: bool,
+    ) -> Any:
+        return _Pending(name, kwargs, finish, attributed)

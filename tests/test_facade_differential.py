@@ -2,16 +2,21 @@
 
 Random sets of implementations (plain, new-style wrappers, old-style hookwrappers; tryfirst,
 trylast or neither; fitting, unfitting and raising returns) are registered on one manager.
-The hook is called raw and through the facade: the implementations must run in the same order,
-and the facade's answer must be the combine rule applied to exactly what pluggy returned.
+The hook is called raw, through pluggy's own loop (a no-op call monitor keeps the manager's
+call plans out of it), and through the facade, which uses the hook's call plan whenever one
+serves it: the implementations must run in the same order, the facade's answer must be the
+combine rule applied to exactly what pluggy returned, and in strict mode both must raise the
+same error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pluggy
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +24,7 @@ from hypothesis import strategies as st
 
 from hermes_hooks import hookimpl
 from hermes_hooks.facade import Hooks
+from hermes_hooks.host.combine import ToolDecision
 from hermes_hooks.manager import PluginManager
 
 RAISE = object()
@@ -93,11 +99,23 @@ def make_plugin(hook: str, index: int, spec: ImplSpec, log: list[str]) -> object
     return type(name, (), {hook: hookimpl(**opts)(function)})()
 
 
-def manager_with(hook: str, specs: list[ImplSpec], log: list[str]) -> PluginManager:
-    pm = PluginManager(Path("/nonexistent/hermes-home"))
+def manager_with(
+    hook: str, specs: list[ImplSpec], log: list[str], *, strict: bool = False
+) -> PluginManager:
+    pm = PluginManager(Path("/nonexistent/hermes-home"), strict=strict)
     for index, spec in enumerate(specs):
         pm.register(make_plugin(hook, index, spec, log), name=f"p{index}")
     return pm
+
+
+@contextmanager
+def pluggy_loop(pm: PluginManager) -> Iterator[None]:
+    """Hand every hook call of ``pm`` to pluggy's own loop: a call monitor turns plans off."""
+    undo = pm.add_hookcall_monitoring(lambda *a: None, lambda *a: None)
+    try:
+        yield
+    finally:
+        undo()
 
 
 def run_both(
@@ -108,12 +126,36 @@ def run_both(
     log: list[str],
 ) -> tuple[Any, Any]:
     log.clear()
-    raw = getattr(pm.hook, hook)(**kwargs)
+    with pluggy_loop(pm):
+        raw = getattr(pm.hook, hook)(**kwargs)
     raw_log = list(log)
     log.clear()
     answer = getattr(Hooks(pm), hook)(**facade_kwargs)
     assert log == raw_log, "the facade ran the implementations in another order"
     return raw, answer
+
+
+def raise_both(
+    pm: PluginManager,
+    hook: str,
+    kwargs: dict[str, Any],
+    log: list[str],
+) -> None:
+    """In strict mode: pluggy's loop and the facade raise the same error after the same calls."""
+    outcomes = []
+    for through_pluggy in (True, False):
+        log.clear()
+        try:
+            if through_pluggy:
+                with pluggy_loop(pm):
+                    getattr(pm.hook, hook)(**kwargs)
+            else:
+                getattr(Hooks(pm), hook)(**kwargs)
+            error = None
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc} {getattr(exc, '__notes__', [])}"
+        outcomes.append((error, list(log)))
+    assert outcomes[0] == outcomes[1]
 
 
 EXAMPLES = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -264,3 +306,41 @@ def test_observers_run_in_pluggy_order(specs: list[ImplSpec]) -> None:
     raw, answer = run_both(pm, "on_session_start", kwargs, dict(kwargs), log)
     assert answer is None
     assert isinstance(raw, list)
+
+
+# -- strict mode: failures raise, the same way on both paths --------------------------------
+
+STRICT_VALUES: list[object] = [None, {"action": "block", "message": "b"}, "not a decision", RAISE]
+
+
+@pytest.mark.filterwarnings("ignore::pluggy.PluggyTeardownRaisedWarning")
+@EXAMPLES
+@given(specs=impl_specs(STRICT_VALUES, [("pass", None), ("append", 5)]))
+def test_strict_failures_raise_the_same_on_both_paths(specs: list[ImplSpec]) -> None:
+    log: list[str] = []
+    pm = manager_with("pre_tool_call", specs, log, strict=True)
+    kwargs = {
+        "tool_name": "terminal",
+        "args": {"x": 0},
+        "task_id": "t",
+        "session_id": "s",
+        "tool_call_id": "c",
+        "turn_id": "u",
+        "api_request_id": "",
+        "middleware_trace": [],
+    }
+    raise_both(pm, "pre_tool_call", kwargs, log)
+
+
+# -- the fast allow decision ----------------------------------------------------------------
+
+
+@given(args=st.dictionaries(st.text(max_size=5), st.one_of(st.none(), st.integers(), st.text())))
+def test_the_allow_decision_is_the_one_attrs_builds(args: dict[str, Any]) -> None:
+    fast = ToolDecision.allow(args)
+    assert fast == ToolDecision(args=dict(args))
+    assert attrs.asdict(fast) == attrs.asdict(ToolDecision(args=dict(args)))
+    assert fast.args == args
+    assert fast.args is not args
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        fast.action = "block"  # type: ignore[misc]
