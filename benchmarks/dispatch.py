@@ -61,14 +61,20 @@ VARIANT_LABELS: Final = {
     "facade": "our `Hooks(pm).X`",
 }
 
-CASE_KINDS: Final = ("collect", "wrapper", "firstresult")
-"""``collect``: pre_tool_call; ``wrapper``: plus one wrapper=True impl; ``firstresult``."""
+CASE_KINDS: Final = ("collect", "wrapper", "firstresult", "bounded")
+"""``collect``: pre_tool_call; ``wrapper``: plus one wrapper=True impl; ``firstresult``:
+transform_tool_result; ``bounded``: ``collect`` under the default ``hook_callback_timeout``."""
 
 _HOOK_OF: Final = {
     "collect": "pre_tool_call",
     "wrapper": "pre_tool_call",
     "firstresult": "transform_tool_result",
+    "bounded": "pre_tool_call",
 }
+
+UNBOUNDED_CONFIG: Final = "plugins:\n  hook_callback_timeout: 0\n"
+"""Our managers' ``config.yaml`` in every case but ``bounded``: no per-call bound, so that
+each implementation runs inline as under pluggy (the bound sends it to a worker thread)."""
 
 # What the host passes: every argument of the hook, as the agent loop has them.
 _CALL_ARGS: Final[Mapping[str, Mapping[str, object]]] = {
@@ -266,10 +272,17 @@ def _call(target: str, hook: str, *, leading: str = "") -> str:
 
 
 def build_case(kind: str, k: int, home: Path) -> Case:
-    """Return the case ``kind`` with ``k`` plugins, set up on fresh managers."""
+    """Return the case ``kind`` with ``k`` plugins, set up on fresh managers.
+
+    :param home: an empty folder; the managers' Hermes homes are made inside it.
+    """
     from hermes_hooks.manager import PluginManager
 
     hook = _HOOK_OF[kind]
+    home = home / f"{kind}-{k}"
+    home.mkdir()
+    if kind != "bounded":
+        (home / "config.yaml").write_text(UNBOUNDED_CONFIG, encoding="utf-8")
     if kind == "firstresult":
         # Registered first, so pluggy runs it last: every variant calls all k functions.
         functions = [_result_impl(ANSWER if i == 0 else None) for i in range(k)]
@@ -278,6 +291,7 @@ def build_case(kind: str, k: int, home: Path) -> Case:
     raw = pluggy.PluginManager(PROJECT_NAME)
     raw.add_hookspecs(hookspecs)
     ours = PluginManager(home)
+    ours.reload_config()
     hermes = HermesStyleDispatcher()
     for index, function in enumerate(functions):
         marked = hookimpl(function)
