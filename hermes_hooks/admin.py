@@ -19,6 +19,7 @@ from hermes_hooks.config import PluginsConfig, config_path, set_plugin_enabled, 
 from hermes_hooks.discovery import Candidate
 from hermes_hooks.errors import PluginNotFoundError
 from hermes_hooks.trial import trial_load
+from hermes_hooks.trust import TRUSTED_HASH_FIELD, content_hash
 
 __all__ = [
     "Named",
@@ -104,20 +105,39 @@ def set_enabled(home: Path, candidate: Candidate, enabled: bool) -> bool:
     """Enable or disable *candidate* in ``config.yaml``; return ``False`` when already so.
 
     Enabling lists its key in ``plugins.enabled`` and removes key, leaf and manifest name from
-    ``plugins.disabled``; disabling does the reverse.
+    ``plugins.disabled``; disabling does the reverse. Enabling a project plugin also records
+    the content hash of its folder as ``plugins.entries.<key>.trusted_hash``, in the same
+    atomic write, and enabling it again records the hash anew when its files changed;
+    disabling removes the hash.
 
     :raises ConfigError: ``config.yaml`` is not valid YAML or has a wrong type; it is left as is.
+    :raises PluginTrustError: a project plugin's folder cannot be hashed (a symlink leading
+        out of it, a FIFO, too large); nothing is written.
     """
     config = PluginsConfig.from_home(home)
     names = _names(candidate)
     listed, other = (
         (config.enabled, config.disabled) if enabled else (config.disabled, config.enabled)
     )
-    if names & listed and not names & other:
+    entry = _trust_entry(config, candidate, enabled)
+    if names & listed and not names & other and entry is None:
         return False
     aliases = [candidate.name] if candidate.name != candidate.key else []
-    set_plugin_enabled(home, candidate.key, enabled, aliases=aliases)
+    set_plugin_enabled(home, candidate.key, enabled, aliases=aliases, entry=entry)
     return True
+
+
+def _trust_entry(
+    config: PluginsConfig, candidate: Candidate, enabled: bool
+) -> dict[str, Any] | None:
+    """Return the ``trusted_hash`` change enabling or disabling needs, or ``None`` for none."""
+    if candidate.source != "project" or candidate.path is None:
+        return None
+    recorded = config.entry(candidate.key).get(TRUSTED_HASH_FIELD)
+    if not enabled:
+        return {TRUSTED_HASH_FIELD: None} if recorded is not None else None
+    current = content_hash(candidate.path)
+    return None if current == recorded else {TRUSTED_HASH_FIELD: current}
 
 
 def get_tool_override_grant(home: Path, key: str) -> bool | None:

@@ -14,6 +14,7 @@ __all__ = [
     "PluginLoadError",
     "PluginNotFoundError",
     "PluginToolOverrideError",
+    "PluginTrustError",
     "RegistrationError",
 ]
 
@@ -82,6 +83,14 @@ class PluginToolOverrideError(HermesHooksError, PermissionError):
 
     The grant is ``plugins.entries.<id>.allow_tool_override: true`` in ``config.yaml``,
     together with ``override=True`` on the registration.
+    """
+
+
+class PluginTrustError(HermesHooksError):
+    """A project plugin's folder cannot be trusted as it is.
+
+    A symlink in it leads outside, it holds a FIFO or device, it is too large to hash, or it
+    cannot be read; the message names the path.
     """
 
 
