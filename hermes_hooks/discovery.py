@@ -89,12 +89,29 @@ def bundled_plugins_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(__file__).resolve().parent.parent / "hermes_plugins"
 
 
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
 def _is_plain_key(key: str) -> bool:
     """Tell whether a folder key is printable ASCII: no look-alike letters, no control codes."""
     return key.isascii() and key.isprintable()
 
 
-def _folder_candidate(folder: Path, key: str, source: Source) -> Candidate | None:
+def _folder_candidate(
+    folder: Path, key: str, source: Source, confined_to: Path | None = None
+) -> Candidate | None:
+    if confined_to is not None and not _inside(folder.resolve(), confined_to):
+        return Candidate(
+            key=key,
+            source=source,
+            manifest=None,
+            path=folder,
+            error=(
+                f"{folder}: a symlink to {folder.resolve()}, outside {confined_to}; a "
+                f"{source} plugin must be a folder inside it, so nothing of it is read"
+            ),
+        )
     manifest_path = find_manifest(folder)
     if manifest_path is None:
         return None
@@ -141,19 +158,24 @@ def scan_directory(root: Path, source: Source) -> list[Candidate]:
     whose sub-folders with manifests are plugins keyed ``category/name``; deeper folders are not
     looked at. A folder with an ``__init__.py`` but no manifest and no plugins below is reported
     as an error candidate, so that a missing ``plugin.yaml`` does not go unnoticed.
+
+    Project plugins come with a repository, not from the person: there a plugin or category
+    folder that is a symlink leading outside ``root`` is an error candidate, not read.
     """
     if not root.is_dir():
         return []
+    confined_to = root.resolve() if source == "project" else None
     found: list[Candidate] = []
     for folder in _subdirs(root):
-        candidate = _folder_candidate(folder, folder.name, source)
+        candidate = _folder_candidate(folder, folder.name, source, confined_to)
         if candidate is not None:
             found.append(candidate)
             continue
         nested = [
             c
             for sub in _subdirs(folder)
-            if (c := _folder_candidate(sub, f"{folder.name}/{sub.name}", source)) is not None
+            if (c := _folder_candidate(sub, f"{folder.name}/{sub.name}", source, confined_to))
+            is not None
         ]
         if nested:
             found.extend(nested)
