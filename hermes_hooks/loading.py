@@ -32,6 +32,7 @@ from hermes_hooks.markers import PROJECT_NAME
 
 __all__ = [
     "NAMESPACE",
+    "CodeOwners",
     "PluginHooks",
     "describe_failure",
     "evict_modules",
@@ -150,6 +151,65 @@ def plugin_roots(candidate: Candidate) -> list[str]:
     top = ep.module.split(".", 1)[0]
     base = str(ep.dist.locate_file(top))
     return [base + os.sep, base + ".py"]
+
+
+class CodeOwners:
+    """Which plugins' code is on the call stack: who is really asking for a registration.
+
+    A plugin runs in the host's process and can reach the host's objects: ``pm.tools`` is one
+    attribute away. The registries ask this object which plugins have a frame on the current
+    stack, so that a plugin calling ``pm.tools.register_tool(..., owner=HOST)`` (or another
+    plugin's key) from its ``register()``, a hook, a handler or a thread it started is refused,
+    whatever ``owner`` it passes. Code is attributed by the file it was compiled from, under
+    :func:`plugin_roots`.
+    """
+
+    _MAX_FRAMES: Final = 500
+
+    def __init__(self) -> None:
+        self._roots: dict[str, tuple[str, ...]] = {}
+        self._by_file: dict[str, str | None] = {}
+        self._lock = threading.Lock()
+
+    def add(self, key: str, roots: Iterable[str]) -> None:
+        """Attribute code under ``roots`` (path prefixes) to plugin ``key``."""
+        with self._lock:
+            self._roots[key] = tuple(roots)
+            self._by_file = {}
+
+    def remove(self, key: str) -> None:
+        """Stop attributing code to plugin ``key`` (it was unloaded, or failed)."""
+        with self._lock:
+            if self._roots.pop(key, None) is not None:
+                self._by_file = {}
+
+    def owner_of_file(self, filename: str) -> str | None:
+        """Return the plugin whose code ``filename`` is, or ``None``."""
+        by_file = self._by_file
+        if filename in by_file:
+            return by_file[filename]
+        with self._lock:
+            owner = next(
+                (key for key, roots in self._roots.items() if roots and filename.startswith(roots)),
+                None,
+            )
+            self._by_file[filename] = owner
+        return owner
+
+    def on_stack(self) -> frozenset[str]:
+        """Return the keys of the plugins with a frame on the calling thread's stack."""
+        if not self._roots:
+            return frozenset()
+        found: set[str] = set()
+        frame: types.FrameType | None = sys._getframe(1)
+        depth = 0
+        while frame is not None and depth < self._MAX_FRAMES:
+            owner = self.owner_of_file(frame.f_code.co_filename)
+            if owner is not None:
+                found.add(owner)
+            frame = frame.f_back
+            depth += 1
+        return frozenset(found)
 
 
 @functools.cache

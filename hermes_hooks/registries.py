@@ -93,6 +93,28 @@ class Registry(Generic[_T]):
         # Entries displaced by a permitted replacement, most recent last, restored on removal.
         self._displaced: dict[str, list[Entry[_T]]] = {}
         self._lock = threading.RLock()
+        self._acting: Callable[[], frozenset[str]] | None = None
+
+    def set_acting_plugins(self, lookup: Callable[[], frozenset[str]] | None) -> None:
+        """Tell the registry how to find the plugins whose code is making the current call.
+
+        With it, a plugin's code may register only as that plugin, and may not remove the
+        host's entries or another plugin's, whatever ``owner`` it passes (see
+        :class:`~hermes_hooks.loading.CodeOwners`).
+        """
+        self._acting = lookup
+
+    def _check_acting(self, owner: str, name: str, action: str) -> None:
+        """Refuse a call made from plugin code on behalf of another owner."""
+        if self._acting is None:
+            return
+        acting = self._acting()
+        if acting and owner not in acting:
+            who = ", ".join(repr(key) for key in sorted(acting))
+            raise RegistrationError(
+                f"{self.kind} {name!r} is refused: code of plugin {who} may not {action} "
+                f"{describe_owner(owner)}; a plugin registers through its own ctx"
+            )
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -164,6 +186,7 @@ class Registry(Generic[_T]):
             ``replace_host``) or owned by another plugin.
         """
         key = self.normalize(name)
+        self._check_acting(owner, key, "register as")
         with self._lock:
             existing = self._entries.get(key)
             if existing is not None and existing.owner != owner:
@@ -203,11 +226,14 @@ class Registry(Generic[_T]):
         entry = self.get_entry(name)
         if entry is None or (owner is not None and entry.owner != owner):
             return False
+        self._check_acting(entry.owner, entry.name, "remove an entry of")
         self._remove(entry)
         return True
 
     def remove_owner(self, owner: str) -> list[str]:
         """Remove every entry of ``owner``, restoring what they displaced; return their names."""
+        if owner == HOST:
+            self._check_acting(owner, "*", "remove the entries of")
         with self._lock:
             mine = [e for e in self._entries.values() if e.owner == owner]
             for stack in self._displaced.values():
