@@ -37,6 +37,7 @@ from hermes_hooks.errors import ConfigError, HookTimeoutError, PluginLoadError, 
 from hermes_hooks.image_gen import ImageGenRegistry, install_image_generate_tool
 from hermes_hooks.isolation import guard_hookimpl
 from hermes_hooks.loading import (
+    CodeOwners,
     PluginHooks,
     describe_failure,
     evict_modules,
@@ -48,6 +49,7 @@ from hermes_hooks.loading import (
 from hermes_hooks.markers import PROJECT_NAME
 from hermes_hooks.skills import SkillRegistry
 from hermes_hooks.tools import ToolRegistry
+from hermes_hooks.trust import get_untrusted_reason
 
 __all__ = ["FailureCount", "PluginInfo", "PluginManager", "Status"]
 
@@ -183,6 +185,10 @@ class PluginManager(pluggy.PluginManager):
         self.commands = CommandRegistry()
         self.cli_commands = CliCommandRegistry()
         self.skills = SkillRegistry()
+        # Plugin code may register only as itself, whatever owner it passes to a registry.
+        self._code_owners = CodeOwners()
+        for registry in (self.tools, self.commands, self.cli_commands, self.skills):
+            registry.set_acting_plugins(self._code_owners.on_stack)
         self.image_gen = ImageGenRegistry(self.hermes_home)
         self.message_sink: Callable[[str, str], bool] | None = None
         self._records: dict[str, _Record] = {}
@@ -517,6 +523,13 @@ class PluginManager(pluggy.PluginManager):
             why = "bundled backend, loaded by default"
         else:
             return "not enabled", "not listed in plugins.enabled"
+        if candidate.source == "project" and candidate.path is not None:
+            # Trusted as its files were when enabled (hash recorded by hermes plugins enable).
+            untrusted = get_untrusted_reason(
+                candidate.path, candidate.key, config.entry(candidate.key)
+            )
+            if untrusted is not None:
+                return "error", untrusted
         manifest = candidate.manifest
         missing = (
             [n for n in manifest.required_env_names if not os.environ.get(n)] if manifest else []
@@ -537,6 +550,7 @@ class PluginManager(pluggy.PluginManager):
         record.loading = True
         record.pending = []
         try:
+            self._code_owners.add(key, plugin_roots(candidate))
             target = import_plugin(candidate)
             module, register_fn, native = self._plugin_parts(key, target)
             record.module = module
@@ -617,6 +631,7 @@ class PluginManager(pluggy.PluginManager):
             evict_modules(record.module.__name__)
         if record.context is not None:
             record.context.revoke()  # a plugin keeping its ctx must not register through it
+        self._code_owners.remove(key)
         record.holder = None
         record.module = None
         record.context = None
