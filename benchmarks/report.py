@@ -88,37 +88,50 @@ def _budget_rows(report: Report) -> list[list[str]]:
     rows: list[list[str]] = []
     dispatch = report.dispatch
     if dispatch is not None:
-        every_k = dispatch.ks
+        every_k = list(dispatch.ks)
+        positive = [k for k in every_k if k > 0]
+        checks: list[tuple[str, str, str, float, list[tuple[str, tuple[str, ...], list[int]]]]]
         checks = [
             (
                 "our `pm.hook.X` (isolated) within 1.15x of raw pluggy, every k",
-                ("collect", "wrapper", "firstresult"),
-                every_k,
                 "ours",
                 "pluggy",
                 1.15,
+                [
+                    ("no wrapper", ("collect", "firstresult"), every_k),
+                    ("a wrapper", ("wrapper",), every_k),
+                ],
             ),
             (
                 "`Hooks(pm).X` no slower than the Hermes-style dispatcher, k = 1, 5, 20",
-                ("collect", "firstresult"),
-                [k for k in every_k if k > 0],
                 "facade",
                 "hermes",
                 1.0,
+                [
+                    ("pre_tool_call", ("collect",), positive),
+                    ("firstresult", ("firstresult",), positive),
+                ],
             ),
             (
                 "`Hooks(pm).X` with no implementation within 2x of the plain loop (k = 0)",
-                ("collect", "firstresult"),
-                [k for k in every_k if k == 0],
                 "facade",
                 "plain",
                 2.0,
+                [("pre_tool_call", ("collect",), [0]), ("firstresult", ("firstresult",), [0])],
             ),
         ]
-        for text, kinds, ks, variant, anchor, limit in checks:
-            worst = _worst(dispatch, kinds, ks, variant, anchor)
-            figure = f"worst {worst[0]:.2f}x ({worst[1]})" if worst else "n/a"
-            rows.append([text, figure, _verdict(worst[0] if worst else None, limit)])
+        for text, variant, anchor, limit, parts in checks:
+            for part, kinds, ks in parts:
+                worst = _worst(dispatch, kinds, ks, variant, anchor)
+                if worst is None:
+                    continue
+                rows.append(
+                    [
+                        f"{text}: {part}",
+                        f"worst {worst[0]:.2f}x ({worst[1]})",
+                        _verdict(worst[0], limit),
+                    ]
+                )
     startup = report.startup
     if startup is not None:
         n = max(startup.ns)
