@@ -321,11 +321,16 @@ class PluginManager(pluggy.PluginManager):
                 raise
             if plugin_name is None:
                 return None
-            for caller in self.get_hookcallers(plugin) or []:
-                for impl in caller.get_hookimpls():
-                    if impl.plugin is plugin:
-                        self._guard(impl, caller.name)  # hooks without a spec: see _verify_hook
-                if caller.spec is None:
+            # Implementations of hooks with a spec were guarded in _verify_hook; only hooks
+            # without one are left. Looking at those alone, rather than at every hook's
+            # implementations (get_hookcallers), keeps registering N plugins linear in N.
+            for caller in list(vars(self.hook).values()):
+                if not isinstance(caller, pluggy.HookCaller) or caller.spec is not None:
+                    continue
+                mine = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
+                for impl in mine:
+                    self._guard(impl, caller.name)
+                if mine:
                     self._warn_unknown_hook(plugin_name, caller.name)
             return plugin_name
 
