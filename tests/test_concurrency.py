@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
+import reliability_figures
 from plugin_builders import isolate_environment, write_config, write_plugin
 
 from hermes_hooks.facade import Hooks
@@ -189,6 +190,8 @@ def test_hooks_called_while_plugins_load_and_unload(home: Path, counter: Any) ->
         workers.join()
     assert workers.errors == [], workers.tracebacks[0]
     assert workers.calls > ROUNDS  # the callers did run alongside
+    reliability_figures.add("concurrency", "calls alongside loads and unloads", workers.calls)
+    reliability_figures.add("concurrency", "forced reloads under calls", ROUNDS)
     pm.discover_and_load(force=True)
     assert sorted(pm.hook.pre_llm_call(**_args("pre_llm_call", session_id="s"))) == sorted(
         f"from {k}" for k in GOOD_KEYS
@@ -271,6 +274,7 @@ def test_managers_in_parallel_threads_keep_their_own_modules(
         for pm in managers:
             pm.unload_all()
         assert not [m for m in sys.modules if m.startswith("hermes_plugins.shared")]
+        reliability_figures.add("concurrency", "parallel manager loads", THREADS)
 
 
 def test_registries_stay_consistent_under_concurrent_registration(home: Path) -> None:

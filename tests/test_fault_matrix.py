@@ -27,15 +27,18 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+import threading
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
+import reliability_figures
 import yaml
 
-from hermes_hooks.contract import Policy
+from hermes_hooks import hookspecs
+from hermes_hooks.contract import Policy, get_contract
 from hermes_hooks.facade import Hooks
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.host import Gateway, MessageEvent, Session, create_manager
@@ -59,8 +62,16 @@ SITES: Final[Mapping[str, tuple[str, ...]]] = {
 }
 LOAD_SITES: Final = frozenset({"import", "register", "registration"})
 
+#: A hang (an implementation that does not return) in every hook bounded by
+#: plugins.hook_callback_timeout; the hooks the contract leaves unbounded (session end and
+#: finalize, approvals, kanban...) are not, by design: see docs/reference/hooks.md.
+BOUNDED: Final = [hook for hook in HOOKS if get_contract(getattr(hookspecs, hook)).timeout]
+HANG_TIMEOUT: Final = 0.2
+"""Seconds of plugins.hook_callback_timeout in the hang cells."""
+
 CELLS: Final = [
-    (hook, site, fault) for hook in HOOKS for site, faults in SITES.items() for fault in faults
+    *[(hook, site, fault) for hook in HOOKS for site, faults in SITES.items() for fault in faults],
+    *[(hook, "dispatch", "hang") for hook in BOUNDED],
 ]
 
 LOG_MODULE: Final = "hermes_fault_log"
@@ -116,6 +127,9 @@ def _fail():
 def _impl(**kwargs):
     LOG.CALLS.append(("faulty", HOOK))
     if SITE == "dispatch":
+        if FAULT == "hang":
+            LOG.RELEASE.wait(30)  # set when the test ends, so the abandoned worker finishes
+            return None
         if FAULT == "wrong-type":
             return {{"unexpected": 42}}
         _fail()
@@ -261,8 +275,10 @@ def run_workload(pm: PluginManager, cwd: Path) -> Run:
 def fault_log() -> Iterator[types.ModuleType]:
     module = types.ModuleType(LOG_MODULE)
     module.CALLS = []  # type: ignore[attr-defined]
+    module.RELEASE = threading.Event()  # type: ignore[attr-defined]
     sys.modules[LOG_MODULE] = module
     yield module
+    module.RELEASE.set()  # type: ignore[attr-defined]
     del sys.modules[LOG_MODULE]
 
 
@@ -292,9 +308,11 @@ def _write_plugin(home: Path, key: str, code: str) -> None:
     (folder / "__init__.py").write_text(textwrap.dedent(code), encoding="utf-8")
 
 
-def _load(home: Path, *keys: str) -> PluginManager:
+def _load(home: Path, *keys: str, timeout: float | None = None) -> PluginManager:
     home.mkdir(parents=True, exist_ok=True)
-    config = {"plugins": {"enabled": list(keys)}}
+    config: dict[str, Any] = {"plugins": {"enabled": list(keys)}}
+    if timeout is not None:
+        config["plugins"]["hook_callback_timeout"] = timeout
     (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     return create_manager(home)
 
@@ -343,10 +361,18 @@ def test_a_failing_plugin_never_costs_the_host_its_turn(
 ) -> None:
     expected_hooks = _baseline(tmp_path, fault_log, with_faulty=site not in LOAD_SITES)
     _write_plugin(home, "faulty", FAULTY.format(hook=hook, site=site, fault=fault))
-    pm = _load(home, "aa-witness", "faulty")
+    pm = _load(home, "aa-witness", "faulty", timeout=HANG_TIMEOUT if fault == "hang" else None)
     try:
         run = run_workload(pm, tmp_path)
         _check_cell(run, hook, site, fault, expected_hooks)
+        if fault == "hang":
+            assert run.info("faulty").hook_timeouts >= 1
+        info = run.info("faulty")
+        injected = 1 if info.status == "error" else info.hook_errors
+        reliability_figures.add("fault matrix", "cells", 1)
+        reliability_figures.add("fault matrix", f"cells: {fault}", 1)
+        reliability_figures.add("fault matrix", "faults injected", injected)
+        reliability_figures.add("fault matrix", "host turns completed", int(run.turn.completed))
     finally:
         pm.unload_all()
 
@@ -356,6 +382,7 @@ _EXC_NAME: Final = {
     "SystemExit": "SystemExit",
     "RecursionError": "RecursionError",
     "refused": "PluginToolOverrideError",
+    "hang": "HookTimeoutError",
 }
 
 

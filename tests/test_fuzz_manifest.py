@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
+import reliability_figures
 import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -44,9 +45,6 @@ QUICK_SECONDS: Final = 2.0
 MEMORY_BOUND: Final = 4 * 1024 * 1024
 """Most Python memory (tracemalloc peak) one refused manifest may cost."""
 
-#: How many inputs each fuzz test actually ran (reported in docs/reliability.md).
-RAN: dict[str, int] = {}
-
 
 @pytest.fixture
 def manifest_file(tmp_path: Path) -> Path:
@@ -64,8 +62,10 @@ def _read(path: Path, data: bytes) -> PluginManifest | None:
         return None
 
 
-def _count(test: str) -> None:
-    RAN[test] = RAN.get(test, 0) + 1
+def _count(kind: str) -> None:
+    """Count one input of ``kind`` for docs/reliability.md."""
+    reliability_figures.add("manifest fuzzing", kind)
+    reliability_figures.add("manifest fuzzing", "inputs", 1)
 
 
 # -- arbitrary documents --------------------------------------------------------------------------
