@@ -17,9 +17,9 @@ itself (``kanban_*``), ``pm.invoke_hook``. For every cell:
 
 The matrix is generated from ``VALID_HOOKS``: a new hook gets its row without editing this file.
 
-Hangs (a hook that never returns) need ``plugins.hook_callback_timeout`` enforced by the guard,
-which is being added separately (issue 8); until it lands there is no hang column here. See
-docs/reliability.md.
+A hang (an implementation that never returns) is tried in every hook the contract bounds by
+``plugins.hook_callback_timeout``, here 0.2 s; the hooks it leaves unbounded by design (session
+finalize and reset, approvals, subagents, the gateway, kanban) have no hang cell.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ import yaml
 
 from hermes_hooks import hookspecs
 from hermes_hooks.contract import Policy, get_contract
-from hermes_hooks.facade import Hooks
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.host import Gateway, MessageEvent, Session, create_manager
 from hermes_hooks.host.records import TurnResult
@@ -63,8 +62,8 @@ SITES: Final[Mapping[str, tuple[str, ...]]] = {
 LOAD_SITES: Final = frozenset({"import", "register", "registration"})
 
 #: A hang (an implementation that does not return) in every hook bounded by
-#: plugins.hook_callback_timeout; the hooks the contract leaves unbounded (session end and
-#: finalize, approvals, kanban...) are not, by design: see docs/reference/hooks.md.
+#: plugins.hook_callback_timeout; the hooks the contract leaves unbounded (session finalize,
+#: approvals, kanban...) are not, by design: see docs/reference/hooks.md.
 BOUNDED: Final = [hook for hook in HOOKS if get_contract(getattr(hookspecs, hook)).timeout]
 HANG_TIMEOUT: Final = 0.2
 """Seconds of plugins.hook_callback_timeout in the hang cells."""
@@ -267,7 +266,6 @@ def run_workload(pm: PluginManager, cwd: Path) -> Run:
     for name in HOOKS:  # hooks the reference host never fires itself (kanban_*)
         if ("witness", name) not in fired:
             pm.invoke_hook(name)
-    Hooks(pm)  # the facade builds on the same manager; nothing more to fire
     return Run(pm, turn, command, outcome.action)
 
 
