@@ -169,7 +169,8 @@ def enable(ctx: click.Context, name: str, allow: bool | None) -> None:
 
     Adds it to plugins.enabled and removes it from plugins.disabled. When a plugin that is
     not bundled asks to replace host tools, you are asked once whether to allow it; without
-    a terminal the answer is no.
+    a terminal the answer is no. A project plugin is trusted as its files are now: their
+    hash is recorded, and once they change it does not load until it is enabled again.
 
     \b
     Examples:
