@@ -20,8 +20,10 @@ import attrs
 
 from hermes_hooks.config import write_config
 from hermes_hooks.discovery import Candidate
+from hermes_hooks.errors import PluginTrustError
 from hermes_hooks.manager import PluginManager, callback_of
 from hermes_hooks.registries import Handle
+from hermes_hooks.trust import TRUSTED_HASH_FIELD, content_hash
 
 __all__ = ["HookimplRecord", "TrialManager", "captured_logs", "trial_load", "where_defined"]
 
@@ -158,7 +160,13 @@ def trial_load(candidate: Candidate) -> Iterator[TrialManager]:
         home = Path(tmp)
         # The operator's grant is given, so that a tool override shows as a request, not
         # as a load failure (whether to grant it is the operator's question, not the plugin's).
-        entries = {candidate.key: {"allow_tool_override": True}}
+        entry: dict[str, object] = {"allow_tool_override": True}
+        if candidate.source == "project" and candidate.path is not None:
+            # A trial is how a project plugin is checked before it is trusted: trust its files
+            # here. One that cannot be hashed is left without, and its status says why.
+            with contextlib.suppress(PluginTrustError):
+                entry[TRUSTED_HASH_FIELD] = content_hash(candidate.path)
+        entries = {candidate.key: entry}
         write_config(home, {"plugins": {"enabled": [candidate.key], "entries": entries}})
         pm = TrialManager(candidate, home)
         with captured_logs(pm.log_records):

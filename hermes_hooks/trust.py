@@ -111,6 +111,10 @@ def get_untrusted_reason(folder: Path, key: str, entry: Mapping[str, object]) ->
 
     :param entry: its ``plugins.entries.<key>`` from ``config.yaml``.
     """
+    try:
+        current = content_hash(folder)
+    except PluginTrustError as exc:
+        return f"project plugin cannot be trusted: {exc}"
     recorded = entry.get(TRUSTED_HASH_FIELD)
     again = f"run 'hermes plugins enable {key}' to trust its files as they are now"
     if not isinstance(recorded, str) or not recorded:
@@ -118,10 +122,6 @@ def get_untrusted_reason(folder: Path, key: str, entry: Mapping[str, object]) ->
             f"project plugin not enabled with 'hermes plugins enable': no content hash is "
             f"recorded in plugins.entries.{key}.{TRUSTED_HASH_FIELD}; {again}"
         )
-    try:
-        current = content_hash(folder)
-    except PluginTrustError as exc:
-        return f"project plugin cannot be trusted: {exc}"
     if current != recorded:
         return (
             f"project plugin changed since it was enabled: its files hash to {_short(current)}, "

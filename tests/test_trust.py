@@ -258,6 +258,21 @@ def test_a_project_plugin_with_a_symlink_leading_out_cannot_be_enabled(
     assert marker.IMPORTED == []
 
 
+def test_plugins_doctor_checks_a_project_plugin_before_it_is_trusted(
+    home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    checked = invoke("plugins", "doctor", "spy")
+    assert checked.exit_code == 0, checked.output
+    assert checked.stdout.startswith("spy: ok")
+    (spy_folder(project) / "data").symlink_to(tmp_path)
+    refused = invoke("plugins", "doctor", "spy", "--json")
+    assert refused.exit_code == 1
+    assert "project plugin cannot be trusted" in refused.stdout
+    assert "leads outside the plugin folder" in refused.stdout
+    assert not (home / "config.yaml").exists()  # a check trusts nothing
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_in_a_project_plugin_is_refused_not_read(
     home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
