@@ -167,38 +167,46 @@ class CodeOwners:
     _MAX_FRAMES: Final = 500
 
     def __init__(self) -> None:
-        self._roots: dict[str, tuple[str, ...]] = {}
-        self._by_file: dict[str, str | None] = {}
+        # root (a folder path ending in os.sep, or a module file) -> plugin key; read without
+        # the lock (single look-ups, never iterated), changed under it.
+        self._by_root: dict[str, str] = {}
+        self._roots_of: dict[str, tuple[str, ...]] = {}
         self._lock = threading.Lock()
 
     def add(self, key: str, roots: Iterable[str]) -> None:
-        """Attribute code under ``roots`` (path prefixes) to plugin ``key``."""
+        """Attribute code under ``roots`` (from :func:`plugin_roots`) to plugin ``key``."""
         with self._lock:
-            self._roots[key] = tuple(roots)
-            self._by_file = {}
+            self._forget(key)
+            self._roots_of[key] = tuple(roots)
+            for root in self._roots_of[key]:
+                self._by_root[root] = key
 
     def remove(self, key: str) -> None:
         """Stop attributing code to plugin ``key`` (it was unloaded, or failed)."""
         with self._lock:
-            if self._roots.pop(key, None) is not None:
-                self._by_file = {}
+            self._forget(key)
+
+    def _forget(self, key: str) -> None:
+        for root in self._roots_of.pop(key, ()):
+            if self._by_root.get(root) == key:
+                del self._by_root[root]
 
     def owner_of_file(self, filename: str) -> str | None:
-        """Return the plugin whose code ``filename`` is, or ``None``."""
-        by_file = self._by_file
-        if filename in by_file:
-            return by_file[filename]
-        with self._lock:
-            owner = next(
-                (key for key, roots in self._roots.items() if roots and filename.startswith(roots)),
-                None,
-            )
-            self._by_file[filename] = owner
+        """Return the plugin whose code ``filename`` is, or ``None``.
+
+        One look-up per folder above the file, so the cost does not grow with the number of
+        plugins.
+        """
+        by_root = self._by_root
+        owner = by_root.get(filename)
+        end = len(filename)
+        while owner is None and (end := filename.rfind(os.sep, 0, end)) > 0:
+            owner = by_root.get(filename[: end + 1])
         return owner
 
     def on_stack(self) -> frozenset[str]:
         """Return the keys of the plugins with a frame on the calling thread's stack."""
-        if not self._roots:
+        if not self._by_root:
             return frozenset()
         found: set[str] = set()
         frame: types.FrameType | None = sys._getframe(1)
