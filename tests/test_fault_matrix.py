@@ -487,3 +487,14 @@ def test_failures_with_ever_new_messages_are_logged_from_a_bounded_set(home: Pat
     last = pm.get_failures("noisy").last
     assert last is not None
     assert len(last) < 1100  # a huge message is clipped on the status
+
+
+def test_docs_reliability_states_the_size_of_this_matrix() -> None:
+    page = Path(__file__).parent.parent / "docs" / "reliability.md"
+    text = page.read_text(encoding="utf-8")
+    assert f"{len(CELLS)} cells" in text
+    assert f"{len(BOUNDED)} hangs" in text
+    by_fault = {fault: sum(1 for cell in CELLS if cell[2] == fault) for fault in _EXC_NAME}
+    assert (
+        f"{by_fault['Exception']} each for `Exception`, `SystemExit` and `RecursionError`" in text
+    )
