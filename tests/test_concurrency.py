@@ -112,6 +112,7 @@ def counter() -> Iterator[types.ModuleType]:
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counter: types.ModuleType) -> Path:
     isolate_environment(monkeypatch, tmp_path)
     home = tmp_path / "home"
+    monkeypatch.setenv("HERMES_HOME", str(home))  # never the real ~/.hermes
     for key in GOOD_KEYS:
         write_plugin(home / "plugins", key, GOOD.format(counter=COUNTER, key=key))
     write_plugin(home / "plugins", "broken", BROKEN.format(counter=COUNTER))

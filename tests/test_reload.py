@@ -108,6 +108,7 @@ def on_session_start(session_id):
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     bundled = isolate_environment(monkeypatch, tmp_path)
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "home"))  # never the real ~/.hermes
     write_plugin(bundled, "image_gen/local-shipped", manifest={"kind": "backend"}, code="""
         from hermes_hooks.image_gen import ImageGenProvider
 
