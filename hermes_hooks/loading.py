@@ -175,10 +175,13 @@ class CodeOwners:
 
     def add(self, key: str, roots: Iterable[str]) -> None:
         """Attribute code under ``roots`` (from :func:`plugin_roots`) to plugin ``key``."""
+        ours = _code_prefixes()[0]
+        # Never the framework's own code (an entry point could name a module of it).
+        kept = tuple(r for r in roots if not any(p.startswith(r) or r.startswith(p) for p in ours))
         with self._lock:
             self._forget(key)
-            self._roots_of[key] = tuple(roots)
-            for root in self._roots_of[key]:
+            self._roots_of[key] = kept
+            for root in kept:
                 self._by_root[root] = key
 
     def remove(self, key: str) -> None:

@@ -24,6 +24,7 @@ from plugin_builders import isolate_environment, write_config, write_plugin
 
 from hermes_hooks.errors import PluginTrustError, RegistrationError
 from hermes_hooks.host import create_manager
+from hermes_hooks.loading import CodeOwners
 from hermes_hooks.manager import PluginManager
 from hermes_hooks.registries import HOST
 from hermes_hooks.trust import content_hash
@@ -467,6 +468,25 @@ def test_with_the_grant_a_plugin_may_replace_a_host_tool_and_unloading_restores_
     assert pm.unload_plugin("granted")
     assert pm.tools.owner_of("terminal") == HOST
     assert pm.tools.get("terminal") is not host_entry
+
+
+def test_code_is_attributed_by_folder_and_never_the_framework_s_own(tmp_path: Path) -> None:
+    import hermes_hooks.manager
+
+    owners = CodeOwners()
+    owners.add("folder", [f"{tmp_path}/plugins/folder{os.sep}"])
+    owners.add("module", [f"{tmp_path}/site/mod{os.sep}", f"{tmp_path}/site/mod.py"])
+    # An entry point naming a module of the framework must not make the host a plugin.
+    owners.add("sneaky", [str(Path(hermes_hooks.manager.__file__).parent) + os.sep])
+    assert owners.owner_of_file(f"{tmp_path}/plugins/folder/__init__.py") == "folder"
+    assert owners.owner_of_file(f"{tmp_path}/plugins/folder/sub/deep.py") == "folder"
+    assert owners.owner_of_file(f"{tmp_path}/plugins/folder-2/__init__.py") is None
+    assert owners.owner_of_file(f"{tmp_path}/site/mod.py") == "module"
+    assert owners.owner_of_file(f"{tmp_path}/site/module.py") is None
+    assert owners.owner_of_file(hermes_hooks.manager.__file__) is None
+    assert owners.owner_of_file("<string>") is None
+    owners.remove("folder")
+    assert owners.owner_of_file(f"{tmp_path}/plugins/folder/__init__.py") is None
 
 
 def test_the_host_itself_still_registers_and_removes_its_tools(home: Path) -> None:
