@@ -31,8 +31,9 @@ logger = logging.getLogger(__name__)
 _MISSING: Final = object()
 _SETTING_SEGMENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _RESERVED_ROOTS: Final = frozenset({"model", "plugins", "security", "settings"})
-# Never turned into a failed call: the person pressed Ctrl-C, or the task is being cancelled.
-_PASS_THROUGH: Final = (KeyboardInterrupt, asyncio.CancelledError)
+# Never turned into a failed call: the person pressed Ctrl-C, the task is being cancelled, or
+# a coroutine is being closed.
+_PASS_THROUGH: Final = (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)
 
 
 class PluginContext:
