@@ -24,11 +24,7 @@ import attrs
 import yaml
 
 from hermes_hooks.errors import ConfigError
-
-try:
-    from yaml import CSafeLoader as _SafeLoader
-except ImportError:  # PyYAML built without libyaml
-    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+from hermes_hooks.safe_yaml import YAMLLoadError, safe_load_yaml
 
 __all__ = [
     "BUNDLED_PLUGINS_ENV",
@@ -65,6 +61,9 @@ DEBUG_ENV: Final = "HERMES_PLUGINS_DEBUG"
 BUNDLED_PLUGINS_ENV: Final = "HERMES_BUNDLED_PLUGINS"
 """Overrides the folder of bundled plugins (packaged installs)."""
 CONFIG_FILENAME: Final = "config.yaml"
+
+MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
+"""A ``config.yaml`` larger than this is refused rather than parsed."""
 """The configuration file inside ``HERMES_HOME``."""
 
 TRUTHY_STRINGS: Final = frozenset({"1", "true", "yes", "on"})
@@ -143,15 +142,13 @@ def load_config(home: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc}") from exc
     try:
-        data = yaml.load(text, Loader=_SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
-        problem = exc.problem or exc.context or "syntax error"
-        msg = f"{path}: invalid YAML at {where}: {problem}"
-        raise ConfigError(msg) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from exc
+        # The bounded reader: an alias bomb or absurd nesting in config.yaml would otherwise
+        # stall (or crash) every hermes command that reads it.
+        data = safe_load_yaml(text, source=str(path), max_bytes=MAX_CONFIG_BYTES)
+    except YAMLLoadError as exc:
+        reason = exc.reason.removeprefix("invalid YAML: ")
+        where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
+        raise ConfigError(f"{path}: invalid YAML{where}: {reason}") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -672,3 +672,11 @@ def test_set_plugin_enabled_refuses_an_empty_key(home: Path) -> None:
     with pytest.raises(ValueError, match="must not be empty"):
         set_plugin_enabled(home, " ", True)
     assert not home.exists()
+
+
+def test_an_alias_bomb_in_config_is_refused_not_expanded(tmp_path: Path) -> None:
+    lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
+    (tmp_path / "config.yaml").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError, match=r"config\.yaml: invalid YAML at line \d+.*expand"):
+        load_config(tmp_path)
