@@ -12,22 +12,32 @@ when that implementation's turn comes. Each implementation runs through
 ``HookImpl.function``, read at every call, so the fault-isolation guard of
 :mod:`hermes_hooks.isolation` (and any bound it applies) runs exactly as under pluggy.
 
-A plan cannot serve a hook with a wrapper or an implementation taking keyword arguments with
-defaults (:attr:`CallPlan.is_fast` is false); the manager hands such calls to pluggy's loop,
-and also every call while tracing or monitoring (``add_hookcall_monitoring``) is on.
+A hook with wrappers (new-style ``wrapper=True`` or old-style ``hookwrapper=True``) is served by
+:meth:`CallPlan.call_wrapped`, a copy of ``_multicall``'s loop with the plan's argument getters:
+wrappers set up in call order, their teardowns run in reverse with the result or the exception,
+a wrapper that does not yield or yields twice raising pluggy's ``RuntimeError``, an old-style
+wrapper run through pluggy's own adapter (``run_old_style_hookwrapper``), so its
+:class:`pluggy.Result` and teardown warning are pluggy's. Such a plan is not :attr:`is_fast`
+(the typed facade, which attributes each result to its plugin, cannot use it).
+
+A plan cannot serve a hook with an implementation taking keyword arguments with defaults
+(:attr:`CallPlan.is_planned` is false); the manager hands such calls to pluggy's loop, and also
+every call while tracing or monitoring (``add_hookcall_monitoring``) is on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from operator import itemgetter
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import pluggy
+from pluggy._callers import _raise_wrapfail, run_old_style_hookwrapper
 
 __all__ = ["CallPlan"]
 
 _Getter = Callable[[Mapping[str, object]], Any]
+_Teardown = Generator[None, object, object]
 
 
 def _no_arguments(kwargs: Mapping[str, object]) -> tuple[()]:
@@ -61,15 +71,24 @@ class CallPlan:
     :param firstresult: the hook stops at the first result that is not ``None``.
     """
 
-    __slots__ = ("firstresult", "impls", "is_fast", "steps")
+    __slots__ = ("firstresult", "impls", "is_fast", "is_planned", "steps", "wrapped_steps")
 
     def __init__(self, impls: Sequence[pluggy.HookImpl], *, firstresult: bool) -> None:
         self.impls: list[pluggy.HookImpl] = list(impls)
         self.firstresult = firstresult
-        self.is_fast = not any(i.wrapper or i.hookwrapper or i.kwargnames for i in self.impls)
+        #: No implementation takes keyword arguments with defaults: the plan serves the hook.
+        self.is_planned = not any(i.kwargnames for i in self.impls)
+        has_wrappers = any(i.wrapper or i.hookwrapper for i in self.impls)
+        #: Planned and without wrappers: :meth:`call` and :meth:`call_attributed` serve it.
+        self.is_fast = self.is_planned and not has_wrappers
         # In call order, each with its argument getter and its plugin's name.
         self.steps: tuple[tuple[pluggy.HookImpl, _Getter, bool, str], ...] = tuple(
             (impl, *_getter(impl.argnames), impl.plugin_name) for impl in reversed(self.impls)
+        )
+        # The same, with the kind of each: 0 plain, 1 new-style wrapper, 2 old-style wrapper.
+        self.wrapped_steps: tuple[tuple[pluggy.HookImpl, _Getter, bool, int], ...] = tuple(
+            (impl, get, single, 2 if impl.hookwrapper else 1 if impl.wrapper else 0)
+            for impl, get, single, _ in self.steps
         )
 
     def serves(self, impls: Sequence[pluggy.HookImpl]) -> bool:
@@ -105,3 +124,69 @@ class CallPlan:
                 if self.firstresult:
                     break
         return results
+
+    def call_wrapped(self, hook_name: str, kwargs: Mapping[str, object]) -> object:
+        """Call a hook that may have wrappers exactly as pluggy's ``_multicall`` would."""
+        firstresult = self.firstresult
+        results: list[object] = []
+        exception: BaseException | None = None
+        teardowns: list[_Teardown] = []
+        try:  # run impl and wrapper setup functions in a loop
+            for impl, get, single, kind in self.wrapped_steps:
+                try:
+                    args = get(kwargs)
+                except KeyError as exc:
+                    raise _missing(exc) from exc
+                if kind == 0:
+                    result = impl.function(args) if single else impl.function(*args)
+                    if result is not None:
+                        results.append(result)
+                        if firstresult:
+                            break
+                elif kind == 1:
+                    made = impl.function(args) if single else impl.function(*args)
+                    # Not a generator: next() raises TypeError, as in pluggy.
+                    if TYPE_CHECKING:
+                        gen = cast(_Teardown, made)
+                    else:
+                        gen = made
+                    try:
+                        next(gen)
+                    except StopIteration:
+                        _raise_wrapfail(gen, "did not yield")
+                    teardowns.append(gen)
+                else:
+                    gen = run_old_style_hookwrapper(
+                        impl, hook_name, (args,) if single else args, None
+                    )
+                    next(gen)
+                    teardowns.append(gen)
+        except BaseException as exc:
+            exception = exc
+        outcome: object = (results[0] if results else None) if firstresult else results
+        for teardown in reversed(teardowns):
+            try:
+                if exception is not None:
+                    try:
+                        teardown.throw(exception)
+                    except RuntimeError as error:
+                        # A StopIteration thrown into a generator comes out as a RuntimeError.
+                        if isinstance(exception, StopIteration) and error.__cause__ is exception:
+                            teardown.close()
+                            continue
+                        raise
+                else:
+                    teardown.send(outcome)
+                # Unreachable for a well-behaved wrapper: force its finalizers now.
+                teardown.close()
+            except StopIteration as stop:
+                outcome = stop.value
+                exception = None
+                continue
+            except BaseException as error:
+                exception = error
+                continue
+            _raise_wrapfail(teardown, "has second yield")
+        if exception is not None:
+            raise exception
+        return outcome

@@ -224,11 +224,19 @@ def _guard_wrapper(
 ) -> Callable[..., Generator[None, object, object]]:
     expects = _wrapper_expects(contract, firstresult)
 
+    check = contract.check
+
     def fits(value: object) -> bool:
         if firstresult:
-            return value is None or contract.fits(value)
+            return value is None or check is None or check(value)
         # A wrapper of a collect hook may add results; each must fit like an impl's return.
-        return isinstance(value, list) and all(v is None or contract.fits(v) for v in value)
+        if not isinstance(value, list):
+            return False
+        if check is not None:
+            for item in value:
+                if item is not None and not check(item):
+                    return False
+        return True
 
     def fail(message: str) -> None:
         """Raise in strict mode, else report; for failures that have no exception of their own."""

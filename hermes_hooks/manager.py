@@ -255,7 +255,7 @@ class PluginManager(pluggy.PluginManager):
         """Run one hook call: by the hook's call plan when one serves it, else by pluggy's loop.
 
         Every ``HookCaller`` calls this (``pm.hook.X(...)``, ``call_historic``, ``call_extra``).
-        The plan serves the hook's own list of implementations when none is a wrapper and no
+        The plan serves the hook's own list of implementations (wrappers included) when no
         tracing or monitoring is on; it gives what pluggy's loop gives (see
         :mod:`hermes_hooks.dispatch`).
         """
@@ -263,8 +263,11 @@ class PluginManager(pluggy.PluginManager):
             plan = self._plans.get(hook_name)
             if plan is None or not plan.serves(methods):
                 plan = self._make_plan(hook_name, methods)
-            if plan is not None and plan.is_fast and plan.firstresult is firstresult:
-                return plan.call(kwargs)
+            if plan is not None and plan.firstresult is firstresult:
+                if plan.is_fast:
+                    return plan.call(kwargs)
+                if plan.is_planned:
+                    return plan.call_wrapped(hook_name, kwargs)
         return self._inner_hookexec(hook_name, methods, kwargs, firstresult)
 
     def _make_plan(self, hook_name: str, impls: Sequence[pluggy.HookImpl]) -> CallPlan | None:

@@ -66,16 +66,41 @@ def _make_plugin(hook: str, index: int, spec: ImplSpec, log: list[str]) -> objec
             raise RuntimeError(f"{name} fails")
         return value
 
+    # A wrapper's value says how it behaves: None passes the result through, RAISE raises
+    # after its yield, 7 catches an inner error (and answers 7), "" never yields, {"k": 1}
+    # yields twice, and any other value replaces the result (an old-style one forces it).
     def wrapper(*args: object) -> Generator[None, Any, Any]:
         log.append(f"{name}:before")
-        result = yield
+        if value == "":
+            return None
+        try:
+            result = yield
+        except Exception as exc:
+            log.append(f"{name}:saw {type(exc).__name__}")
+            if value == 7:
+                return 7
+            raise
         log.append(f"{name}:after")
-        return result
+        if value == {"k": 1}:
+            yield
+        if value is RAISE:
+            raise RuntimeError(f"{name} fails after")
+        return result if value is None or value == 7 else value
 
     def hookwrapper(*args: object) -> Generator[None, pluggy.Result[Any], None]:
         log.append(f"{name}:before")
-        yield
-        log.append(f"{name}:after")
+        if value == "":
+            return
+        outcome = yield
+        log.append(f"{name}:after {outcome.exception is not None}")
+        if value == {"k": 1}:
+            yield
+        if value is RAISE:
+            raise RuntimeError(f"{name} fails after")
+        if value == 7:
+            outcome.force_exception(RuntimeError(f"{name} forced"))
+        elif value is not None:
+            outcome.force_result(value)
 
     body = {"plain": plain, "wrapper": wrapper, "hookwrapper": hookwrapper}[kind]
     if kind != "plain":
@@ -140,6 +165,9 @@ def test_a_plan_gives_what_pluggys_loop_gives(
         del kwargs[HOOK_ARGS[hook][leave_out]]
     call = getattr(pm.hook, hook)
     planned = outcome(lambda: call(**kwargs), log)
+    plan = pm._plans.get(hook)  # wrappers or not, the plan served the call
+    assert plan is not None
+    assert plan.is_planned
     with pluggy_loop(pm):
         assert pm.get_call_plan(hook) is None
         looped = outcome(lambda: call(**kwargs), log)
