@@ -1,14 +1,19 @@
-"""Builders for real plugin folders, config files and installed distributions in a temp dir.
+"""The test suite's one set of builders: an isolated environment, real plugin folders, config
+files, managers and installed distributions, all in a temp dir.
 
-Shared by the discovery, loading and manager tests; every path is under the test's
-``tmp_path``, never the real ``~/.hermes``.
+Imported by the test modules (pytest puts ``tests/`` on ``sys.path``); every path is under the
+test's ``tmp_path``, never the real ``~/.hermes``. No fixtures live here, so that each test
+module pairs set-up and tear-down in its own small fixture.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
-from collections.abc import Iterable, Iterator, Mapping
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -17,28 +22,35 @@ import pytest
 import yaml
 
 from hermes_hooks.discovery import ENTRY_POINT_GROUP
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.manager import PluginInfo, PluginManager
 from hermes_hooks.registries import HOST, Registry
-
-#: Every environment switch the manager reads; tests start with all of them unset.
-HERMES_ENV = (
-    "HERMES_HOME",
-    "HERMES_SAFE_MODE",
-    "HERMES_ENABLE_PROJECT_PLUGINS",
-    "HERMES_BUNDLED_PLUGINS",
-    "HERMES_PLUGINS_STRICT",
-    "HERMES_PLUGINS_DEBUG",
-)
 
 
 def isolate_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """Unset the Hermes switches and point bundled plugins at an empty folder; return it."""
-    for name in HERMES_ENV:
-        monkeypatch.delenv(name, raising=False)
+    """Unset every ``HERMES_*`` variable and point bundled plugins at an empty folder; return it."""
+    for name in [n for n in os.environ if n.startswith("HERMES_")]:
+        monkeypatch.delenv(name)
     bundled = tmp_path / "bundled-empty"
     bundled.mkdir(exist_ok=True)
     monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(bundled))
     return bundled
+
+
+def isolated_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, bundled: bool = False
+) -> Path:
+    """Isolate the environment, point ``HERMES_HOME`` at ``tmp_path/home`` and return it.
+
+    :param bundled: keep the shipped plugins (command-guard, tool-log) discoverable; by
+        default the bundled folder is an empty one.
+    """
+    isolate_environment(monkeypatch, tmp_path)
+    if bundled:
+        monkeypatch.delenv("HERMES_BUNDLED_PLUGINS")
+    home = tmp_path / "home"
+    (home / "plugins").mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    return home
 
 
 def manifest_text(name: str, /, **fields: Any) -> str:
@@ -77,13 +89,36 @@ def write_plugin(
     return folder
 
 
+def user_plugin(home: Path, key: str, code: str | None = "", **kwargs: Any) -> Path:
+    """Write plugin ``key`` into ``home/plugins`` (see :func:`write_plugin`) and return it."""
+    return write_plugin(home / "plugins", key, code, **kwargs)
+
+
 def write_config(
-    home: Path, enabled: Iterable[str] = (), disabled: Iterable[str] = (), **plugins: Any
-) -> None:
-    """Write ``home/config.yaml`` with a ``plugins:`` section."""
+    home: Path,
+    enabled: Iterable[str] = (),
+    disabled: Iterable[str] = (),
+    *,
+    entries: Mapping[str, Any] | None = None,
+    text: str | None = None,
+    **sections: Any,
+) -> Path:
+    """Write ``home/config.yaml`` and return it.
+
+    :param enabled: ``plugins.enabled``.
+    :param disabled: ``plugins.disabled``.
+    :param entries: ``plugins.entries`` (per-plugin settings).
+    :param text: the whole file, verbatim (dedented), instead of the above.
+    :param sections: other top-level sections (``model={...}``).
+    """
     home.mkdir(parents=True, exist_ok=True)
-    section: dict[str, Any] = {"enabled": list(enabled), "disabled": list(disabled), **plugins}
-    (home / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), encoding="utf-8")
+    path = home / "config.yaml"
+    if text is None:
+        plugins = {"enabled": list(enabled), "disabled": list(disabled)}
+        config = {"plugins": plugins | {"entries": dict(entries or {})}, **sections}
+        text = yaml.safe_dump(config)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
 
 
 def load(home: Path, *, strict: bool = False, cwd: Path | None = None) -> PluginManager:
@@ -93,11 +128,56 @@ def load(home: Path, *, strict: bool = False, cwd: Path | None = None) -> Plugin
     return pm
 
 
+@contextmanager
+def managers() -> Iterator[Callable[..., PluginManager]]:
+    """Yield :func:`load`; every manager it made is unloaded on the way out."""
+    made: list[PluginManager] = []
+
+    def load_tracked(home: Path, **options: Any) -> PluginManager:
+        made.append(PluginManager(home, **options))
+        made[-1].discover_and_load()
+        return made[-1]
+
+    try:
+        yield load_tracked
+    finally:
+        for pm in made:
+            pm.unload_all()
+
+
+@contextmanager
+def enabled_loader(home: Path) -> Iterator[Callable[..., PluginManager]]:
+    """Yield ``load(*keys, strict=False)``: enable exactly ``keys``, load, check each loaded.
+
+    Every manager made is unloaded on the way out.
+    """
+    with managers() as load_tracked:
+
+        def load_enabled(*keys: str, strict: bool = False) -> PluginManager:
+            write_config(home, keys)
+            pm = load_tracked(home, strict=strict)
+            statuses = {info.key: (info.status, info.error) for info in pm.list_plugins()}
+            assert statuses == dict.fromkeys(keys, ("enabled", None))
+            return pm
+
+        yield load_enabled
+
+
 def call_hook(pm: PluginManager, name: str, **kwargs: Any) -> Any:
     """Call ``pm.hook.<name>`` with every spec argument (missing ones are ``None``)."""
     argnames = pm.hook_argnames(name)
     assert argnames is not None, f"unknown hook {name!r}"
+    unknown = set(kwargs) - set(argnames)
+    assert not unknown, f"{name} has no argument {sorted(unknown)}"
     return getattr(pm.hook, name)(**{arg: kwargs.get(arg) for arg in argnames})
+
+
+def recorder_module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> Any:
+    """Put a module ``name`` with ``attrs`` in ``sys.modules`` for plugins to import."""
+    module = types.ModuleType(name)
+    vars(module).update(attrs)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
 
 
 def plugin_names(registry: Registry[Any]) -> list[str]:
@@ -110,6 +190,74 @@ def status_of(pm: PluginManager, key: str) -> tuple[str, str | None]:
     info = pm.get_plugin_info(key)
     assert info is not None, f"plugin {key!r} was not discovered"
     return info.status, info.error
+
+
+def info(pm: PluginManager, key: str) -> PluginInfo:
+    """Return the status of plugin ``key``, failing the test when it was not discovered."""
+    found = pm.get_plugin_info(key)
+    assert found is not None, f"plugin {key!r} was not discovered"
+    return found
+
+
+class PluginHome:
+    """A ``HERMES_HOME`` whose plugins and ``config.yaml`` the test writes step by step.
+
+    :param root: the folder to use as the Hermes home.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.plugins = root / "plugins"
+        self.plugins.mkdir(parents=True, exist_ok=True)
+        self.enabled: list[str] = []
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.managers: list[PluginManager] = []
+
+    def add_plugin(
+        self,
+        key: str,
+        code: str,
+        *,
+        manifest: Mapping[str, Any] | None = None,
+        enable: bool = True,
+        files: Mapping[str, str] | None = None,
+    ) -> Path:
+        """Write plugin ``key`` (see :func:`write_plugin`), enabled unless told not to."""
+        folder = write_plugin(self.plugins, key, code, manifest=manifest or {}, files=files)
+        if enable:
+            self.enabled.append(key)
+        return folder
+
+    def entry(self, key: str, **values: Any) -> None:
+        """Set ``plugins.entries.<key>.<name>: value`` in ``config.yaml``."""
+        self.entries.setdefault(key, {}).update(values)
+
+    def write_config(self) -> None:
+        """Write ``config.yaml`` with the enabled plugins and the entries set so far."""
+        write_config(self.root, self.enabled, entries=self.entries)
+
+    def manager(self) -> PluginManager:
+        """Return a manager for this home, not loaded yet (unloaded again at tear-down)."""
+        pm = PluginManager(self.root)
+        self.managers.append(pm)
+        return pm
+
+    def load(self) -> PluginManager:
+        """Write ``config.yaml``, then return a manager that has discovered and loaded."""
+        self.write_config()
+        pm = self.manager()
+        pm.discover_and_load()
+        return pm
+
+    def close(self) -> None:
+        """Unload every plugin of every manager made here."""
+        for pm in self.managers:
+            pm.unload_all()
+
+
+def make_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginHome:
+    """Isolate the environment and return a fresh :class:`PluginHome` under ``tmp_path``."""
+    return PluginHome(isolated_home(tmp_path, monkeypatch))
 
 
 def write_distribution(

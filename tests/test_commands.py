@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_home import PluginHome, info, make_home
+from plugin_builders import PluginHome, info, make_home
 
 from hermes_hooks.commands import (
     BUILTIN_CLI_COMMANDS,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_home import PluginHome, info, make_home
+from plugin_builders import PluginHome, info, make_home
 
 from hermes_hooks.context import PluginContext
 from hermes_hooks.manager import PluginManager

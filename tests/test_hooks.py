@@ -11,27 +11,17 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-import sys
 import textwrap
-import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pluggy
 import pytest
-import yaml
+from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
 
 import hermes_hooks
 from hermes_hooks import VALID_HOOKS, hookimpl, hookspec, hookspecs
-from hermes_hooks.config import (
-    BUNDLED_PLUGINS_ENV,
-    DEBUG_ENV,
-    HERMES_HOME_ENV,
-    PROJECT_PLUGINS_ENV,
-    SAFE_MODE_ENV,
-    STRICT_ENV,
-)
 from hermes_hooks.contract import (
     HookContract,
     Mode,
@@ -123,65 +113,29 @@ SAMPLES: dict[Callable[[object], bool] | None, Callable[[str], object]] = {
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A Hermes home with an empty plugins folder and no bundled plugins; never ~/.hermes."""
-    bundled = tmp_path / "bundled"
-    bundled.mkdir()
-    monkeypatch.setenv(BUNDLED_PLUGINS_ENV, str(bundled))
-    for name in (SAFE_MODE_ENV, PROJECT_PLUGINS_ENV, STRICT_ENV, DEBUG_ENV):
-        monkeypatch.delenv(name, raising=False)
-    path = tmp_path / "home"
-    (path / "plugins").mkdir(parents=True)
-    monkeypatch.setenv(HERMES_HOME_ENV, str(path))
-    return path
+    return isolated_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def rec(monkeypatch: pytest.MonkeyPatch) -> Any:
     """A module plugins import to record calls (``calls``) and to be told what to return."""
-    module = types.ModuleType(RECORDER)
-    module.calls = []  # type: ignore[attr-defined]
-    module.returns = {}  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, RECORDER, module)
-    return module
+    return recorder_module(monkeypatch, RECORDER, calls=[], returns={})
 
 
 def write_plugin(home: Path, name: str, source: str) -> Path:
-    folder = home / "plugins" / name
-    folder.mkdir(parents=True)
-    (folder / "plugin.yaml").write_text(f"name: {name}\nversion: 1.0.0\n", encoding="utf-8")
     header = f"import {RECORDER} as rec\nfrom hermes_hooks import hookimpl\n"
-    (folder / "__init__.py").write_text(header + textwrap.dedent(source), encoding="utf-8")
-    return folder
+    return user_plugin(home, name, header + textwrap.dedent(source))
 
 
 @pytest.fixture
 def load(home: Path, rec: Any) -> Iterator[Callable[..., PluginManager]]:
     """Enable the named plugins in config.yaml, discover and load them; unload at teardown."""
-    managers: list[PluginManager] = []
-
-    def _load(*names: str, strict: bool = False) -> PluginManager:
-        config = {"plugins": {"enabled": list(names)}}
-        (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-        pm = PluginManager(home, strict=strict)
-        managers.append(pm)
-        pm.discover_and_load()
-        statuses = {info.key: (info.status, info.error) for info in pm.list_plugins()}
-        assert statuses == dict.fromkeys(names, ("enabled", None))
-        return pm
-
-    yield _load
-    for pm in managers:
-        pm.unload_all()
+    with enabled_loader(home) as load_enabled:
+        yield load_enabled
 
 
 def spec_argnames(hook: str) -> list[str]:
     return list(inspect.signature(getattr(hookspecs, hook)).parameters)
-
-
-def fire(pm: PluginManager, hook: str, **kwargs: Any) -> Any:
-    """Call a hook with every spec argument (``None`` for the ones not given)."""
-    unknown = set(kwargs) - set(spec_argnames(hook))
-    assert not unknown, f"{hook} has no argument {unknown}"
-    return getattr(pm.hook, hook)(**{name: kwargs.get(name) for name in spec_argnames(hook)})
 
 
 def hookspec_opts(hook: str) -> dict[str, Any]:
@@ -404,7 +358,7 @@ def test_fitting_return_passes_through(home: Path, hook: str, value: Any) -> Non
         pm = PluginManager(home, strict=strict)
         pm.register(_returning(hook, value), name="plugin")
         expected = value if hookspec_opts(hook)["firstresult"] else [value]
-        assert fire(pm, hook) == expected
+        assert call_hook(pm, hook) == expected
 
 
 @pytest.mark.parametrize(
@@ -416,12 +370,12 @@ def test_misfitting_return_is_dropped(home: Path, hook: str, value: Any) -> None
     assert not get_contract(getattr(hookspecs, hook)).fits(value)
     pm = PluginManager(home)
     pm.register(_returning(hook, value), name="plugin")
-    assert fire(pm, hook) == (None if hookspec_opts(hook)["firstresult"] else [])
+    assert call_hook(pm, hook) == (None if hookspec_opts(hook)["firstresult"] else [])
 
     strict = PluginManager(home, strict=True)
     strict.register(_returning(hook, value), name="plugin")
     with pytest.raises(HookResultError, match=f"plugin 'plugin' hook '{hook}'"):
-        fire(strict, hook)
+        call_hook(strict, hook)
 
 
 # --- (d) package surface ------------------------------------------------------------------------
@@ -586,7 +540,7 @@ def test_post_tool_call_callback_gets_only_the_arguments_it_names(
         """,
     )
     pm = load("tool-log")
-    fire(
+    call_hook(
         pm,
         "post_tool_call",
         tool_name="terminal",
@@ -596,7 +550,7 @@ def test_post_tool_call_callback_gets_only_the_arguments_it_names(
         error_message="no",
         duration_ms=0,
     )
-    fire(pm, "post_tool_call", tool_name="read_file", status="ok", duration_ms=12)
+    call_hook(pm, "post_tool_call", tool_name="read_file", status="ok", duration_ms=12)
     assert rec.calls == [("terminal", "blocked", "plugin_block", 0), ("read_file", "ok", None, 12)]
 
 
@@ -627,12 +581,15 @@ def test_transform_tool_result_first_string_wins_and_none_keeps_the_result(
     )
     pm = load("a-truncate", "b-redact")
     # b-redact loaded later, so it runs first and its answer wins.
-    assert fire(pm, "transform_tool_result", tool_name="read_file", result="key=sk-secret") == (
-        "key=[redacted]"
-    )
+    assert call_hook(
+        pm, "transform_tool_result", tool_name="read_file", result="key=sk-secret"
+    ) == ("key=[redacted]")
     assert rec.calls == ["redact"]
-    assert fire(pm, "transform_tool_result", tool_name="read_file", result="0123456789") == "01234"
-    assert fire(pm, "transform_tool_result", tool_name="terminal", result="unchanged") is None
+    assert (
+        call_hook(pm, "transform_tool_result", tool_name="read_file", result="0123456789")
+        == "01234"
+    )
+    assert call_hook(pm, "transform_tool_result", tool_name="terminal", result="unchanged") is None
 
 
 def test_transform_terminal_output_may_redact_and_sees_running_processes(
@@ -651,7 +608,7 @@ def test_transform_terminal_output_may_redact_and_sees_running_processes(
         """,
     )
     pm = load("redactor")
-    out = fire(
+    out = call_hook(
         pm,
         "transform_terminal_output",
         command="cat .env",
@@ -686,7 +643,7 @@ def test_transform_llm_output_empty_string_does_not_replace_the_response(
         """,
     )
     pm = load("a-signature", "b-eraser")
-    assert fire(pm, "transform_llm_output", response_text="Done.", platform="telegram") == (
+    assert call_hook(pm, "transform_llm_output", response_text="Done.", platform="telegram") == (
         "Done.\n-- sent from telegram"
     )
     info = pm.get_plugin_info("b-eraser")
@@ -728,11 +685,11 @@ def test_pre_llm_call_collects_context_from_every_plugin(
         """,
     )
     pm = load("clock", "memory", "silent")
-    first = fire(pm, "pre_llm_call", session_id="s1", user_message="hi", is_first_turn=True)
+    first = call_hook(pm, "pre_llm_call", session_id="s1", user_message="hi", is_first_turn=True)
     assert sorted(map(str, first)) == sorted(
         ["It is 09:00.", str({"context": "Known facts for s1: likes tea."})]
     )
-    later = fire(pm, "pre_llm_call", session_id="s1", user_message="hi", is_first_turn=False)
+    later = call_hook(pm, "pre_llm_call", session_id="s1", user_message="hi", is_first_turn=False)
     assert later == ["It is 09:00."]
 
 
@@ -750,7 +707,7 @@ def test_post_llm_call_sees_the_final_response_and_history(
     )
     pm = load("transcript")
     history = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]
-    fire(
+    call_hook(
         pm,
         "post_llm_call",
         user_message="2+2?",
@@ -777,7 +734,7 @@ def test_pre_api_request_sees_each_retry_with_the_sanitized_request(
     pm = load("api-audit")
     request = {"method": "POST", "body": {"model": "m"}}
     for retry in range(2):
-        fire(
+        call_hook(
             pm,
             "pre_api_request",
             api_request_id="req-7",
@@ -801,7 +758,7 @@ def test_post_api_request_receives_usage_and_timings(
         """,
     )
     pm = load("cost")
-    fire(
+    call_hook(
         pm,
         "post_api_request",
         usage={"total_tokens": 42},
@@ -825,7 +782,7 @@ def test_api_request_error_passes_the_error_and_retry_state(
         """,
     )
     pm = load("alerts")
-    fire(
+    call_hook(
         pm,
         "api_request_error",
         status_code=429,
@@ -883,7 +840,7 @@ def test_on_session_end_reports_how_the_turn_ended(
         """,
     )
     pm = load("outcomes")
-    fire(
+    call_hook(
         pm,
         "on_session_end",
         completed=False,
@@ -908,8 +865,8 @@ def test_on_session_finalize_passes_old_and_new_session_on_reset(
         """,
     )
     pm = load("flush")
-    fire(pm, "on_session_finalize", session_id=None, platform="cli", reason="exit")
-    fire(
+    call_hook(pm, "on_session_finalize", session_id=None, platform="cli", reason="exit")
+    call_hook(
         pm,
         "on_session_finalize",
         session_id="old",
@@ -936,7 +893,7 @@ def test_on_session_reset_gets_the_rotated_session(
         """,
     )
     pm = load("resetter")
-    fire(pm, "on_session_reset", session_id="new", platform="gateway", old_session_id="old")
+    call_hook(pm, "on_session_reset", session_id="new", platform="gateway", old_session_id="old")
     assert rec.calls == [("new", "gateway", "old")]
 
 
@@ -953,7 +910,7 @@ def test_subagent_start_sees_the_child_goal_and_role(
         """,
     )
     pm = load("delegation-log")
-    fire(
+    call_hook(
         pm,
         "subagent_start",
         parent_session_id="p",
@@ -984,7 +941,9 @@ def test_subagent_stop_passes_status_and_tool_history(
         {"tool_name": "read_file", "status": "ok"},
         {"tool_name": "terminal", "status": "ok"},
     ]
-    fire(pm, "subagent_stop", child_status="timeout", tool_call_history=history, duration_ms=900)
+    call_hook(
+        pm, "subagent_stop", child_status="timeout", tool_call_history=history, duration_ms=900
+    )
     assert rec.calls == [("timeout", ["read_file", "terminal"], 900)]
 
 
@@ -1022,16 +981,16 @@ def test_pre_gateway_dispatch_first_fitting_decision_wins(
     )
     pm = load("a-mute", "b-rewrite")
     store = object()
-    assert fire(pm, "pre_gateway_dispatch", event=GatewayEvent("hi"), session_store=store) == {
+    assert call_hook(pm, "pre_gateway_dispatch", event=GatewayEvent("hi"), session_store=store) == {
         "action": "rewrite",
         "text": "hello",
     }
     assert rec.calls == ["rewrite"]
-    assert fire(pm, "pre_gateway_dispatch", event=GatewayEvent("!bad")) == {
+    assert call_hook(pm, "pre_gateway_dispatch", event=GatewayEvent("!bad")) == {
         "action": "skip",
         "reason": "bot command",
     }
-    assert fire(pm, "pre_gateway_dispatch", event=GatewayEvent("plain")) is None
+    assert call_hook(pm, "pre_gateway_dispatch", event=GatewayEvent("plain")) is None
 
 
 def test_pre_verify_accepts_the_claude_code_stop_form(
@@ -1052,9 +1011,9 @@ def test_pre_verify_accepts_the_claude_code_stop_form(
         """,
     )
     pm = load("tests-first")
-    first = fire(pm, "pre_verify", attempt=0, changed_paths=["app.py"], coding=True)
+    first = call_hook(pm, "pre_verify", attempt=0, changed_paths=["app.py"], coding=True)
     assert first == {"decision": "block", "reason": "run pytest before finishing"}
-    assert fire(pm, "pre_verify", attempt=1, changed_paths=["app.py"], coding=True) is None
+    assert call_hook(pm, "pre_verify", attempt=1, changed_paths=["app.py"], coding=True) is None
     assert rec.calls == [(("app.py",), 0), (("app.py",), 1)]
 
 
@@ -1072,7 +1031,7 @@ def test_pre_approval_request_is_observed_by_every_plugin(
             """,
         )
     pm = load("a-notify", "b-notify")
-    fire(
+    call_hook(
         pm,
         "pre_approval_request",
         command="rm -rf build",
@@ -1101,8 +1060,10 @@ def test_post_approval_response_passes_choice_and_who_decided(
         """,
     )
     pm = load("approval-audit")
-    fire(pm, "post_approval_response", command="rm -rf build", choice="deny", decided_by=None)
-    fire(pm, "post_approval_response", command="ls", choice="smart_approve", decided_by="aux_llm")
+    call_hook(pm, "post_approval_response", command="rm -rf build", choice="deny", decided_by=None)
+    call_hook(
+        pm, "post_approval_response", command="ls", choice="smart_approve", decided_by="aux_llm"
+    )
     assert rec.calls == [("rm -rf build", "deny", None), ("ls", "smart_approve", "aux_llm")]
 
 
@@ -1119,7 +1080,7 @@ def test_kanban_task_claimed_passes_board_and_run(
         """,
     )
     pm = load("board-watch")
-    fire(pm, "kanban_task_claimed", task_id="T-1", profile_name="default", run_id=7)
+    call_hook(pm, "kanban_task_claimed", task_id="T-1", profile_name="default", run_id=7)
     assert rec.calls == [("T-1", "default", None, None, 7)]
 
 
@@ -1138,7 +1099,7 @@ def test_kanban_task_completed_passes_the_summary(
         """,
     )
     pm = load("done-notifier")
-    fire(pm, "kanban_task_completed", task_id="T-2", profile_name="default", summary="shipped")
+    call_hook(pm, "kanban_task_completed", task_id="T-2", profile_name="default", summary="shipped")
     assert rec.calls == [("T-2", "shipped")]
 
 
@@ -1155,7 +1116,7 @@ def test_kanban_task_blocked_passes_reason(
         """,
     )
     pm = load("blocked-notifier")
-    fire(
+    call_hook(
         pm,
         "kanban_task_blocked",
         task_id="T-3",

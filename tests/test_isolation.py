@@ -8,24 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import textwrap
-import types
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pluggy
 import pytest
-import yaml
+from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
 
 from hermes_hooks import hookimpl, hookspecs
 from hermes_hooks.config import (
-    BUNDLED_PLUGINS_ENV,
-    DEBUG_ENV,
-    HERMES_HOME_ENV,
-    PROJECT_PLUGINS_ENV,
-    SAFE_MODE_ENV,
     STRICT_ENV,
 )
 from hermes_hooks.contract import get_contract
@@ -42,54 +35,25 @@ RECORDER = "hermes_test_isolation_recorder"
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A Hermes home with an empty plugins folder and no bundled plugins; never ~/.hermes."""
-    bundled = tmp_path / "bundled"
-    bundled.mkdir()
-    monkeypatch.setenv(BUNDLED_PLUGINS_ENV, str(bundled))
-    for name in (SAFE_MODE_ENV, PROJECT_PLUGINS_ENV, STRICT_ENV, DEBUG_ENV):
-        monkeypatch.delenv(name, raising=False)
-    path = tmp_path / "home"
-    (path / "plugins").mkdir(parents=True)
-    monkeypatch.setenv(HERMES_HOME_ENV, str(path))
-    return path
+    return isolated_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture
-def rec(monkeypatch: pytest.MonkeyPatch) -> types.SimpleNamespace:
+def rec(monkeypatch: pytest.MonkeyPatch) -> Any:
     """A module plugins import to record what they saw: ``calls`` and ``raised``."""
-    module = types.ModuleType(RECORDER)
-    module.calls = []  # type: ignore[attr-defined]
-    module.raised = []  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, RECORDER, module)
-    return module  # type: ignore[return-value]
+    return recorder_module(monkeypatch, RECORDER, calls=[], raised=[])
 
 
 def write_plugin(home: Path, name: str, source: str) -> Path:
-    folder = home / "plugins" / name
-    folder.mkdir(parents=True)
-    (folder / "plugin.yaml").write_text(f"name: {name}\nversion: 1.0.0\n", encoding="utf-8")
     header = f"import {RECORDER} as rec\nfrom hermes_hooks import hookimpl\n"
-    (folder / "__init__.py").write_text(header + textwrap.dedent(source), encoding="utf-8")
-    return folder
+    return user_plugin(home, name, header + textwrap.dedent(source))
 
 
 @pytest.fixture
 def load(home: Path, rec: Any) -> Iterator[Callable[..., PluginManager]]:
     """Enable the named plugins in config.yaml, discover and load them; unload at teardown."""
-    managers: list[PluginManager] = []
-
-    def _load(*names: str, strict: bool = False) -> PluginManager:
-        config = {"plugins": {"enabled": list(names)}}
-        (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-        pm = PluginManager(home, strict=strict)
-        managers.append(pm)
-        pm.discover_and_load()
-        statuses = {info.key: (info.status, info.error) for info in pm.list_plugins()}
-        assert statuses == dict.fromkeys(names, ("enabled", None))
-        return pm
-
-    yield _load
-    for pm in managers:
-        pm.unload_all()
+    with enabled_loader(home) as load_enabled:
+        yield load_enabled
 
 
 def hook_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -131,13 +95,6 @@ PRE_TOOL: dict[str, Any] = {
     "api_request_id": "",
     "middleware_trace": [],
 }
-
-
-def fire(pm: PluginManager, hook: str, **kwargs: Any) -> Any:
-    """Call a hook with every spec argument (``None`` for the ones not given)."""
-    argnames = pm.hook_argnames(hook)
-    assert argnames is not None
-    return getattr(pm.hook, hook)(**{name: kwargs.get(name) for name in argnames})
 
 
 # --- an open hook: skipped, logged once, counted every time -------------------------------------
@@ -200,7 +157,7 @@ def test_each_distinct_failure_is_logged_once(
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
         for session_id in ("a", "b", "a", "b"):
             pm.hook.on_session_start(session_id=session_id, model="m", platform="cli")
-        fire(pm, "on_session_end", session_id="a")
+        call_hook(pm, "on_session_end", session_id="a")
 
     assert hook_warnings(caplog) == [
         "plugin 'flaky' failed in hook 'on_session_start': ValueError: a",
@@ -227,8 +184,8 @@ def test_directly_registered_object_is_isolated_too(
     pm.register(Good(), name="good")
     pm.register(Broken(), name="broken")
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
-        assert fire(pm, "pre_llm_call", session_id="s1") == ["context for s1"]
-        assert fire(pm, "pre_llm_call", session_id="s2") == ["context for s2"]
+        assert call_hook(pm, "pre_llm_call", session_id="s1") == ["context for s1"]
+        assert call_hook(pm, "pre_llm_call", session_id="s2") == ["context for s2"]
     assert hook_warnings(caplog) == [
         "plugin 'broken' failed in hook 'pre_llm_call': LookupError: no context today"
     ]
@@ -478,8 +435,8 @@ def test_misfitting_return_is_an_error_and_treated_as_none(
         write_plugin(home, name, f"@hookimpl\ndef {hook}():\n    return {source}\n")
     pm = load("a-good", "b-bad")
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
-        assert fire(pm, hook, **kwargs) == expected
-        assert fire(pm, hook, **kwargs) == expected
+        assert call_hook(pm, hook, **kwargs) == expected
+        assert call_hook(pm, hook, **kwargs) == expected
 
     count, last = errors_of(pm, "b-bad")
     assert count == 2
@@ -592,7 +549,7 @@ def test_failing_new_style_wrapper_leaves_the_result_unchanged(
 ) -> None:
     pm = wrapped_pm(home, wrapper())
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
-        assert fire(pm, "transform_tool_result", **TOOL_RESULT) == "inner(raw)"
+        assert call_hook(pm, "transform_tool_result", **TOOL_RESULT) == "inner(raw)"
     [warning] = hook_warnings(caplog)
     assert warning.startswith(f"plugin 'wrapper' failed in hook 'transform_tool_result': {logged}")
 
@@ -600,13 +557,13 @@ def test_failing_new_style_wrapper_leaves_the_result_unchanged(
 def test_wrapper_with_a_second_yield_is_closed(home: Path) -> None:
     WrapperYieldsTwice.closed = False
     pm = wrapped_pm(home, WrapperYieldsTwice())
-    assert fire(pm, "transform_tool_result", **TOOL_RESULT) == "inner(raw)"
+    assert call_hook(pm, "transform_tool_result", **TOOL_RESULT) == "inner(raw)"
     assert WrapperYieldsTwice.closed
 
 
 def test_well_behaved_new_style_wrapper_still_modifies_the_result(home: Path) -> None:
     pm = wrapped_pm(home, WrapperUppercases())
-    assert fire(pm, "transform_tool_result", **TOOL_RESULT) == "INNER(RAW)"
+    assert call_hook(pm, "transform_tool_result", **TOOL_RESULT) == "INNER(RAW)"
 
 
 def test_wrapper_on_a_collect_hook_may_add_fitting_results_only(
@@ -638,13 +595,13 @@ def test_wrapper_on_a_collect_hook_may_add_fitting_results_only(
     pm = PluginManager(home)
     pm.register(Context(), name="context")
     pm.register(AddsContext(), name="adds-context")
-    assert fire(pm, "pre_llm_call") == ["from plugin", {"context": "from wrapper"}]
+    assert call_hook(pm, "pre_llm_call") == ["from plugin", {"context": "from wrapper"}]
 
     pm.unregister(name="adds-context")
     for key, cls in (("adds-garbage", AddsGarbage), ("not-a-list", ReturnsNotAList)):
         pm.register(cls(), name=key)
         with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
-            assert fire(pm, "pre_llm_call") == ["from plugin"]
+            assert call_hook(pm, "pre_llm_call") == ["from plugin"]
         pm.unregister(name=key)
     assert [w.split(": ", 1)[0] for w in hook_warnings(caplog)] == [
         "plugin 'adds-garbage' failed in hook 'pre_llm_call'",
@@ -675,7 +632,7 @@ def test_failing_wrapper_in_a_plugin_folder_is_counted(
         """,
     )
     pm = load("upper", "wrapping")
-    assert fire(pm, "transform_llm_output", response_text="hi") == "hi!"
+    assert call_hook(pm, "transform_llm_output", response_text="hi") == "hi!"
     assert errors_of(pm, "wrapping") == (
         1,
         "transform_llm_output: wrapper failed before its yield: RuntimeError: before",
@@ -734,7 +691,7 @@ def test_failing_old_style_hookwrapper_leaves_the_result_unchanged(
 ) -> None:
     pm = wrapped_pm(home, wrapper())
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
-        assert fire(pm, "transform_tool_result", **TOOL_RESULT) == "inner(raw)"
+        assert call_hook(pm, "transform_tool_result", **TOOL_RESULT) == "inner(raw)"
     assert hook_warnings(caplog) == [
         f"plugin 'wrapper' failed in hook 'transform_tool_result': {logged}"
     ]
@@ -742,7 +699,7 @@ def test_failing_old_style_hookwrapper_leaves_the_result_unchanged(
 
 def test_well_behaved_old_style_hookwrapper_still_modifies_the_result(home: Path) -> None:
     pm = wrapped_pm(home, OldForcesResult())
-    assert fire(pm, "transform_tool_result", **TOOL_RESULT) == "old[inner(raw)]"
+    assert call_hook(pm, "transform_tool_result", **TOOL_RESULT) == "old[inner(raw)]"
 
 
 # --- order ------------------------------------------------------------------------------------
@@ -881,7 +838,7 @@ def test_strict_mode_raises_hook_result_error_for_a_misfitting_return(
         HookResultError,
         match=r"plugin 'misfit' hook 'transform_tool_result' .*returned dict .*expected a str",
     ):
-        fire(pm, "transform_tool_result", **TOOL_RESULT)
+        call_hook(pm, "transform_tool_result", **TOOL_RESULT)
 
 
 def test_strict_mode_with_plugin_folders(load: Callable[..., PluginManager], home: Path) -> None:
@@ -896,7 +853,7 @@ def test_strict_mode_with_plugin_folders(load: Callable[..., PluginManager], hom
     )
     pm = load("broken", strict=True)
     with pytest.raises(ValueError, match="timeout") as excinfo:
-        fire(pm, "subagent_stop", child_status="timeout")
+        call_hook(pm, "subagent_stop", child_status="timeout")
     assert excinfo.value.__notes__ == ["raised by plugin 'broken' in hook 'subagent_stop'"]
 
 
@@ -921,7 +878,7 @@ def test_strict_mode_reraises_wrapper_failures(
     pm.register(InnerResult(), name="inner")
     pm.register(wrapper(), name="wrapper")
     with pytest.raises(exc_type, match=match) as excinfo:
-        fire(pm, "transform_tool_result", **TOOL_RESULT)
+        call_hook(pm, "transform_tool_result", **TOOL_RESULT)
     if exc_type is not HookResultError:
         assert excinfo.value.__notes__ == [
             "raised by plugin 'wrapper' in hook 'transform_tool_result'"

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from plugin_home import PluginHome, info, make_home
+from plugin_builders import PluginHome, info, make_home
 
 from hermes_hooks.errors import HermesHooksError, RegistrationError
 from hermes_hooks.registries import HOST, Handle, Registry

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_home import PluginHome, info, make_home
+from plugin_builders import PluginHome, info, make_home
 
 from hermes_hooks.context import PluginContext
 from hermes_hooks.errors import PluginToolOverrideError, RegistrationError
