@@ -10,10 +10,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import os
+import sys
 import threading
 from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Final
@@ -44,6 +44,26 @@ ACALL_ATTR: Final = "__hermes_acall__"
 """On a guarded implementation: its coroutine function for the async path."""
 
 
+_KEYBOARD: Final[tuple[type[BaseException], ...]] = (KeyboardInterrupt,)
+_pass_through: tuple[type[BaseException], ...] | None = None
+
+
+def pass_through() -> tuple[type[BaseException], ...]:
+    """Return what a guard never swallows: ``KeyboardInterrupt`` and ``asyncio.CancelledError``.
+
+    Used as ``except pass_through():``, evaluated only when something was raised. Until asyncio
+    is imported no ``CancelledError`` can exist, so asyncio is not imported for it.
+    """
+    global _pass_through
+    if _pass_through is not None:
+        return _pass_through
+    exceptions = sys.modules.get("asyncio.exceptions")
+    if exceptions is None:
+        return _KEYBOARD
+    _pass_through = (KeyboardInterrupt, exceptions.CancelledError)
+    return _pass_through
+
+
 class ResolveTimeoutError(TimeoutError):
     """An awaitable run on the helper loop did not finish within the caller's bound."""
 
@@ -63,6 +83,8 @@ async def _await(value: Awaitable[Any]) -> Any:
 
 async def _run_cancellable(coro: Coroutine[Any, Any, Any], handle: list[Any]) -> Any:
     """Run ``coro`` as a task whose loop and task are put in ``handle`` (to cancel from afar)."""
+    import asyncio
+
     task = asyncio.ensure_future(coro)
     handle.append((asyncio.get_running_loop(), task))
     return await task
@@ -88,6 +110,8 @@ def resolve(value: Any, *, timeout: float | None = None) -> Any:
     if not inspect.isawaitable(value):
         return value
     coro: Coroutine[Any, Any, Any] = value if inspect.iscoroutine(value) else _await(value)
+    import asyncio  # here, not at start-up: most commands never see an awaitable
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -276,6 +300,8 @@ async def _gather(
     impls = [impl for impl, _ in pending]
     awaitables = [awaitable for _, awaitable in pending]
     pending.clear()
+    import asyncio
+
     outcomes = await asyncio.gather(*awaitables, return_exceptions=True)
     error: BaseException | None = None
     for impl, outcome in zip(impls, outcomes, strict=True):

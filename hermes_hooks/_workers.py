@@ -9,14 +9,16 @@ outside, so the callers (:mod:`hermes_hooks.timeouts`) decide how many such jobs
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import os
 import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms at start-up
+    import asyncio
 
 __all__ = [
     "IDLE_SECONDS",

@@ -7,7 +7,6 @@ is listed on the plugin's status and removed again when the plugin fails or is u
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 import inspect
 import logging
@@ -16,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from hermes_hooks import _aio
 from hermes_hooks.errors import PluginExitError, RegistrationError
 from hermes_hooks.registries import Handle
 
@@ -32,8 +32,12 @@ _MISSING: Final = object()
 _SETTING_SEGMENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _RESERVED_ROOTS: Final = frozenset({"model", "plugins", "security", "settings"})
 # Never turned into a failed call: the person pressed Ctrl-C, the task is being cancelled, or
-# a coroutine is being closed.
-_PASS_THROUGH: Final = (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)
+# a coroutine is being closed. Looked up only once something was raised, so that asyncio is
+# not imported for its CancelledError (see _aio.pass_through).
+
+
+def _pass_through() -> tuple[type[BaseException], ...]:
+    return (GeneratorExit, *_aio.pass_through())
 
 
 class PluginContext:
@@ -120,7 +124,7 @@ class PluginContext:
         async def awaited(pending: Any) -> object:
             try:
                 result = await pending
-            except _PASS_THROUGH:
+            except _pass_through():
                 raise
             except BaseException as exc:
                 error = failed(exc)
@@ -133,7 +137,7 @@ class PluginContext:
         def guarded(*args: Any, **kwargs: Any) -> Any:
             try:
                 result = handler(*args, **kwargs)
-            except _PASS_THROUGH:
+            except _pass_through():
                 raise
             except BaseException as exc:
                 error = failed(exc)

@@ -21,7 +21,6 @@ Each plain guard also carries a coroutine function for the async path
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable, Generator
 from typing import Any, Final, Protocol
@@ -40,8 +39,9 @@ TimeoutSource = Callable[[], float]
 
 _GUARDED: Final = "__hermes_guarded__"
 
-# Never swallowed: the person pressed Ctrl-C, or the task running the hook is being cancelled.
-_PASS_THROUGH: Final = (KeyboardInterrupt, asyncio.CancelledError)
+# Never swallowed: the person pressed Ctrl-C, or the task running the hook is being cancelled
+# (asyncio.CancelledError, looked up only once something was raised: see _aio.pass_through).
+_pass_through = _aio.pass_through
 
 
 class FailureReporter(Protocol):
@@ -170,7 +170,7 @@ def _guard_call(
                 result = function(*args, **kwargs)
                 if result is not None and _aio.is_awaitable(result):
                     result = _resolve(result)
-        except _PASS_THROUGH:
+        except _pass_through():
             raise
         except BaseException as exc:
             if strict:
@@ -190,7 +190,7 @@ def _guard_call(
                 result = function(*args, **kwargs)
                 if result is not None and _aio.is_awaitable(result):
                     result = await result
-        except _PASS_THROUGH:
+        except _pass_through():
             raise
         except BaseException as exc:
             if strict:
@@ -253,7 +253,7 @@ def _guard_wrapper(
             # Raised here, it would become "generator raised StopIteration" (PEP 479).
             fail("failed before its yield: did not yield")
             return (yield)
-        except _PASS_THROUGH:
+        except _pass_through():
             raise
         except BaseException as exc:
             if strict:
@@ -270,7 +270,7 @@ def _guard_wrapper(
             except StopIteration as stop:
                 return stop.value
             except BaseException as raised:
-                if raised is not exc and not isinstance(raised, _PASS_THROUGH):
+                if raised is not exc and not isinstance(raised, _pass_through()):
                     if strict:
                         _annotate(raised, plugin_key, hook_name)
                         raise
@@ -293,7 +293,7 @@ def _guard_wrapper(
                 ) from None
             report(plugin_key, hook_name, message, None)
             return inner
-        except _PASS_THROUGH:
+        except _pass_through():
             raise
         except BaseException as exc:
             if strict:
@@ -333,7 +333,7 @@ def _guard_old_wrapper(
                 raise error from None
             yield
             return
-        except _PASS_THROUGH:
+        except _pass_through():
             raise
         except BaseException as exc:
             if strict:
@@ -352,7 +352,7 @@ def _guard_old_wrapper(
         except BaseException as exc:
             if exc is outcome.exception:
                 return  # the wrapper re-raised the inner failure, which the outcome carries
-            if isinstance(exc, _PASS_THROUGH):
+            if isinstance(exc, _pass_through()):
                 raise
             if strict:
                 # Raising from an old-style teardown makes pluggy warn; set it as the outcome.

@@ -19,7 +19,6 @@ What a timeout or a skip turns into (nothing, or a block) is the hook's policy, 
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import os
@@ -27,10 +26,13 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks import _workers
 from hermes_hooks.errors import HookTimeoutError
+
+if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms at start-up
+    import asyncio
 
 __all__ = [
     "COOLDOWN_SECONDS",
@@ -78,6 +80,8 @@ async def await_within(awaitable: Awaitable[Any], bound: float) -> Any:
 
     :raises _Expired: the bound expired (a ``TimeoutError`` of the plugin's own passes through).
     """
+    import asyncio
+
     try:
         async with asyncio.timeout(bound) as scope:
             return await awaitable
@@ -93,6 +97,8 @@ def _call_resolving(
     """Call on a worker; an awaitable result runs on the worker's loop, cancelled at the bound."""
     result = function(*args, **kwargs)
     if inspect.isawaitable(result):
+        import asyncio
+
         result = asyncio.run(await_within(result, bound))
     return result
 
@@ -200,6 +206,8 @@ class CallbackBound:
 
         :raises HookTimeoutError: the bound expired, or the callback is being skipped.
         """
+        import asyncio
+
         self._admit(bound)
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -225,6 +233,8 @@ class CallbackBound:
         It runs as a task of its own, so that a coroutine that swallows the cancellation keeps
         only itself running, not its caller.
         """
+        import asyncio
+
         loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(awaitable)
         try:

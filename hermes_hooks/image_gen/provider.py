@@ -24,12 +24,9 @@ is the one of the manager whose ``image_generate`` tool is running (set with
 from __future__ import annotations
 
 import abc
-import base64
 import contextlib
 import contextvars
-import datetime
 import re
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -194,6 +191,9 @@ def save_image_bytes(
         raise ValueError("image data is empty; nothing to save")
     safe_prefix = _UNSAFE_NAME.sub("_", prefix).strip("._") or "image"
     safe_ext = _UNSAFE_NAME.sub("", extension.lstrip(".")).lower() or "png"
+    import datetime  # here: only a provider saving an image needs these
+    import uuid
+
     stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S")
     path = get_images_dir(home) / f"{safe_prefix}_{stamp}_{uuid.uuid4().hex[:8]}.{safe_ext}"
     with path.open("xb") as fh:  # "x": never overwrite another call's image
@@ -213,6 +213,8 @@ def save_b64_image(
     if text.startswith("data:"):
         text = text.partition(",")[2]
     text = "".join(text.split())  # some servers wrap base64 in lines
+    import base64  # here: only a provider saving an image needs it
+
     try:
         raw = base64.b64decode(text, validate=True)
     except ValueError as exc:
