@@ -1,5 +1,6 @@
-"""Shared by the host, gateway and model tests: a throw-away home, real plugin folders, a
-recorder plugin, a scripted model and a real OpenAI-compatible HTTP server on 127.0.0.1.
+"""Shared by the host, gateway and model tests: a recorder plugin, a scripted model and a real
+OpenAI-compatible HTTP server on 127.0.0.1 (the home and plugin folders come from
+:mod:`plugin_builders`).
 """
 
 from __future__ import annotations
@@ -7,7 +8,6 @@ from __future__ import annotations
 import collections
 import json
 import sys
-import textwrap
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,61 +16,13 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import yaml
+
+# Re-exported under the names test_async_handlers still imports them by.
+from plugin_builders import isolated_home, write_config  # noqa: F401
+from plugin_builders import user_plugin as write_plugin  # noqa: F401
 
 from hermes_hooks.manager import PluginManager
 from hermes_hooks.models import ModelError, ModelProvider, ModelResponse, ToolCall
-
-CLEARED_ENV = (
-    "HERMES_HOME",
-    "HERMES_SAFE_MODE",
-    "HERMES_PLUGINS_STRICT",
-    "HERMES_PLUGINS_DEBUG",
-    "HERMES_ENABLE_PROJECT_PLUGINS",
-    "HERMES_BUNDLED_PLUGINS",
-)
-
-
-def isolated_home(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, bundled: bool = False
-) -> Path:
-    """Unset the Hermes switches, point HERMES_HOME under tmp_path and return it.
-
-    :param bundled: keep the shipped plugins (command-guard, tool-log) discoverable; by
-        default the bundled folder is an empty one.
-    """
-    for name in CLEARED_ENV:
-        monkeypatch.delenv(name, raising=False)
-    if not bundled:
-        empty = tmp_path / "no-bundled-plugins"
-        empty.mkdir()
-        monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(empty))
-    home = tmp_path / "home"
-    (home / "plugins").mkdir(parents=True)
-    monkeypatch.setenv("HERMES_HOME", str(home))
-    return home
-
-
-def write_plugin(home: Path, key: str, code: str, **manifest: Any) -> Path:
-    """Write ``home/plugins/<key>/{plugin.yaml,__init__.py}`` and return the folder."""
-    folder = home / "plugins" / key
-    folder.mkdir(parents=True)
-    data = {"name": key.rsplit("/", 1)[-1], "version": "1.0.0", **manifest}
-    (folder / "plugin.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
-    (folder / "__init__.py").write_text(textwrap.dedent(code), encoding="utf-8")
-    return folder
-
-
-def write_config(
-    home: Path,
-    enabled: Sequence[str] = (),
-    *,
-    entries: Mapping[str, Any] | None = None,
-    **sections: Any,
-) -> None:
-    """Write ``home/config.yaml`` with ``plugins.enabled``, entries and other sections."""
-    config = {"plugins": {"enabled": list(enabled), "entries": dict(entries or {})}, **sections}
-    (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
 
 
 def plugin_module(pm: PluginManager, key: str) -> ModuleType:

@@ -5,15 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from host_helpers import (
-    RECORDER,
-    ScriptedModel,
-    isolated_home,
-    names,
-    recorded,
-    write_config,
-    write_plugin,
-)
+from host_helpers import RECORDER, ScriptedModel, names, recorded
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import Gateway, MessageEvent, create_manager
 from hermes_hooks.manager import PluginManager
@@ -41,8 +34,8 @@ def pre_gateway_dispatch(event, gateway, session_store):
 @pytest.fixture
 def pm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginManager:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "policy", POLICY)
-    write_plugin(home, "recorder", RECORDER)
+    user_plugin(home, "policy", POLICY)
+    user_plugin(home, "recorder", RECORDER)
     write_config(home, ["policy", "recorder"])
     return create_manager(home)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from host_helpers import ChatServer, chat_server, isolated_home, write_config, write_plugin
+from host_helpers import ChatServer, chat_server
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.cli import cli
 
@@ -93,7 +94,7 @@ def test_oneshot_uses_the_configured_remote_model(home: Path, chat_server: ChatS
 
 
 def test_chat_runs_turns_and_commands_until_exit(home: Path) -> None:
-    write_plugin(
+    user_plugin(
         home,
         "hello-cmd",
         "def register(ctx):\n    ctx.register_command('hello', lambda raw: f'hello {raw}!')\n",
@@ -115,7 +116,7 @@ def test_chat_ends_at_end_of_input(home: Path) -> None:
 
 
 def test_gateway_replay(home: Path, tmp_path: Path) -> None:
-    write_plugin(
+    user_plugin(
         home,
         "mute",
         """

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from host_helpers import isolated_home
+from plugin_builders import isolated_home
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 _BLOCK = re.compile(r"^```python\n(.*?)^```$", re.MULTILINE | re.DOTALL)

@@ -5,17 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from host_helpers import (
-    RECORDER,
-    ScriptedModel,
-    isolated_home,
-    names,
-    plugin_module,
-    recorded,
-    text,
-    write_config,
-    write_plugin,
-)
+from host_helpers import RECORDER, ScriptedModel, names, plugin_module, recorded, text
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import Session, TurnResult, create_manager
 from hermes_hooks.host.records import CommandReply
@@ -48,8 +39,8 @@ def post_tool_call(args):
 @pytest.fixture
 def pm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginManager:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "injector", INJECTOR)
-    write_plugin(home, "recorder", RECORDER)
+    user_plugin(home, "injector", INJECTOR)
+    user_plugin(home, "recorder", RECORDER)
     write_config(home, ["injector", "recorder"])
     return create_manager(home)
 
@@ -131,7 +122,7 @@ def test_a_failing_plugin_command_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(
+    user_plugin(
         home,
         "cmds",
         """

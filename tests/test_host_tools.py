@@ -10,18 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from host_helpers import (
-    RECORDER,
-    ScriptedModel,
-    isolated_home,
-    names,
-    plugin_module,
-    recorded,
-    text,
-    tool_call,
-    write_config,
-    write_plugin,
-)
+from host_helpers import RECORDER, ScriptedModel, names, plugin_module, recorded, text, tool_call
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import ApprovalRequest, Session, TerminalApprover, create_manager
 from hermes_hooks.host.tools import install_builtin_tools, make_terminal, read_file
@@ -40,7 +30,7 @@ def decision_plugin(decision: dict[str, Any], hook: str = "pre_tool_call") -> st
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "recorder", RECORDER)
+    user_plugin(home, "recorder", RECORDER)
     return home
 
 
@@ -55,9 +45,9 @@ def run(
 
 def test_block_beats_approve_beats_modify_across_plugin_folders(home: Path, tmp_path: Path) -> None:
     # Alphabetical load order; the last loaded runs first: "c-modify", "b-approve", "a-block".
-    write_plugin(home, "a-block", decision_plugin({"action": "block", "message": "not today"}))
-    write_plugin(home, "b-approve", decision_plugin({"action": "approve", "message": "ask"}))
-    write_plugin(
+    user_plugin(home, "a-block", decision_plugin({"action": "block", "message": "not today"}))
+    user_plugin(home, "b-approve", decision_plugin({"action": "approve", "message": "ask"}))
+    user_plugin(
         home, "c-modify", decision_plugin({"action": "modify", "args": {"command": "touch made"}})
     )
     asked: list[ApprovalRequest] = []
@@ -87,12 +77,12 @@ def test_block_beats_approve_beats_modify_across_plugin_folders(home: Path, tmp_
 
 
 def test_approve_asks_then_runs_with_the_modified_args(home: Path, tmp_path: Path) -> None:
-    write_plugin(
+    user_plugin(
         home,
         "b-approve",
         decision_plugin({"action": "approve", "message": "risky", "rule_key": "r1"}),
     )
-    write_plugin(
+    user_plugin(
         home, "c-modify", decision_plugin({"action": "modify", "args": {"command": "touch made"}})
     )
     asked: list[ApprovalRequest] = []
@@ -121,7 +111,7 @@ def test_approve_asks_then_runs_with_the_modified_args(home: Path, tmp_path: Pat
 
 
 def test_without_a_terminal_the_approval_is_denied(home: Path, tmp_path: Path) -> None:
-    write_plugin(home, "b-approve", decision_plugin({"action": "approve", "message": "risky"}))
+    user_plugin(home, "b-approve", decision_plugin({"action": "approve", "message": "risky"}))
     not_a_tty = io.StringIO("y\n")  # even an answer waiting on a pipe is not a person
     pm, result = run(
         home,
@@ -139,14 +129,14 @@ def test_without_a_terminal_the_approval_is_denied(home: Path, tmp_path: Path) -
 
 
 def test_the_default_approver_denies(home: Path, tmp_path: Path) -> None:
-    write_plugin(home, "b-approve", decision_plugin({"action": "approve"}))
+    user_plugin(home, "b-approve", decision_plugin({"action": "approve"}))
     _, result = run(home, tmp_path, "run `touch made`", ["b-approve"])
     assert result.tool_calls[0].status == "blocked"
     assert not (tmp_path / "made").exists()
 
 
 def test_a_session_approval_is_remembered_for_its_rule(home: Path, tmp_path: Path) -> None:
-    write_plugin(home, "b-approve", decision_plugin({"action": "approve", "rule_key": "r"}))
+    user_plugin(home, "b-approve", decision_plugin({"action": "approve", "rule_key": "r"}))
     write_config(home, ["recorder", "b-approve"])
     asked: list[str] = []
     session = Session(
@@ -176,7 +166,7 @@ def test_the_terminal_approver_reads_the_answer(answer: str, choice: str) -> Non
 
 
 def test_a_raising_guard_blocks_the_call_naming_the_plugin(home: Path, tmp_path: Path) -> None:
-    write_plugin(
+    user_plugin(
         home,
         "broken-guard",
         """
@@ -197,7 +187,7 @@ def test_a_raising_guard_blocks_the_call_naming_the_plugin(home: Path, tmp_path:
 
 
 def test_a_raising_approver_denies(home: Path, tmp_path: Path) -> None:
-    write_plugin(home, "b-approve", decision_plugin({"action": "approve"}))
+    user_plugin(home, "b-approve", decision_plugin({"action": "approve"}))
 
     def broken(request: ApprovalRequest) -> str:
         raise OSError("no tty")
@@ -207,8 +197,8 @@ def test_a_raising_approver_denies(home: Path, tmp_path: Path) -> None:
 
 
 def test_modify_conflicts_are_reported_on_the_record(home: Path, tmp_path: Path) -> None:
-    write_plugin(home, "m1", decision_plugin({"action": "modify", "args": {"command": "echo one"}}))
-    write_plugin(home, "m2", decision_plugin({"action": "modify", "args": {"command": "echo two"}}))
+    user_plugin(home, "m1", decision_plugin({"action": "modify", "args": {"command": "echo one"}}))
+    user_plugin(home, "m2", decision_plugin({"action": "modify", "args": {"command": "echo two"}}))
     _, result = run(home, tmp_path, "run `echo zero`", ["m1", "m2"])
     (call,) = result.tool_calls
     assert call.args == {"command": "echo two"}  # m2 loaded last, so it ran first
@@ -243,7 +233,7 @@ def test_bundled_command_guard_and_tool_log_end_to_end(
 
 
 def test_plugin_tools_whose_check_fails_are_not_offered(home: Path, tmp_path: Path) -> None:
-    write_plugin(
+    user_plugin(
         home,
         "tools",
         """

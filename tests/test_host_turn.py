@@ -7,18 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from host_helpers import (
-    RECORDER,
-    ScriptedModel,
-    isolated_home,
-    names,
-    plugin_module,
-    recorded,
-    text,
-    tool_call,
-    write_config,
-    write_plugin,
-)
+from host_helpers import RECORDER, ScriptedModel, names, plugin_module, recorded, text, tool_call
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import Session, create_manager
 from hermes_hooks.manager import PluginManager
@@ -44,7 +34,7 @@ ONE_TOOL_TURN = [
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "recorder", RECORDER)
+    user_plugin(home, "recorder", RECORDER)
     write_config(home, ["recorder"])
     return home
 
@@ -124,7 +114,7 @@ def test_pre_llm_call_context_goes_to_this_requests_user_message_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "context", CONTEXT_PLUGIN)
+    user_plugin(home, "context", CONTEXT_PLUGIN)
     write_config(home, ["context"])
     model = ScriptedModel(text("one"), text("two"))
     session = Session(create_manager(home), model)
@@ -163,7 +153,7 @@ def test_transforms_change_what_the_model_and_the_user_see(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "transforms", TRANSFORMS)
+    user_plugin(home, "transforms", TRANSFORMS)
     write_config(home, ["transforms"])
     session = Session(create_manager(home), cwd=tmp_path)
     result = session.run_turn("run `echo secret`")
@@ -243,7 +233,7 @@ def test_pre_verify_sends_the_agent_back_when_a_tool_changed_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "verify", VERIFY)
+    user_plugin(home, "verify", VERIFY)
     write_config(home, ["verify"])
     pm = create_manager(home)
     model = ScriptedModel(tool_call("edit", {"path": "b.py"}), text("done"), text("tested"))
@@ -261,7 +251,7 @@ def test_pre_verify_sends_the_agent_back_when_a_tool_changed_files(
 
 def test_hook_failures_never_end_the_turn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(
+    user_plugin(
         home,
         "noisy",
         """

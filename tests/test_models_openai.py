@@ -7,17 +7,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from host_helpers import (
-    RECORDER,
-    ChatServer,
-    chat_server,
-    completion,
-    isolated_home,
-    names,
-    recorded,
-    write_config,
-    write_plugin,
-)
+from host_helpers import RECORDER, ChatServer, chat_server, completion, names, recorded
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.host import Session, create_manager
@@ -135,7 +126,7 @@ def test_a_whole_turn_with_a_tool_call_over_http(
     chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "recorder", RECORDER)
+    user_plugin(home, "recorder", RECORDER)
     monkeypatch.setenv("TEST_HERMES_KEY", "sk-turn")
     write_config(
         home,
@@ -180,7 +171,7 @@ def test_a_retryable_failure_is_retried_and_reported(
     chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "recorder", RECORDER)
+    user_plugin(home, "recorder", RECORDER)
     write_config(home, ["recorder"])
     chat_server.reply({"error": {"message": "busy"}}, status=429)
     chat_server.reply_text("second time lucky")

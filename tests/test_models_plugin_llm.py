@@ -5,15 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from host_helpers import (
-    ChatServer,
-    ScriptedModel,
-    chat_server,
-    isolated_home,
-    text,
-    write_config,
-    write_plugin,
-)
+from host_helpers import ChatServer, ScriptedModel, chat_server, text
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.errors import PluginLlmTrustError
 from hermes_hooks.host import Session, create_manager
@@ -32,7 +25,7 @@ def manager(
     **config: object,
 ) -> PluginManager:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(home, "helper", "def register(ctx):\n    pass\n")
+    user_plugin(home, "helper", "def register(ctx):\n    pass\n")
     entries = {"helper": {"llm": llm}} if llm is not None else {}
     write_config(home, ["helper"], entries=entries, **config)
     return create_manager(home)
@@ -179,7 +172,7 @@ def test_policy_allowlists_ignore_case_and_accept_a_star() -> None:
 
 def test_ctx_llm_in_a_real_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    write_plugin(
+    user_plugin(
         home,
         "summariser",
         """
