@@ -1,9 +1,10 @@
-"""Helpers for the ``hermes`` command tests: a temporary home, plugin folders, two ways to run.
+"""Helpers for the ``hermes`` command tests: a temporary home and two ways to run the command.
 
 ``hermes(...)`` runs the real command in a subprocess (``python -m hermes_hooks``) with
 ``HERMES_HOME`` set to the test's home and every other ``HERMES_*`` variable removed;
 ``invoke(...)`` runs it in-process with click's ``CliRunner`` where a process adds nothing.
-Neither ever touches the real ``~/.hermes``.
+Neither ever touches the real ``~/.hermes``. Plugin folders and ``config.yaml`` are written with
+:mod:`plugin_builders`.
 """
 
 from __future__ import annotations
@@ -11,54 +12,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from plugin_builders import isolated_home
 
 from hermes_hooks.cli import cli
-
-
-def write_plugin(
-    root: Path,
-    key: str,
-    code: str = "",
-    manifest: Mapping[str, object] | str | None = None,
-    files: Mapping[str, str] | None = None,
-) -> Path:
-    """Write plugin folder ``root/key`` (``plugin.yaml`` + dedented ``__init__.py``)."""
-    folder = root / key
-    folder.mkdir(parents=True, exist_ok=True)
-    name = key.rsplit("/", 1)[-1]
-    if isinstance(manifest, str):
-        text = manifest
-    else:
-        text = yaml.safe_dump({"name": name, "version": "1.2.3", **(manifest or {})})
-    (folder / "plugin.yaml").write_text(text, encoding="utf-8")
-    (folder / "__init__.py").write_text(textwrap.dedent(code), encoding="utf-8")
-    for relative, content in (files or {}).items():
-        path = folder / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(content), encoding="utf-8")
-    return folder
-
-
-def user_plugin(home: Path, key: str, code: str = "", **kwargs: object) -> Path:
-    """Write a plugin into ``home/plugins``."""
-    return write_plugin(home / "plugins", key, code, **kwargs)  # type: ignore[arg-type]
-
-
-def write_config(home: Path, text: str) -> None:
-    """Write ``home/config.yaml`` verbatim (dedented)."""
-    (home / "config.yaml").write_text(textwrap.dedent(text), encoding="utf-8")
-
-
-def enable(home: Path, *keys: str) -> None:
-    """Write a config enabling *keys*."""
-    write_config(home, "plugins:\n  enabled:\n" + "".join(f"    - {k}\n" for k in keys))
 
 
 def read_config(home: Path) -> object:
@@ -116,14 +78,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     Bundled plugins point at an empty folder, so only the test's plugins are found.
     """
     saved = dict(os.environ)
-    for name in [k for k in os.environ if k.startswith("HERMES_")]:
-        monkeypatch.delenv(name)
-    path = tmp_path / "home"
-    path.mkdir()
-    bundled = tmp_path / "no-bundled"
-    bundled.mkdir()
-    monkeypatch.setenv("HERMES_HOME", str(path))
-    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(bundled))
+    path = isolated_home(tmp_path, monkeypatch)
     monkeypatch.setenv("COLUMNS", "200")
     before = set(sys.modules)
     yield path

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_support import GOOD, enable, hermes, home, invoke, user_plugin, write_config
+from cli_support import GOOD, hermes, home, invoke
+from plugin_builders import user_plugin, write_config
 
 from hermes_hooks import __version__
 from hermes_hooks.cli import cli
@@ -33,7 +34,7 @@ CLI_PLUGIN = """\
 def test_version_prints_the_version_and_imports_no_plugin_code(home: Path) -> None:
     marker = home / "imported"
     user_plugin(home, "spy", f"open({str(marker)!r}, 'w').close()\n{GOOD}")
-    enable(home, "spy")
+    write_config(home, ["spy"])
     result = hermes(home, "--version")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"hermes, version {__version__}"
@@ -56,7 +57,7 @@ def test_list_shows_enabled_and_broken_plugins_with_the_error(home: Path) -> Non
     user_plugin(home, "good", GOOD)
     user_plugin(home, "broken", "raise RuntimeError('kaput')\n")
     user_plugin(home, "idle", GOOD)
-    enable(home, "good", "broken")
+    write_config(home, ["good", "broken"])
     result = hermes(home, "plugins", "list")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -74,7 +75,7 @@ def test_list_fits_a_narrow_terminal(home: Path, monkeypatch: pytest.MonkeyPatch
     long = "A plugin whose description goes on and on well past the edge of any terminal"
     user_plugin(home, "good", GOOD, manifest={"description": long})
     user_plugin(home, "broken", "raise RuntimeError('a long message ' * 8)\n")
-    enable(home, "good", "broken")
+    write_config(home, ["good", "broken"])
     monkeypatch.setenv("COLUMNS", "80")
     lines = invoke("plugins", "list").output.splitlines()
     assert any(line.endswith("…") for line in lines)
@@ -86,11 +87,11 @@ def test_list_fits_a_narrow_terminal(home: Path, monkeypatch: pytest.MonkeyPatch
 
 def test_list_json_has_the_plugin_info_fields(home: Path) -> None:
     user_plugin(home, "good", GOOD)
-    enable(home, "good")
+    write_config(home, ["good"])
     (info,) = json.loads(invoke("plugins", "list", "--json").output)
     assert info["key"] == "good"
     assert info["status"] == "enabled"
-    assert info["version"] == "1.2.3"
+    assert info["version"] == "1.0"
     assert info["source"] == "user"
     assert info["hooks"] == ["pre_tool_call"]
     assert info["error"] is None
@@ -115,7 +116,7 @@ def test_list_filters_by_hook_and_enabled(home: Path) -> None:
     user_plugin(home, "good", GOOD)
     user_plugin(home, "other", "def register(ctx):\n    pass\n")
     user_plugin(home, "off", GOOD)
-    enable(home, "good", "other")
+    write_config(home, ["good", "other"])
     by_hook = json.loads(invoke("plugins", "list", "--json", "--hook", "pre_tool_call").output)
     assert [i["key"] for i in by_hook] == ["good"]
     enabled = json.loads(invoke("plugins", "list", "--json", "--enabled").output)
@@ -123,7 +124,7 @@ def test_list_filters_by_hook_and_enabled(home: Path) -> None:
 
 
 def test_broken_config_is_one_line_without_traceback(home: Path) -> None:
-    write_config(home, "plugins: [unclosed\n")
+    write_config(home, text="plugins: [unclosed\n")
     result = hermes(home, "plugins", "list")
     assert result.returncode == 0  # the listing still works; the config error is reported
     assert "config.yaml" in result.stderr
@@ -133,7 +134,7 @@ def test_broken_config_is_one_line_without_traceback(home: Path) -> None:
 
 def test_a_plugin_that_exits_does_not_end_the_command(home: Path) -> None:
     user_plugin(home, "quitter", "import sys\nsys.exit(3)\n")
-    enable(home, "quitter")
+    write_config(home, ["quitter"])
     (info,) = json.loads(invoke("plugins", "list", "--json").output)
     assert info["status"] == "error"
     assert "SystemExit" in info["error"]
@@ -147,7 +148,7 @@ def test_unknown_command_is_a_usage_error_with_the_closest_names(home: Path) -> 
 
 def test_plugin_cli_commands_run_as_hermes_subcommands(home: Path) -> None:
     user_plugin(home, "greeter", CLI_PLUGIN)
-    enable(home, "greeter")
+    write_config(home, ["greeter"])
     result = hermes(home, "hello", "--who", "you")
     assert (result.returncode, result.stdout) == (0, "hello you\n"), result.stderr
     helped = hermes(home, "hello", "--help")
@@ -164,7 +165,7 @@ def test_plugin_cli_commands_run_as_hermes_subcommands(home: Path) -> None:
 
 def test_a_failing_command_is_one_line_unless_debug(home: Path) -> None:
     user_plugin(home, "greeter", CLI_PLUGIN)
-    enable(home, "greeter")
+    write_config(home, ["greeter"])
     result = hermes(home, "boom")
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1].startswith("Error: RuntimeError: boom")
@@ -183,7 +184,7 @@ def test_a_plugin_command_named_like_a_builtin_is_refused_with_a_warning(
         "squatter",
         'def register(ctx):\n    ctx.register_cli_command("hooks", "mine", lambda p: None)\n',
     )
-    enable(home, "greeter", "squatter")
+    write_config(home, ["greeter", "squatter"])
     infos = {i["key"]: i for i in json.loads(invoke("plugins", "list", "--json").output)}
     assert infos["squatter"]["status"] == "error"
     assert "'hooks'" in infos["squatter"]["error"]
@@ -204,7 +205,7 @@ def test_list_status_is_the_status_the_agent_host_gives(home: Path) -> None:
         "def register(ctx):\n"
         "    ctx.register_tool('terminal', 'x', {}, lambda args, **kw: 'mine')\n",
     )
-    enable(home, "shadow")
+    write_config(home, ["shadow"])
     (info,) = json.loads(invoke("plugins", "list", "--json").output)
     assert info["status"] == "error"
     assert "host tool" in info["error"]

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_support import GOOD, enable, hermes, home, invoke, user_plugin, write_config, write_plugin
+from cli_support import GOOD, hermes, home, invoke
+from plugin_builders import user_plugin, write_config, write_plugin
 
 from hermes_hooks.introspect import list_hook_order
 from hermes_hooks.manager import PluginManager
@@ -111,7 +112,7 @@ def test_doctor_loads_in_a_throwaway_home_and_finds_installed_plugins(home: Path
 def test_hermes_doctor_summarises_and_fails_on_load_errors(home: Path, tmp_path: Path) -> None:
     user_plugin(home, "broken", "raise RuntimeError('kaput')\n")
     user_plugin(home, "good", GOOD)
-    write_config(home, "plugins:\n  enabled: [broken, good, missing-one]\n")
+    write_config(home, ["broken", "good", "missing-one"])
     project = tmp_path / "project"
     write_plugin(project / ".hermes" / "plugins", "local", GOOD)
     empty = tmp_path / "no-bundled"
@@ -189,7 +190,7 @@ ORDER = {
 def test_hooks_lists_implementations_in_the_order_they_run(home: Path) -> None:
     for key, code in ORDER.items():
         user_plugin(home, key, code)
-    enable(home, *ORDER)
+    write_config(home, ORDER)
     data = json.loads(invoke("hooks", "pre_llm_call", "--json").output)
     (hook,) = data
     listed = [impl["plugin"] for impl in hook["impls"]]
@@ -242,7 +243,7 @@ def test_tools_lists_owner_and_availability(home: Path, monkeypatch: pytest.Monk
                               requires_env=["HERMES_TEST_KEY"])
         """
     user_plugin(home, "toolbox", code)
-    enable(home, "toolbox")
+    write_config(home, ["toolbox"])
     tools = {t["name"]: t for t in json.loads(invoke("tools", "--json").output)}
     assert tools["echo"] == {
         "name": "echo",

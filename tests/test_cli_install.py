@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_support import GOOD, hermes, home, invoke, read_config, write_plugin
+from cli_support import GOOD, hermes, home, invoke, read_config
+from plugin_builders import write_plugin
 
 from hermes_hooks import install as installer
 

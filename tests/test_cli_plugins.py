@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_support import GOOD, hermes, home, invoke, read_config, user_plugin, write_config
+from cli_support import GOOD, hermes, home, invoke, read_config
+from plugin_builders import user_plugin, write_config
 
 __all__ = ["home"]
 
@@ -23,7 +24,7 @@ def test_enable_disable_round_trip_keeps_other_settings(home: Path) -> None:
     user_plugin(home, "good", GOOD)
     write_config(
         home,
-        """\
+        text="""\
         model:
           default: local
           fallbacks: [a, b]
@@ -70,7 +71,7 @@ def test_names_resolve_by_key_manifest_name_and_unique_leaf(home: Path) -> None:
     user_plugin(home, "image_gen/openai", GOOD)
     user_plugin(home, "a/same", GOOD)
     user_plugin(home, "b/same", GOOD)
-    write_config(home, "plugins:\n  disabled: [manifest-name]\n")
+    write_config(home, text="plugins:\n  disabled: [manifest-name]\n")
     assert invoke("plugins", "enable", "manifest-name").output == (
         "Plugin 'folder-name' enabled.\n"
     )
@@ -97,7 +98,7 @@ def test_unknown_name_exits_1_with_the_closest_names(home: Path) -> None:
 def test_a_broken_config_is_reported_with_its_line_and_never_overwritten(home: Path) -> None:
     user_plugin(home, "good", GOOD)
     broken = "model: local\nplugins:\n  enabled: [good\n"
-    write_config(home, broken)
+    write_config(home, text=broken)
     result = invoke("plugins", "enable", "good")
     assert result.exit_code == 1
     assert "config.yaml: invalid YAML at line 4" in result.stderr
@@ -160,7 +161,7 @@ def test_info_shows_manifest_status_and_hook_positions(home: Path) -> None:
         manifest={"description": "goes first", "requires_env": ["HOME"], "author": "me"},
     )
     user_plugin(home, "second", GOOD)
-    write_config(home, "plugins:\n  enabled: [first, second]\n")
+    write_config(home, text="plugins:\n  enabled: [first, second]\n")
     text = invoke("plugins", "info", "first").output
     assert text.splitlines()[0] == "first"
     for expected in (
@@ -176,7 +177,7 @@ def test_info_shows_manifest_status_and_hook_positions(home: Path) -> None:
     data = json.loads(invoke("plugins", "info", "second", "--json").output)
     assert data["hook_order"] == {"pre_tool_call": {"positions": [2], "of": 2}}
     assert data["manifest"]["name"] == "second"
-    assert data["manifest"]["version"] == "1.2.3"
+    assert data["manifest"]["version"] == "1.0"
     assert data["status"] == "enabled"
     missing = invoke("plugins", "info", "third")
     assert missing.exit_code == 1
