@@ -261,7 +261,7 @@ class PluginManager(pluggy.PluginManager):
         """
         if self._inner_hookexec is self._pluggy_loop:
             plan = self._plans.get(hook_name)
-            if plan is None or not plan.serves(methods):
+            if plan is None or plan.impls != methods:  # plan.serves(methods), inlined
                 plan = self._make_plan(hook_name, methods)
             if plan is not None and plan.firstresult is firstresult:
                 if plan.is_fast:
