@@ -49,7 +49,6 @@ from hermes_hooks.loading import (
 from hermes_hooks.markers import PROJECT_NAME
 from hermes_hooks.skills import SkillRegistry
 from hermes_hooks.tools import ToolRegistry
-from hermes_hooks.trust import get_untrusted_reason
 
 __all__ = ["FailureCount", "PluginInfo", "PluginManager", "Status"]
 
@@ -533,6 +532,9 @@ class PluginManager(pluggy.PluginManager):
             return "not enabled", "not listed in plugins.enabled"
         if candidate.source == "project" and candidate.path is not None:
             # Trusted as its files were when enabled (hash recorded by hermes plugins enable).
+            # Imported here: hashlib is only needed for project plugins.
+            from hermes_hooks.trust import get_untrusted_reason
+
             untrusted = get_untrusted_reason(
                 candidate.path, candidate.key, config.entry(candidate.key)
             )
