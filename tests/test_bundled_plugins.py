@@ -7,33 +7,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plugin_builders import call_hook, isolated_home, load, write_config
 
 from hermes_hooks import PluginManager
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("HERMES_BUNDLED_PLUGINS", "HERMES_SAFE_MODE", "HERMES_ENABLE_PROJECT_PLUGINS"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
+    return isolated_home(tmp_path, monkeypatch, bundled=True)
 
 
 def manager(home: Path, *enabled: str, settings: str = "") -> PluginManager:
-    config = "plugins:\n  enabled: [" + ", ".join(enabled) + "]\n" + settings
-    (home / "config.yaml").write_text(config)
-    pm = PluginManager(home, strict=True)
-    pm.discover_and_load()
-    return pm
-
-
-def call(pm: PluginManager, hook: str, **kwargs: Any) -> Any:
-    for name in pm.hook_argnames(hook) or ():
-        kwargs.setdefault(name, None)
-    return getattr(pm.hook, hook)(**kwargs)
+    write_config(home, text="plugins:\n  enabled: [" + ", ".join(enabled) + "]\n" + settings)
+    return load(home, strict=True)
 
 
 def decide(pm: PluginManager, command: str) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = call(
+    result: list[dict[str, Any]] = call_hook(
         pm, "pre_tool_call", tool_name="terminal", args={"command": command}
     )
     return result
@@ -77,7 +67,7 @@ def test_command_guard_asks_before_risky_commands(home: Path, command: str, rule
 def test_command_guard_allows_ordinary_commands_and_other_tools(home: Path) -> None:
     pm = manager(home, "command-guard")
     assert decide(pm, "ls -la && git status") == []
-    assert call(pm, "pre_tool_call", tool_name="read_file", args={"command": "rm -rf /"}) == []
+    assert call_hook(pm, "pre_tool_call", tool_name="read_file", args={"command": "rm -rf /"}) == []
 
 
 def test_command_guard_takes_extra_patterns_from_settings(home: Path) -> None:
@@ -106,7 +96,7 @@ def test_command_guard_bad_setting_fails_its_load_only(home: Path) -> None:
 
 def test_tool_log_writes_json_lines_and_shows_them(home: Path) -> None:
     pm = manager(home, "tool-log")
-    call(
+    call_hook(
         pm,
         "post_tool_call",
         tool_name="terminal",

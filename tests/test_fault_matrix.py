@@ -36,6 +36,7 @@ from typing import Any, Final
 import pytest
 import reliability_figures
 import yaml
+from plugin_builders import isolated_home
 
 from hermes_hooks import hookspecs
 from hermes_hooks.contract import Policy, get_contract
@@ -282,19 +283,7 @@ def fault_log() -> Iterator[types.ModuleType]:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault_log: types.ModuleType) -> Path:
-    for name in (
-        "HERMES_HOME",
-        "HERMES_SAFE_MODE",
-        "HERMES_PLUGINS_STRICT",
-        "HERMES_PLUGINS_DEBUG",
-        "HERMES_ENABLE_PROJECT_PLUGINS",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    empty = tmp_path / "no-bundled"
-    empty.mkdir()
-    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(empty))
-    home = tmp_path / "home"
-    monkeypatch.setenv("HERMES_HOME", str(home))
+    home = isolated_home(tmp_path, monkeypatch)
     _write_plugin(home, "aa-witness", WITNESS)
     return home
 

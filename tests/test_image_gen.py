@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
+from plugin_builders import isolated_home
 
 from hermes_hooks import PluginManager
 from hermes_hooks.errors import ConfigError, RegistrationError
@@ -109,13 +110,7 @@ class Fake(ImageGenProvider):
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("HERMES_SAFE_MODE", "HERMES_ENABLE_PROJECT_PLUGINS", "HERMES_PLUGINS_STRICT"):
-        monkeypatch.delenv(name, raising=False)
-    bundled = tmp_path / "no-bundled"
-    bundled.mkdir()
-    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(bundled))
-    home = tmp_path / "home"
-    home.mkdir()
+    home = isolated_home(tmp_path, monkeypatch)
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "elsewhere"))
     return home
 

@@ -13,24 +13,16 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 from PIL import Image
+from plugin_builders import isolated_home, write_config
 
 from hermes_hooks.cli.main import cli
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in (
-        "HERMES_BUNDLED_PLUGINS",
-        "HERMES_SAFE_MODE",
-        "HERMES_ENABLE_PROJECT_PLUGINS",
-        "HERMES_PLUGINS_STRICT",
-        "HERMES_PLUGINS_DEBUG",
-        "OPENAI_API_KEY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "config.yaml").write_text("plugins:\n  enabled: [tool-log]\n", encoding="utf-8")
+    home = isolated_home(tmp_path, monkeypatch, bundled=True)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    write_config(home, text="plugins:\n  enabled: [tool-log]\n")
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
     return home
 

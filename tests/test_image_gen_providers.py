@@ -25,6 +25,8 @@ import attrs
 import pytest
 import yaml
 from PIL import Image
+from plugin_builders import isolated_home
+from plugin_builders import load as load_home
 
 from hermes_hooks import PluginManager
 
@@ -128,18 +130,9 @@ def server() -> Iterator[Server]:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in (
-        "HERMES_BUNDLED_PLUGINS",
-        "HERMES_SAFE_MODE",
-        "HERMES_ENABLE_PROJECT_PLUGINS",
-        "HERMES_PLUGINS_STRICT",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "OPENAI_IMAGE_MODEL",
-    ):
+    home = isolated_home(tmp_path, monkeypatch, bundled=True)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    home = tmp_path / "home"
-    home.mkdir()
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
     return home
 
@@ -154,9 +147,7 @@ def configure(
 
 
 def load(home: Path) -> PluginManager:
-    pm = PluginManager(home, strict=True)
-    pm.discover_and_load()
-    return pm
+    return load_home(home, strict=True)
 
 
 def generate(pm: PluginManager, **args: Any) -> dict[str, Any]:

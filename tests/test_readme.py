@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks import Hooks
 from hermes_hooks.host.runtime import create_manager
@@ -37,18 +38,10 @@ def test_quick_start_has_exactly_the_two_commands_ci_runs() -> None:
 @pytest.fixture
 def no_rm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home holding the README's example plugin, enabled as the README says."""
-    for name in ("HERMES_SAFE_MODE", "HERMES_ENABLE_PROJECT_PLUGINS", "HERMES_PLUGINS_STRICT"):
-        monkeypatch.delenv(name, raising=False)
-    bundled = tmp_path / "no-bundled"
-    bundled.mkdir()
-    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(bundled))
-    home = tmp_path / "home"
-    folder = home / "plugins" / "no-rm"
-    folder.mkdir(parents=True)
-    (folder / "plugin.yaml").write_text(block_after("no-rm/plugin.yaml`:", "yaml"))
-    (folder / "__init__.py").write_text(block_after("no-rm/__init__.py`:", "python"))
-    (home / "config.yaml").write_text("plugins:\n  enabled: [no-rm]\n")
-    monkeypatch.setenv("HERMES_HOME", str(home))
+    home = isolated_home(tmp_path, monkeypatch)
+    manifest = block_after("no-rm/plugin.yaml`:", "yaml")
+    user_plugin(home, "no-rm", block_after("no-rm/__init__.py`:", "python"), manifest=manifest)
+    write_config(home, ["no-rm"])
     return home
 
 
