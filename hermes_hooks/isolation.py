@@ -166,8 +166,8 @@ def _guard_call(
         try:
             if bounded is not None and timeout is not None and (bound := timeout()) > 0:
                 result = bounded.call(function, args, kwargs, bound)
-            else:
-                result = function(*args, **kwargs)
+            else:  # without kwargs, no empty ** dict: a cheaper call
+                result = function(*args, **kwargs) if kwargs else function(*args)
                 if result is not None and _aio.is_awaitable(result):
                     result = _resolve(result)
         except _pass_through():
@@ -247,7 +247,7 @@ def _guard_wrapper(
 
     def guarded(*args: Any, **kwargs: Any) -> Generator[None, object, object]:
         try:
-            gen = function(*args, **kwargs)
+            gen = function(*args, **kwargs) if kwargs else function(*args)
             next(gen)
         except StopIteration:
             # Raised here, it would become "generator raised StopIteration" (PEP 479).
