@@ -22,7 +22,7 @@ from typing import Any, Final
 
 import pytest
 import reliability_figures
-from plugin_builders import isolate_environment, write_config, write_plugin
+from plugin_builders import isolate_environment, isolated_home, write_config, write_plugin
 
 from hermes_hooks.facade import Hooks
 from hermes_hooks.manager import PluginManager
@@ -110,9 +110,7 @@ def counter() -> Iterator[types.ModuleType]:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counter: types.ModuleType) -> Path:
-    isolate_environment(monkeypatch, tmp_path)
-    home = tmp_path / "home"
-    monkeypatch.setenv("HERMES_HOME", str(home))  # never the real ~/.hermes
+    home = isolated_home(tmp_path, monkeypatch)  # never the real ~/.hermes
     for key in GOOD_KEYS:
         write_plugin(home / "plugins", key, GOOD.format(counter=COUNTER, key=key))
     write_plugin(home / "plugins", "broken", BROKEN.format(counter=COUNTER))

@@ -5,14 +5,11 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from plugin_builders import (
-    isolate_environment,
-    site_dir,
     write_config,
     write_distribution,
     write_plugin,
@@ -36,28 +33,7 @@ raise RuntimeError("plugin code ran during discovery")
 """
 
 
-@pytest.fixture(autouse=True)
-def bundled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No Hermes switch set; bundled plugins come from an empty folder of this test."""
-    return isolate_environment(monkeypatch, tmp_path)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def user(home: Path) -> Path:
-    """The user plugins folder, ``$HERMES_HOME/plugins``."""
-    return home / "plugins"
-
-
-@pytest.fixture
-def site(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    yield from site_dir(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("bundled")
 
 
 def with_env(**extra: str) -> dict[str, str]:

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pluggy
 import pytest
 from plugin_builders import (
     call_hook,
-    forget_new_modules,
-    isolate_environment,
     load,
     plugin_names,
-    site_dir,
     status_of,
     write_config,
     write_distribution,
@@ -33,29 +29,7 @@ def tool_code(name: str) -> str:
     )
 
 
-@pytest.fixture(autouse=True)
-def bundled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """No Hermes switch set, no bundled plugins; plugin modules are forgotten afterwards."""
-    before = set(sys.modules)
-    yield isolate_environment(monkeypatch, tmp_path)
-    forget_new_modules(before, tmp_path)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def user(home: Path) -> Path:
-    return home / "plugins"
-
-
-@pytest.fixture
-def site(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    yield from site_dir(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("bundled")
 
 
 # --- module names --------------------------------------------------------------------------------

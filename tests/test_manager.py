@@ -6,15 +6,12 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pluggy
 import pytest
 from plugin_builders import (
     call_hook,
-    forget_new_modules,
-    isolate_environment,
     load,
     plugin_names,
     status_of,
@@ -43,24 +40,7 @@ def register_calls(folder: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
-@pytest.fixture(autouse=True)
-def bundled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """No Hermes switch set, no bundled plugins; plugin modules are forgotten afterwards."""
-    before = set(sys.modules)
-    yield isolate_environment(monkeypatch, tmp_path)
-    forget_new_modules(before, tmp_path)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def user(home: Path) -> Path:
-    return home / "plugins"
+pytestmark = pytest.mark.usefixtures("bundled")
 
 
 def simple(tool: str | None = None, hook: str | None = None) -> str:

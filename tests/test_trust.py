@@ -20,7 +20,7 @@ from typing import Any, Final
 import pytest
 import yaml
 from cli_support import invoke
-from plugin_builders import isolate_environment, write_config, write_plugin
+from plugin_builders import isolated_home, write_config, write_plugin
 
 from hermes_hooks.errors import PluginTrustError, RegistrationError
 from hermes_hooks.host import create_manager
@@ -87,10 +87,7 @@ def marker() -> Iterator[Any]:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: Any) -> Path:
-    isolate_environment(monkeypatch, tmp_path)
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HERMES_HOME", str(home))
+    home = isolated_home(tmp_path, monkeypatch)
     return home
 
 
@@ -309,7 +306,6 @@ def test_a_user_plugin_may_still_be_a_symlink_to_a_checkout(
 ) -> None:
     """User plugins are the operator's own (hermes plugins remove unlinks such folders)."""
     checkout = write_plugin(tmp_path / "dev", "spy", SPY.format(marker=MARKER))
-    (home / "plugins").mkdir()
     (home / "plugins" / "spy").symlink_to(checkout)
     write_config(home, enabled=["spy"])
     pm = manager(home, tmp_path)

@@ -1,0 +1,42 @@
+"""Fixtures shared by the discovery, loading and manager tests; the builders they use live in
+:mod:`plugin_builders`.
+
+A module opts in to the isolation with ``pytestmark = pytest.mark.usefixtures("bundled")``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from plugin_builders import forget_new_modules, isolate_environment, site_dir
+
+
+@pytest.fixture
+def bundled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """No Hermes switch set, no bundled plugins; plugin modules are forgotten afterwards."""
+    before = set(sys.modules)
+    yield isolate_environment(monkeypatch, tmp_path)
+    forget_new_modules(before, tmp_path)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty Hermes home folder (``HERMES_HOME`` is not set to it)."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def user(home: Path) -> Path:
+    """The user plugins folder, ``$HERMES_HOME/plugins``."""
+    return home / "plugins"
+
+
+@pytest.fixture
+def site(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A ``site-packages``-like folder on ``sys.path``; its modules are forgotten afterwards."""
+    yield from site_dir(monkeypatch, tmp_path)
