@@ -262,7 +262,8 @@ class Hooks:
         if self.listener is not None:
             self.listener(name)
         caller: pluggy.HookCaller = getattr(self.pm.hook, name)
-        return bool(caller.get_hookimpls())
+        # The list pluggy holds, not get_hookimpls()'s copy: this runs on every call.
+        return bool(caller._hookimpls)
 
     def _call(self, name: str, finish: Callable[[Any], _R], /, **kwargs: Any) -> _R:
         """Call hook ``name`` with ``kwargs``; return ``finish`` of what it returned."""

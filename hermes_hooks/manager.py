@@ -294,7 +294,8 @@ class PluginManager(pluggy.PluginManager):
             return None
         caller = getattr(self.hook, name, None)
         plan = self._direct_plans.get(name)
-        if plan is not None and caller is not None and plan.serves(caller.get_hookimpls()):
+        # The list pluggy holds (not get_hookimpls()'s copy): the facade asks on every call.
+        if plan is not None and caller is not None and plan.impls == caller._hookimpls:
             return plan
         if not isinstance(caller, pluggy.HookCaller) or caller.is_historic():
             return None
