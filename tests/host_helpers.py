@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-# Re-exported under the names test_async_handlers still imports them by.
-from plugin_builders import isolated_home, write_config  # noqa: F401
-from plugin_builders import user_plugin as write_plugin  # noqa: F401
+# Also re-exported under the names test_async_handlers still imports them by.
+from plugin_builders import isolated_home, write_config
+from plugin_builders import user_plugin as write_plugin
 
 from hermes_hooks.manager import PluginManager
 from hermes_hooks.models import ModelError, ModelProvider, ModelResponse, ToolCall
@@ -50,6 +50,33 @@ def register(ctx):
         ctx.register_hook(name, record)
 """
 """A plugin that records every hook call as ``(name, kwargs)`` in its module's ``CALLS``."""
+
+
+def recorder_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **plugins: str) -> Path:
+    """An isolated home with the :data:`RECORDER` plugin and ``plugins`` (key: code), enabled."""
+    home = isolated_home(tmp_path, monkeypatch)
+    for key, code in {**plugins, "recorder": RECORDER}.items():
+        write_plugin(home, key, code)
+    write_config(home, [*plugins, "recorder"])
+    return home
+
+
+#: The hooks of a turn with one tool call, in the order they fire.
+ONE_TOOL_TURN = [
+    "on_session_start",
+    "pre_llm_call",
+    "pre_api_request",
+    "post_api_request",
+    "pre_tool_call",
+    "transform_terminal_output",
+    "post_tool_call",
+    "transform_tool_result",
+    "pre_api_request",
+    "post_api_request",
+    "transform_llm_output",
+    "post_llm_call",
+    "on_session_end",
+]
 
 
 def recorded(pm: PluginManager, key: str = "recorder") -> list[tuple[str, dict[str, Any]]]:

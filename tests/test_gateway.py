@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from host_helpers import RECORDER, ScriptedModel, names, recorded
-from plugin_builders import isolated_home, user_plugin, write_config
+from host_helpers import ScriptedModel, names, recorded, recorder_home
+from plugin_builders import isolated_home, write_config
 
 from hermes_hooks.host import Gateway, MessageEvent, create_manager
 from hermes_hooks.manager import PluginManager
@@ -33,11 +33,7 @@ def pre_gateway_dispatch(event, gateway, session_store):
 
 @pytest.fixture
 def pm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginManager:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "policy", POLICY)
-    user_plugin(home, "recorder", RECORDER)
-    write_config(home, ["policy", "recorder"])
-    return create_manager(home)
+    return create_manager(recorder_home(tmp_path, monkeypatch, policy=POLICY))
 
 
 def test_skip_drops_the_message_before_any_session(pm: PluginManager) -> None:

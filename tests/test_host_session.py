@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from host_helpers import RECORDER, ScriptedModel, names, plugin_module, recorded, text
+from host_helpers import (
+    ONE_TOOL_TURN,
+    ScriptedModel,
+    names,
+    plugin_module,
+    recorded,
+    recorder_home,
+    text,
+)
 from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import Session, TurnResult, create_manager
@@ -38,11 +46,7 @@ def post_tool_call(args):
 
 @pytest.fixture
 def pm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginManager:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "injector", INJECTOR)
-    user_plugin(home, "recorder", RECORDER)
-    write_config(home, ["injector", "recorder"])
-    return create_manager(home)
+    return create_manager(recorder_home(tmp_path, monkeypatch, injector=INJECTOR))
 
 
 def test_inject_message_interrupts_the_running_turn_and_becomes_the_next(
@@ -193,21 +197,7 @@ def test_delegate_runs_a_child_between_subagent_start_and_stop(
     calls = recorded(pm)
     order = names(calls)
     start, stop = order.index("subagent_start"), order.index("subagent_stop")
-    assert order[start + 1 : stop] == [
-        "on_session_start",
-        "pre_llm_call",
-        "pre_api_request",
-        "post_api_request",
-        "pre_tool_call",
-        "transform_terminal_output",
-        "post_tool_call",
-        "transform_tool_result",
-        "pre_api_request",
-        "post_api_request",
-        "transform_llm_output",
-        "post_llm_call",
-        "on_session_end",
-    ]
+    assert order[start + 1 : stop] == ONE_TOOL_TURN
     started, stopped = calls[start][1], calls[stop][1]
     child = started["child_session_id"]
     assert started["parent_session_id"] == session.session_id

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from host_helpers import RECORDER, ScriptedModel, names, plugin_module, recorded, text, tool_call
+from host_helpers import (
+    ScriptedModel,
+    names,
+    plugin_module,
+    recorded,
+    recorder_home,
+    text,
+    tool_call,
+)
 from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import ApprovalRequest, Session, TerminalApprover, create_manager
@@ -29,9 +37,7 @@ def decision_plugin(decision: dict[str, Any], hook: str = "pre_tool_call") -> st
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "recorder", RECORDER)
-    return home
+    return recorder_home(tmp_path, monkeypatch)
 
 
 def run(

@@ -7,36 +7,26 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from host_helpers import RECORDER, ScriptedModel, names, plugin_module, recorded, text, tool_call
+from host_helpers import (
+    ONE_TOOL_TURN,
+    ScriptedModel,
+    names,
+    plugin_module,
+    recorded,
+    recorder_home,
+    text,
+    tool_call,
+)
 from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import Session, create_manager
 from hermes_hooks.manager import PluginManager
 from hermes_hooks.models import ModelError, ModelResponse
 
-ONE_TOOL_TURN = [
-    "on_session_start",
-    "pre_llm_call",
-    "pre_api_request",
-    "post_api_request",
-    "pre_tool_call",
-    "transform_terminal_output",
-    "post_tool_call",
-    "transform_tool_result",
-    "pre_api_request",
-    "post_api_request",
-    "transform_llm_output",
-    "post_llm_call",
-    "on_session_end",
-]
-
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "recorder", RECORDER)
-    write_config(home, ["recorder"])
-    return home
+    return recorder_home(tmp_path, monkeypatch)
 
 
 def test_the_hooks_of_a_turn_fire_in_this_exact_order(home: Path, tmp_path: Path) -> None:
