@@ -2,8 +2,8 @@
 files, managers and installed distributions, all in a temp dir.
 
 Imported by the test modules (pytest puts ``tests/`` on ``sys.path``); every path is under the
-test's ``tmp_path``, never the real ``~/.hermes``. No fixtures live here, so that each test
-module pairs set-up and tear-down in its own small fixture.
+test's ``tmp_path``, never the real ``~/.hermes``. The one fixture here, ``home`` (a
+:class:`PluginHome`), is imported by the registry and ``ctx`` test modules that use it.
 """
 
 from __future__ import annotations
@@ -258,6 +258,14 @@ class PluginHome:
 def make_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginHome:
     """Isolate the environment and return a fresh :class:`PluginHome` under ``tmp_path``."""
     return PluginHome(isolated_home(tmp_path, monkeypatch))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
+    """A :class:`PluginHome`; every manager made from it is unloaded after (import the fixture)."""
+    plugin_home = make_home(tmp_path, monkeypatch)
+    yield plugin_home
+    plugin_home.close()
 
 
 def write_distribution(

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, home, info
 
 from hermes_hooks.commands import (
     BUILTIN_CLI_COMMANDS,
@@ -19,6 +17,8 @@ from hermes_hooks.commands import (
     normalize_command_name,
 )
 from hermes_hooks.errors import RegistrationError
+
+__all__ = ["home"]  # the fixture, imported for pytest
 
 
 @pytest.fixture
@@ -31,14 +31,6 @@ def commands() -> CommandRegistry:
 def cli_commands() -> CliCommandRegistry:
     """A CLI-command registry with the framework's built-ins reserved."""
     return CliCommandRegistry()
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    """A Hermes home with real plugin folders; every manager made from it is unloaded after."""
-    plugin_home = make_home(tmp_path, monkeypatch)
-    yield plugin_home
-    plugin_home.close()
 
 
 def reply(raw_args: str) -> str:

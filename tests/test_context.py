@@ -6,26 +6,19 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, home, info
 
 from hermes_hooks.context import PluginContext
 from hermes_hooks.manager import PluginManager
 from hermes_hooks.manifest import PluginManifest
 from hermes_hooks.registries import Handle
 
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    """A Hermes home with real plugin folders; every manager made from it is unloaded after."""
-    plugin_home = make_home(tmp_path, monkeypatch)
-    yield plugin_home
-    plugin_home.close()
+__all__ = ["home"]  # the fixture, imported for pytest
 
 
 CAPTURE = """

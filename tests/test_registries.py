@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, home, info
 
 from hermes_hooks.errors import HermesHooksError, RegistrationError
 from hermes_hooks.registries import HOST, Handle, Registry
+
+__all__ = ["home"]  # the fixture, imported for pytest
 
 
 @pytest.fixture
 def registry() -> Registry[str]:
     """A registry of strings, as every real registry is built on."""
     return Registry("widget")
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    """A Hermes home with real plugin folders; every manager made from it is unloaded after."""
-    plugin_home = make_home(tmp_path, monkeypatch)
-    yield plugin_home
-    plugin_home.close()
 
 
 # --- owner and handle ----------------------------------------------------------------------------

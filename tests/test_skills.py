@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, home, info
 
 from hermes_hooks.errors import RegistrationError
 from hermes_hooks.manager import PluginManager
 from hermes_hooks.skills import SkillNotFoundError, SkillRegistry
 
+__all__ = ["home"]  # the fixture, imported for pytest
+
 SKILL_TEXT = "---\nname: summarise\n---\nSummarise the thing.\n"
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    """A Hermes home with real plugin folders; every manager made from it is unloaded after."""
-    plugin_home = make_home(tmp_path, monkeypatch)
-    yield plugin_home
-    plugin_home.close()
 
 
 def skill_plugin(home: PluginHome, key: str, register_body: str, **files: str) -> PluginManager:

@@ -5,18 +5,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, home, info
 
 from hermes_hooks.context import PluginContext
 from hermes_hooks.errors import PluginToolOverrideError, RegistrationError
 from hermes_hooks.manager import PluginManager
 from hermes_hooks.registries import HOST
 from hermes_hooks.tools import ToolRegistry
+
+__all__ = ["home"]  # the fixture, imported for pytest
 
 SCHEMA: dict[str, Any] = {
     "description": "Echo the text back.",
@@ -32,14 +32,6 @@ def echo(args: dict[str, Any], **kwargs: Any) -> str:
 def tools() -> ToolRegistry:
     """A tool registry on its own, with no operator grants."""
     return ToolRegistry()
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    """A Hermes home with real plugin folders; every manager made from it is unloaded after."""
-    plugin_home = make_home(tmp_path, monkeypatch)
-    yield plugin_home
-    plugin_home.close()
 
 
 def error_of(result: str) -> str:
