@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from host_helpers import ScriptedModel, isolated_home, plugin_module, write_config, write_plugin
+from host_helpers import ScriptedModel, plugin_module
+from plugin_builders import isolated_home, write_config
+from plugin_builders import user_plugin as write_plugin
 
 from hermes_hooks import _aio, _workers
 from hermes_hooks.host import Session, create_manager

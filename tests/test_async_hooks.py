@@ -22,7 +22,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from plugin_home import PluginHome, info, make_home
+from plugin_builders import PluginHome, info, make_home
 
 from hermes_hooks import _workers, hookimpl
 from hermes_hooks.config import PluginsConfig

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_home import PluginHome, info, make_home
+from plugin_builders import PluginHome, info, make_home
 
 from hermes_hooks import _workers, timeouts
 from hermes_hooks.errors import HookTimeoutError
