@@ -19,8 +19,10 @@ from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Final
 
 import pluggy
+from pluggy._callers import _raise_wrapfail
 
 from hermes_hooks import _workers
+from hermes_hooks.dispatch import finish_teardowns
 
 __all__ = [
     "ACALL_ATTR",
@@ -163,13 +165,6 @@ os.register_at_fork(after_in_child=_forget_after_fork)
 # -- the async multicall ---------------------------------------------------------------------------
 
 
-def _raise_wrapfail(gen: Any, message: str) -> None:
-    code = gen.gi_code
-    raise RuntimeError(
-        f"wrap_controller at {code.co_name!r} {code.co_filename}:{code.co_firstlineno} {message}"
-    )
-
-
 def _old_style(
     impl: pluggy.HookImpl, args: Sequence[object], kwargs: Mapping[str, object] | None
 ) -> Generator[None, object, object]:
@@ -265,30 +260,7 @@ async def amulticall(
         for awaitable in (a for _, a in pending if inspect.iscoroutine(a)):
             awaitable.close()  # never started because an earlier step failed
     result: object = (results[0] if results else None) if firstresult else results
-    for teardown in reversed(teardowns):
-        try:
-            if exception is not None:
-                try:
-                    teardown.throw(exception)
-                except RuntimeError as re:
-                    if isinstance(exception, StopIteration) and re.__cause__ is exception:
-                        teardown.close()
-                        continue
-                    raise
-            else:
-                teardown.send(result)
-            teardown.close()
-        except StopIteration as stop:
-            result = stop.value
-            exception = None
-            continue
-        except BaseException as exc:
-            exception = exc
-            continue
-        _raise_wrapfail(teardown, "has second yield")
-    if exception is not None:
-        raise exception
-    return result
+    return finish_teardowns(teardowns, result, exception)
 
 
 async def _gather(

@@ -164,29 +164,40 @@ class CallPlan:
         except BaseException as exc:
             exception = exc
         outcome: object = (results[0] if results else None) if firstresult else results
-        for teardown in reversed(teardowns):
-            try:
-                if exception is not None:
-                    try:
-                        teardown.throw(exception)
-                    except RuntimeError as error:
-                        # A StopIteration thrown into a generator comes out as a RuntimeError.
-                        if isinstance(exception, StopIteration) and error.__cause__ is exception:
-                            teardown.close()
-                            continue
-                        raise
-                else:
-                    teardown.send(outcome)
-                # Unreachable for a well-behaved wrapper: force its finalizers now.
-                teardown.close()
-            except StopIteration as stop:
-                outcome = stop.value
-                exception = None
-                continue
-            except BaseException as error:
-                exception = error
-                continue
-            _raise_wrapfail(teardown, "has second yield")
-        if exception is not None:
-            raise exception
-        return outcome
+        return finish_teardowns(teardowns, outcome, exception)
+
+
+def finish_teardowns(
+    teardowns: Sequence[_Teardown], result: object, exception: BaseException | None
+) -> object:
+    """Run wrapper teardowns newest first, exactly as pluggy's ``_multicall`` does.
+
+    Each teardown receives the result so far (or has the exception thrown into it) and may
+    replace it; the final result is returned, or the final exception raised.
+    """
+    for teardown in reversed(teardowns):
+        try:
+            if exception is not None:
+                try:
+                    teardown.throw(exception)
+                except RuntimeError as error:
+                    # A StopIteration thrown into a generator comes out as a RuntimeError.
+                    if isinstance(exception, StopIteration) and error.__cause__ is exception:
+                        teardown.close()
+                        continue
+                    raise
+            else:
+                teardown.send(result)
+            # Unreachable for a well-behaved wrapper: force its finalizers now.
+            teardown.close()
+        except StopIteration as stop:
+            result = stop.value
+            exception = None
+            continue
+        except BaseException as error:
+            exception = error
+            continue
+        _raise_wrapfail(teardown, "has second yield")
+    if exception is not None:
+        raise exception
+    return result
