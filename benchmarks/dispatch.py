@@ -33,9 +33,10 @@ from typing import Any, Final
 
 import pluggy
 
-from hermes_hooks import hookimpl, hookspecs
-from hermes_hooks.facade import Hooks
-from hermes_hooks.markers import PROJECT_NAME
+from hermes_hooks import hookimpl
+from hermes_hooks.calling.facade import Hooks
+from hermes_hooks.spec import hookspecs
+from hermes_hooks.spec.markers import PROJECT_NAME
 
 __all__ = [
     "CASE_KINDS",
@@ -276,7 +277,7 @@ def build_case(kind: str, k: int, home: Path) -> Case:
 
     :param home: an empty folder; the managers' Hermes homes are made inside it.
     """
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
 
     hook = _HOOK_OF[kind]
     home = home / f"{kind}-{k}"

@@ -84,7 +84,7 @@ def register(ctx):
 _LIST: Final = """\
 import time; _t0 = time.perf_counter()
 import sys
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.manager import PluginManager
 found = PluginManager(sys.argv[1]).discover()
 _ms = (time.perf_counter() - _t0) * 1000
 leaked = sum(1 for m in sys.modules if m.startswith(("hermes_plugins.plugin_", "plugin_")))
@@ -94,7 +94,7 @@ print(_ms, sum(1 for c in found if c.error is None), leaked)
 _LOAD: Final = """\
 import time; _t0 = time.perf_counter()
 import sys
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.manager import PluginManager
 pm = PluginManager(sys.argv[1])
 pm.discover_and_load()
 _ms = (time.perf_counter() - _t0) * 1000

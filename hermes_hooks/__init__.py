@@ -10,11 +10,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.markers import PROJECT_NAME, hookimpl, hookspec
+from hermes_hooks.spec.markers import PROJECT_NAME, hookimpl, hookspec
 
 if TYPE_CHECKING:
-    from hermes_hooks.context import PluginContext
-    from hermes_hooks.contract import HookContract, Mode, Policy
+    from hermes_hooks.calling.facade import Hooks
     from hermes_hooks.errors import (
         ConfigError,
         HermesHooksError,
@@ -26,10 +25,11 @@ if TYPE_CHECKING:
         PluginToolOverrideError,
         RegistrationError,
     )
-    from hermes_hooks.facade import Hooks
-    from hermes_hooks.hookspecs import VALID_HOOKS
-    from hermes_hooks.manager import PluginInfo, PluginManager
-    from hermes_hooks.manifest import PluginManifest
+    from hermes_hooks.plugins.context import PluginContext
+    from hermes_hooks.plugins.manager import PluginInfo, PluginManager
+    from hermes_hooks.plugins.manifest import PluginManifest
+    from hermes_hooks.spec.contract import HookContract, Mode, Policy
+    from hermes_hooks.spec.hookspecs import VALID_HOOKS
 
 __version__ = "0.1.0"
 
@@ -61,22 +61,22 @@ __all__ = [
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
     "HermesHooksError": "hermes_hooks.errors",
-    "HookContract": "hermes_hooks.contract",
+    "HookContract": "hermes_hooks.spec.contract",
     "HookResultError": "hermes_hooks.errors",
     "HookTimeoutError": "hermes_hooks.errors",
-    "Hooks": "hermes_hooks.facade",
+    "Hooks": "hermes_hooks.calling.facade",
     "ManifestError": "hermes_hooks.errors",
-    "Mode": "hermes_hooks.contract",
-    "PluginContext": "hermes_hooks.context",
-    "PluginInfo": "hermes_hooks.manager",
+    "Mode": "hermes_hooks.spec.contract",
+    "PluginContext": "hermes_hooks.plugins.context",
+    "PluginInfo": "hermes_hooks.plugins.manager",
     "PluginLlmTrustError": "hermes_hooks.errors",
     "PluginLoadError": "hermes_hooks.errors",
-    "PluginManager": "hermes_hooks.manager",
-    "PluginManifest": "hermes_hooks.manifest",
+    "PluginManager": "hermes_hooks.plugins.manager",
+    "PluginManifest": "hermes_hooks.plugins.manifest",
     "PluginToolOverrideError": "hermes_hooks.errors",
-    "Policy": "hermes_hooks.contract",
+    "Policy": "hermes_hooks.spec.contract",
     "RegistrationError": "hermes_hooks.errors",
-    "VALID_HOOKS": "hermes_hooks.hookspecs",
+    "VALID_HOOKS": "hermes_hooks.spec.hookspecs",
 }
 
 

@@ -21,8 +21,8 @@ import pytest
 from plugin_builders import isolated_home, write_config
 from plugin_builders import user_plugin as write_plugin
 
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.models import ModelError, ModelProvider, ModelResponse, ToolCall
+from hermes_hooks.backends.models import ModelError, ModelProvider, ModelResponse, ToolCall
+from hermes_hooks.plugins.manager import PluginManager
 
 
 def plugin_module(pm: PluginManager, key: str) -> ModuleType:
@@ -38,7 +38,7 @@ def plugin_module(pm: PluginManager, key: str) -> ModuleType:
 
 
 RECORDER = """
-from hermes_hooks.hookspecs import HOOK_NAMES
+from hermes_hooks.spec.hookspecs import HOOK_NAMES
 
 CALLS = []
 

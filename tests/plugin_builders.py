@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 import yaml
 
-from hermes_hooks.discovery import ENTRY_POINT_GROUP
-from hermes_hooks.manager import PluginInfo, PluginManager
-from hermes_hooks.registries import HOST, Registry
+from hermes_hooks.plugins.discovery import ENTRY_POINT_GROUP
+from hermes_hooks.plugins.manager import PluginInfo, PluginManager
+from hermes_hooks.registries.base import HOST, Registry
 
 
 def isolate_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:

@@ -20,9 +20,10 @@ from host_helpers import ScriptedModel, plugin_module
 from plugin_builders import isolated_home, write_config
 from plugin_builders import user_plugin as write_plugin
 
-from hermes_hooks import _aio, _workers
+from hermes_hooks.calling import aio as _aio
+from hermes_hooks.calling import workers as _workers
 from hermes_hooks.host import Session, create_manager
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.manager import PluginManager
 
 HANDLERS = """
 import asyncio

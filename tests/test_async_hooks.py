@@ -24,12 +24,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from plugin_builders import PluginHome, info, make_home
 
-from hermes_hooks import _workers, hookimpl
-from hermes_hooks.config import PluginsConfig
+from hermes_hooks import hookimpl
+from hermes_hooks.calling import workers as _workers
+from hermes_hooks.calling.facade import Hooks, acall_hook
 from hermes_hooks.errors import HookResultError
-from hermes_hooks.facade import Hooks, acall_hook
-from hermes_hooks.hookspecs import HOOK_NAMES
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.config import PluginsConfig
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.spec.hookspecs import HOOK_NAMES
 
 RAISE = object()
 TOOL_VALUES: list[object] = [

@@ -7,9 +7,9 @@ import sys
 
 _CHECK = """
 import sys
-import hermes_hooks.manager
-from hermes_hooks import _aio
-from hermes_hooks.manager import PluginManager
+import hermes_hooks.plugins.manager
+from hermes_hooks.calling import aio as _aio
+from hermes_hooks.plugins.manager import PluginManager
 
 pm = PluginManager("/nonexistent/hermes-home")
 assert "asyncio" not in sys.modules, "importing the manager imported asyncio"

@@ -9,8 +9,8 @@ import pytest
 from cli_support import GOOD, hermes, home, invoke
 from plugin_builders import user_plugin, write_config, write_plugin
 
-from hermes_hooks.introspect import list_hook_order
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.admin.introspect import list_hook_order
+from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["home"]
 

@@ -12,7 +12,7 @@ import pytest
 from cli_support import GOOD, hermes, home, invoke, read_config
 from plugin_builders import write_plugin
 
-from hermes_hooks import install as installer
+from hermes_hooks.admin import install as installer
 
 __all__ = ["home"]
 

@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.commands: slash commands and ``hermes <name>`` commands of plugins."""
+"""Tests for hermes_hooks.registries.commands: slash commands and plugins' ``hermes <name>``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from plugin_builders import PluginHome, home, info
 
-from hermes_hooks.commands import (
+from hermes_hooks.errors import RegistrationError
+from hermes_hooks.registries.commands import (
     BUILTIN_CLI_COMMANDS,
     BUILTIN_SLASH_COMMANDS,
     CliCommand,
@@ -16,7 +17,6 @@ from hermes_hooks.commands import (
     CommandRegistry,
     normalize_command_name,
 )
-from hermes_hooks.errors import RegistrationError
 
 __all__ = ["home"]  # the fixture, imported for pytest
 

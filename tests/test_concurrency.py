@@ -24,8 +24,8 @@ import pytest
 import reliability_figures
 from plugin_builders import isolate_environment, isolated_home, write_config, write_plugin
 
-from hermes_hooks.facade import Hooks
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.calling.facade import Hooks
+from hermes_hooks.plugins.manager import PluginManager
 
 THREADS: Final = 6
 ROUNDS: Final = int(os.environ.get("HERMES_CONCURRENCY_ROUNDS", "40"))

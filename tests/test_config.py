@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.config: home resolution, switches, config.yaml read/write/update."""
+"""Tests for hermes_hooks.plugins.config: home, switches, config.yaml read/write/update."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.config import (
+from hermes_hooks.errors import ConfigError
+from hermes_hooks.plugins.config import (
     CONFIG_FILENAME,
     DEFAULT_HOOK_CALLBACK_TIMEOUT,
     HERMES_HOME_ENV,
@@ -30,7 +31,6 @@ from hermes_hooks.config import (
     update_config,
     write_config,
 )
-from hermes_hooks.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -355,7 +355,7 @@ def test_update_uses_a_sibling_lock_file(home: Path) -> None:
 WORKER = """
 import sys, time
 from pathlib import Path
-from hermes_hooks.config import set_plugin_enabled
+from hermes_hooks.plugins.config import set_plugin_enabled
 
 home, worker, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 deadline = time.monotonic() + 30

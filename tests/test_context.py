@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.context: what ``register(ctx)`` receives and what it can do."""
+"""Tests for hermes_hooks.plugins.context: what ``register(ctx)`` receives and what it can do."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 import yaml
 from plugin_builders import PluginHome, home, info
 
-from hermes_hooks.context import PluginContext
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.manifest import PluginManifest
-from hermes_hooks.registries import Handle
+from hermes_hooks.plugins.context import PluginContext
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.plugins.manifest import PluginManifest
+from hermes_hooks.registries.base import Handle
 
 __all__ = ["home"]  # the fixture, imported for pytest
 

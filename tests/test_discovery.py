@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.discovery: the four sources, keys, overrides, and no plugin code run."""
+"""Tests for hermes_hooks.plugins.discovery: the four sources, keys, overrides, no code run."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from plugin_builders import (
     write_plugin,
 )
 
-from hermes_hooks.discovery import (
+from hermes_hooks.plugins.discovery import (
     ENTRY_POINT_GROUP,
     Candidate,
     bundled_plugins_dir,
@@ -23,7 +23,7 @@ from hermes_hooks.discovery import (
     discover_entry_points,
     scan_directory,
 )
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.manager import PluginManager
 
 # Code that must never run during discovery: it leaves a marker file, then raises.
 TRAP = """

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_hooks import hookimpl
-from hermes_hooks.dispatch import CallPlan
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.calling.plans import CallPlan
+from hermes_hooks.plugins.manager import PluginManager
 
 RAISE = object()
 HOME = Path("/nonexistent/hermes-home")

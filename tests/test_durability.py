@@ -27,8 +27,8 @@ import pytest
 import reliability_figures
 import yaml
 
-from hermes_hooks.config import load_config
-from hermes_hooks.trust import content_hash
+from hermes_hooks.plugins.config import load_config
+from hermes_hooks.plugins.trust import content_hash
 
 KILLS: Final = int(os.environ.get("HERMES_DURABILITY_KILLS", "200"))
 SEED: Final = int(os.environ.get("HERMES_DURABILITY_SEED", "9"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.envfile import apply_env_file, read_env_file, set_env_value
+from hermes_hooks.admin.envfile import apply_env_file, read_env_file, set_env_value
 
 
 def test_read_skips_comments_and_unquotes(tmp_path: Path) -> None:

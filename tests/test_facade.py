@@ -12,9 +12,9 @@ import pluggy
 import pytest
 
 from hermes_hooks import hookimpl
-from hermes_hooks.facade import Hooks, call_attributed
-from hermes_hooks.hookspecs import HOOK_NAMES
-from hermes_hooks.host.combine import (
+from hermes_hooks.calling.facade import Hooks, call_attributed
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.spec.decisions import (
     UNATTRIBUTED,
     GatewayDecision,
     ModifyConflict,
@@ -25,7 +25,7 @@ from hermes_hooks.host.combine import (
     join_context,
     verify_decision,
 )
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.spec.hookspecs import HOOK_NAMES
 
 TOOL_IDS = {"task_id": "t1", "session_id": "s1", "tool_call_id": "c1", "turn_id": "u1"}
 

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_hooks import hookimpl
-from hermes_hooks.facade import Hooks
-from hermes_hooks.host.combine import ToolDecision
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.calling.facade import Hooks
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.spec.decisions import ToolDecision
 
 RAISE = object()
 

@@ -38,13 +38,13 @@ import reliability_figures
 import yaml
 from plugin_builders import isolated_home
 
-from hermes_hooks import hookspecs
-from hermes_hooks.contract import Policy, get_contract
-from hermes_hooks.hookspecs import VALID_HOOKS
+from hermes_hooks.backends.models import ModelError, ModelProvider, ModelResponse, ToolCall
 from hermes_hooks.host import Gateway, MessageEvent, Session, create_manager
 from hermes_hooks.host.records import TurnResult
-from hermes_hooks.manager import PluginInfo, PluginManager
-from hermes_hooks.models import ModelError, ModelProvider, ModelResponse, ToolCall
+from hermes_hooks.plugins.manager import PluginInfo, PluginManager
+from hermes_hooks.spec import hookspecs
+from hermes_hooks.spec.contract import Policy, get_contract
+from hermes_hooks.spec.hookspecs import VALID_HOOKS
 
 HOOKS: Final = sorted(VALID_HOOKS)
 RAISES: Final = ("Exception", "SystemExit", "RecursionError")
@@ -79,7 +79,7 @@ LOG_MODULE: Final = "hermes_fault_log"
 
 WITNESS: Final = """
 import hermes_fault_log as LOG
-from hermes_hooks.hookspecs import HOOK_NAMES
+from hermes_hooks.spec.hookspecs import HOOK_NAMES
 from hermes_hooks.host.tools import record_changed_path
 
 

@@ -24,10 +24,15 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from plugin_builders import isolate_environment
 
-from hermes_hooks.discovery import discover_candidates
 from hermes_hooks.errors import ManifestError
-from hermes_hooks.manifest import KNOWN_FIELDS, PluginManifest, is_valid_plugin_name
-from hermes_hooks.safe_yaml import MAX_YAML_BYTES, MAX_YAML_NODES, YAMLLoadError, safe_load_yaml
+from hermes_hooks.plugins.discovery import discover_candidates
+from hermes_hooks.plugins.manifest import KNOWN_FIELDS, PluginManifest, is_valid_plugin_name
+from hermes_hooks.plugins.safe_yaml import (
+    MAX_YAML_BYTES,
+    MAX_YAML_NODES,
+    YAMLLoadError,
+    safe_load_yaml,
+)
 
 EXAMPLES: Final = int(os.environ.get("HERMES_FUZZ_EXAMPLES", "150"))
 FUZZ: Final = settings(

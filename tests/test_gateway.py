@@ -8,9 +8,9 @@ import pytest
 from host_helpers import ScriptedModel, names, recorded, recorder_home
 from plugin_builders import isolated_home, write_config
 
+from hermes_hooks.backends.models import get_active_model
 from hermes_hooks.host import Gateway, MessageEvent, create_manager
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.models import get_active_model
+from hermes_hooks.plugins.manager import PluginManager
 
 POLICY = """
 from hermes_hooks import hookimpl

@@ -21,8 +21,11 @@ import pytest
 from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
 
 import hermes_hooks
-from hermes_hooks import VALID_HOOKS, hookimpl, hookspec, hookspecs
-from hermes_hooks.contract import (
+from hermes_hooks import VALID_HOOKS, hookimpl, hookspec
+from hermes_hooks.errors import HookResultError
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.spec import hookspecs
+from hermes_hooks.spec.contract import (
     HookContract,
     Mode,
     Policy,
@@ -34,8 +37,6 @@ from hermes_hooks.contract import (
     is_tool_decision,
     is_verify_decision,
 )
-from hermes_hooks.errors import HookResultError
-from hermes_hooks.manager import PluginManager
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HOOKS_DOC = REPO_ROOT / "docs" / "reference" / "hooks.md"

@@ -18,7 +18,7 @@ from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import Session, TurnResult, create_manager
 from hermes_hooks.host.records import CommandReply
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.manager import PluginManager
 
 INJECTOR = """
 from hermes_hooks import hookimpl

@@ -23,8 +23,8 @@ from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import ApprovalRequest, Session, TerminalApprover, create_manager
 from hermes_hooks.host.tools import install_builtin_tools, make_terminal, read_file
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.registries import HOST
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.registries.base import HOST
 
 
 def decision_plugin(decision: dict[str, Any], hook: str = "pre_tool_call") -> str:
@@ -269,7 +269,7 @@ def test_plugin_tools_whose_check_fails_are_not_offered(home: Path, tmp_path: Pa
 def test_bad_arguments_from_the_model_are_a_tool_error(home: Path) -> None:
     write_config(home, ["recorder"])
     pm = create_manager(home)
-    from hermes_hooks.models import ModelResponse, ToolCall
+    from hermes_hooks.backends.models import ModelResponse, ToolCall
 
     model = ScriptedModel(
         ModelResponse(tool_calls=(ToolCall("c", "terminal", "[1, 2]"),)), text("ok")

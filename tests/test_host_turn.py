@@ -19,9 +19,9 @@ from host_helpers import (
 )
 from plugin_builders import isolated_home, user_plugin, write_config
 
+from hermes_hooks.backends.models import ModelError, ModelResponse
 from hermes_hooks.host import Session, create_manager
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.models import ModelError, ModelResponse
+from hermes_hooks.plugins.manager import PluginManager
 
 
 @pytest.fixture

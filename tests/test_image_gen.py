@@ -14,8 +14,7 @@ import yaml
 from plugin_builders import isolated_home
 
 from hermes_hooks import PluginManager
-from hermes_hooks.errors import ConfigError, RegistrationError
-from hermes_hooks.image_gen import (
+from hermes_hooks.backends.image_gen import (
     DEFAULT_ASPECT_RATIO,
     IMAGE_GENERATE_SCHEMA,
     VALID_ASPECT_RATIOS,
@@ -34,7 +33,8 @@ from hermes_hooks.image_gen import (
     success_response,
     using_hermes_home,
 )
-from hermes_hooks.registries import HOST
+from hermes_hooks.errors import ConfigError, RegistrationError
+from hermes_hooks.registries.base import HOST
 
 PNG_1PX = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -587,7 +587,7 @@ def test_run_image_generate_takes_an_explicit_home(tmp_path: Path, home: Path) -
 
 USER_FAKE = textwrap.dedent(
     """
-    from hermes_hooks.image_gen import ImageGenProvider, success_response
+    from hermes_hooks.backends.image_gen import ImageGenProvider, success_response
 
 
     class Mine(ImageGenProvider):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from hermes_hooks.admin.install import Source, parse_source, publish, stage
 from hermes_hooks.errors import InstallError
-from hermes_hooks.install import Source, parse_source, publish, stage
 
 
 def make_plugin(folder: Path, name: str = "demo") -> Path:

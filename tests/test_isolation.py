@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.isolation: every hookimpl runs under its hook's contract.
+"""Tests for hermes_hooks.calling.guards: every hookimpl runs under its hook's contract.
 
 Plugins are real folders under a temporary ``HERMES_HOME`` (loaded by discovery) or objects
 registered with ``pm.register(obj, name=...)``; both go through the same guard.
@@ -17,15 +17,16 @@ import pluggy
 import pytest
 from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
 
-from hermes_hooks import hookimpl, hookspecs
-from hermes_hooks.config import (
+from hermes_hooks import hookimpl
+from hermes_hooks.calling.guards import guard_hookimpl, is_guarded
+from hermes_hooks.errors import HookResultError
+from hermes_hooks.plugins.config import (
     STRICT_ENV,
 )
-from hermes_hooks.contract import get_contract
-from hermes_hooks.errors import HookResultError
-from hermes_hooks.isolation import guard_hookimpl, is_guarded
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.markers import PROJECT_NAME
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.spec import hookspecs
+from hermes_hooks.spec.contract import get_contract
+from hermes_hooks.spec.markers import PROJECT_NAME
 
 RECORDER = "hermes_test_isolation_recorder"
 

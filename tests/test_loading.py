@@ -17,8 +17,8 @@ from plugin_builders import (
     write_plugin,
 )
 
-from hermes_hooks.loading import PluginHooks, describe_failure, module_name_for
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.loading import PluginHooks, describe_failure, module_name_for
+from hermes_hooks.plugins.manager import PluginManager
 
 
 def tool_code(name: str) -> str:

@@ -20,7 +20,7 @@ from plugin_builders import (
 )
 
 from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
-from hermes_hooks.manager import PluginInfo, PluginManager
+from hermes_hooks.plugins.manager import PluginInfo, PluginManager
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -482,7 +482,7 @@ def test_strict_raises_for_a_missing_required_env(
 
 DEBUG_SCRIPT = """
 import sys
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.manager import PluginManager
 pm = PluginManager(sys.argv[1])
 pm.discover_and_load()
 print("done")

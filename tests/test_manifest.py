@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.manifest: the safe YAML parse and the checked ``plugin.yaml`` record."""
+"""Tests for hermes_hooks.plugins.manifest: the safe YAML parse and the checked ``plugin.yaml``."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import attrs
 import pytest
 import yaml
 
-from hermes_hooks import safe_yaml
 from hermes_hooks.errors import ManifestError
-from hermes_hooks.manifest import (
+from hermes_hooks.plugins import safe_yaml
+from hermes_hooks.plugins.manifest import (
     KNOWN_FIELDS,
     MANIFEST_FILENAMES,
     MAX_MANIFEST_BYTES,
@@ -27,7 +27,7 @@ from hermes_hooks.manifest import (
     safe_load_yaml,
 )
 
-LOGGER = "hermes_hooks.manifest"
+LOGGER = "hermes_hooks.plugins.manifest"
 
 FULL = """\
 name: weather

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.errors import ConfigError
-from hermes_hooks.models import (
+from hermes_hooks.backends.models import (
     ModelSettings,
     create_model,
     list_providers,
     register_provider,
 )
-from hermes_hooks.models.offline import OfflineModel, json_skeleton, pick_tool
+from hermes_hooks.backends.models.offline import OfflineModel, json_skeleton, pick_tool
+from hermes_hooks.errors import ConfigError
 
 
 def offered(*names: str) -> list[dict[str, Any]]:

@@ -10,10 +10,10 @@ import pytest
 from host_helpers import RECORDER, ChatServer, chat_server, completion, names, recorded
 from plugin_builders import isolated_home, user_plugin, write_config
 
+from hermes_hooks.backends.models import ModelError, ModelSettings, ToolCall, create_model
+from hermes_hooks.backends.models.openai_compat import OpenAICompatibleModel
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.host import Session, create_manager
-from hermes_hooks.models import ModelError, ModelSettings, ToolCall, create_model
-from hermes_hooks.models.openai_compat import OpenAICompatibleModel
 
 __all__ = ["chat_server"]
 

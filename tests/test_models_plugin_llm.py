@@ -8,12 +8,12 @@ import pytest
 from host_helpers import ChatServer, ScriptedModel, chat_server, text
 from plugin_builders import isolated_home, user_plugin, write_config
 
+from hermes_hooks.backends.models import ModelResponse, get_active_model
+from hermes_hooks.backends.models.openai_compat import OpenAICompatibleModel
+from hermes_hooks.backends.models.plugin_llm import PluginLlm, TrustPolicy
 from hermes_hooks.errors import PluginLlmTrustError
 from hermes_hooks.host import Session, create_manager
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.models import ModelResponse, get_active_model
-from hermes_hooks.models.openai_compat import OpenAICompatibleModel
-from hermes_hooks.models.plugin_llm import PluginLlm, TrustPolicy
+from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["chat_server"]
 

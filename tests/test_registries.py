@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.registries: the one ownership policy every registry follows."""
+"""Tests for hermes_hooks.registries.base: the one ownership policy every registry follows."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from plugin_builders import PluginHome, home, info
 
 from hermes_hooks.errors import HermesHooksError, RegistrationError
-from hermes_hooks.registries import HOST, Handle, Registry
+from hermes_hooks.registries.base import HOST, Handle, Registry
 
 __all__ = ["home"]  # the fixture, imported for pytest
 

@@ -28,18 +28,18 @@ from plugin_builders import (
     write_plugin,
 )
 
-from hermes_hooks.context import PluginContext
 from hermes_hooks.host import Session, create_manager
-from hermes_hooks.loading import PluginHooks
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.registries import HOST
+from hermes_hooks.plugins.context import PluginContext
+from hermes_hooks.plugins.loading import PluginHooks
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.registries.base import HOST
 
 RELOADS: Final = int(os.environ.get("HERMES_RELOADS", "100"))
 
 #: Uses every kind of registration, replaces two host tools (it has the grant) and a provider.
 EVERYTHING: Final = """
 from hermes_hooks import hookimpl
-from hermes_hooks.image_gen import ImageGenProvider
+from hermes_hooks.backends.image_gen import ImageGenProvider
 
 
 class Provider(ImageGenProvider):
@@ -110,7 +110,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     bundled = isolate_environment(monkeypatch, tmp_path)
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "home"))  # never the real ~/.hermes
     write_plugin(bundled, "image_gen/local-shipped", manifest={"kind": "backend"}, code="""
-        from hermes_hooks.image_gen import ImageGenProvider
+        from hermes_hooks.backends.image_gen import ImageGenProvider
 
         class Shipped(ImageGenProvider):
             name = property(lambda self: "local")

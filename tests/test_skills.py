@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.skills: ``ctx.register_skill`` and ``pm.skills.find("plugin:skill")``."""
+"""Tests for hermes_hooks.registries.skills: ``ctx.register_skill`` and ``pm.skills.find``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from plugin_builders import PluginHome, home, info
 
 from hermes_hooks.errors import RegistrationError
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.skills import SkillNotFoundError, SkillRegistry
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.registries.skills import SkillNotFoundError, SkillRegistry
 
 __all__ = ["home"]  # the fixture, imported for pytest
 

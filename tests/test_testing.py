@@ -18,10 +18,10 @@ import pytest
 from plugin_builders import write_distribution
 
 from hermes_hooks import Hooks, hookimpl
+from hermes_hooks.backends.models import ModelError
+from hermes_hooks.calling.guards import is_guarded
 from hermes_hooks.errors import PluginLoadError
-from hermes_hooks.isolation import is_guarded
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.models import ModelError
+from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.testing import (
     CliOutcome,
     HermesHome,
@@ -581,7 +581,7 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
     )
     assert json.loads(done.stdout) == [
         "hermes_hooks",
-        "hermes_hooks.markers",
+        "hermes_hooks.spec.markers",
         "hermes_hooks.testing",
     ]
 

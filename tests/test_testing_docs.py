@@ -20,7 +20,7 @@ import pytest
 from plugin_builders import write_distribution
 
 import hermes_hooks.testing
-from hermes_hooks.models.scripted import ScriptedModel, ScriptMismatchError, tool_call
+from hermes_hooks.backends.models.scripted import ScriptedModel, ScriptMismatchError, tool_call
 from hermes_hooks.testing import CliOutcome, HermesHome
 
 pytest_plugins = ["hermes_hooks.testing"]

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from hermes_hooks.models import ModelError, ModelResponse, ToolCall
-from hermes_hooks.models.scripted import (
+from hermes_hooks.backends.models import ModelError, ModelResponse, ToolCall
+from hermes_hooks.backends.models.scripted import (
     ScriptedModel,
     ScriptedRequest,
     ScriptMismatchError,

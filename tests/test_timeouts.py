@@ -22,10 +22,11 @@ import pytest
 import yaml
 from plugin_builders import PluginHome, info, make_home
 
-from hermes_hooks import _workers, timeouts
+from hermes_hooks.calling import bounds as timeouts
+from hermes_hooks.calling import workers as _workers
+from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.errors import HookTimeoutError
-from hermes_hooks.facade import Hooks
-from hermes_hooks.manager import PluginManager
+from hermes_hooks.plugins.manager import PluginManager
 
 BOUND = 0.2
 SHARED = "hermes_timeout_test_shared"

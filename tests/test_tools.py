@@ -1,4 +1,4 @@
-"""Tests for hermes_hooks.tools: ``register_tool`` as Hermes has it, definitions and dispatch."""
+"""Tests for hermes_hooks.registries.tools: ``register_tool`` as Hermes has it, and dispatch."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from plugin_builders import PluginHome, home, info
 
-from hermes_hooks.context import PluginContext
 from hermes_hooks.errors import PluginToolOverrideError, RegistrationError
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.registries import HOST
-from hermes_hooks.tools import ToolRegistry
+from hermes_hooks.plugins.context import PluginContext
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.registries.base import HOST
+from hermes_hooks.registries.tools import ToolRegistry
 
 __all__ = ["home"]  # the fixture, imported for pytest
 

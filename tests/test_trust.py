@@ -24,10 +24,10 @@ from plugin_builders import isolated_home, write_config, write_plugin
 
 from hermes_hooks.errors import PluginTrustError, RegistrationError
 from hermes_hooks.host import create_manager
-from hermes_hooks.loading import CodeOwners
-from hermes_hooks.manager import PluginManager
-from hermes_hooks.registries import HOST
-from hermes_hooks.trust import content_hash
+from hermes_hooks.plugins.loading import CodeOwners
+from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.plugins.trust import content_hash
+from hermes_hooks.registries.base import HOST
 
 MARKER: Final = "hermes_trust_marker"
 
@@ -346,7 +346,7 @@ def test_a_skill_path_leading_out_of_the_plugin_folder_is_refused(
 INTRUDER: Final = """
 import threading
 
-from hermes_hooks.registries import HOST
+from hermes_hooks.registries.base import HOST
 
 PM = None
 TRIES = {{}}
@@ -467,19 +467,19 @@ def test_with_the_grant_a_plugin_may_replace_a_host_tool_and_unloading_restores_
 
 
 def test_code_is_attributed_by_folder_and_never_the_framework_s_own(tmp_path: Path) -> None:
-    import hermes_hooks.manager
+    import hermes_hooks.plugins.manager
 
     owners = CodeOwners()
     owners.add("folder", [f"{tmp_path}/plugins/folder{os.sep}"])
     owners.add("module", [f"{tmp_path}/site/mod{os.sep}", f"{tmp_path}/site/mod.py"])
     # An entry point naming a module of the framework must not make the host a plugin.
-    owners.add("sneaky", [str(Path(hermes_hooks.manager.__file__).parent) + os.sep])
+    owners.add("sneaky", [str(Path(hermes_hooks.plugins.manager.__file__).parent) + os.sep])
     assert owners.owner_of_file(f"{tmp_path}/plugins/folder/__init__.py") == "folder"
     assert owners.owner_of_file(f"{tmp_path}/plugins/folder/sub/deep.py") == "folder"
     assert owners.owner_of_file(f"{tmp_path}/plugins/folder-2/__init__.py") is None
     assert owners.owner_of_file(f"{tmp_path}/site/mod.py") == "module"
     assert owners.owner_of_file(f"{tmp_path}/site/module.py") is None
-    assert owners.owner_of_file(hermes_hooks.manager.__file__) is None
+    assert owners.owner_of_file(hermes_hooks.plugins.manager.__file__) is None
     assert owners.owner_of_file("<string>") is None
     owners.remove("folder")
     assert owners.owner_of_file(f"{tmp_path}/plugins/folder/__init__.py") is None

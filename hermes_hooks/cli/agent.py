@@ -15,9 +15,9 @@ import click
 from hermes_hooks.cli.common import echo_json, get_home
 
 if TYPE_CHECKING:
+    from hermes_hooks.backends.models import ModelProvider, ModelSettings
     from hermes_hooks.host.gateway import DispatchOutcome
-    from hermes_hooks.manager import PluginManager
-    from hermes_hooks.models import ModelProvider, ModelSettings
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["chat", "gateway", "run_oneshot"]
 
@@ -27,9 +27,9 @@ def open_host(ctx: click.Context) -> tuple[PluginManager, ModelProvider, ModelSe
 
     :raises ConfigError: ``config.yaml`` cannot be read, or its ``model:`` section is wrong.
     """
-    from hermes_hooks.envfile import apply_env_file
+    from hermes_hooks.admin.envfile import apply_env_file
+    from hermes_hooks.backends.models import create_model
     from hermes_hooks.host.runtime import create_manager, load_model_settings
-    from hermes_hooks.models import create_model
 
     home = get_home(ctx)
     apply_env_file(home)

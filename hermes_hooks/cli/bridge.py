@@ -1,7 +1,8 @@
 """Plugin CLI commands (``ctx.register_cli_command``) as ``hermes NAME`` click commands.
 
 A plugin declares its arguments on an argparse parser, as in Hermes; the click command here
-takes every argument raw and hands them to :meth:`~hermes_hooks.commands.CliCommand.run`, so
+takes every argument raw and hands them to
+:meth:`~hermes_hooks.registries.commands.CliCommand.run`, so
 ``hermes NAME --help`` is argparse's help and a bad argument is argparse's exit code 2.
 """
 
@@ -15,7 +16,7 @@ import click
 from hermes_hooks.cli.common import build_manager, warn
 
 if TYPE_CHECKING:
-    from hermes_hooks.commands import CliCommand
+    from hermes_hooks.registries.commands import CliCommand
 
 __all__ = ["load_plugin_commands", "make_click_command"]
 

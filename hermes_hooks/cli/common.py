@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from hermes_hooks.config import get_hermes_home
+from hermes_hooks.plugins.config import get_hermes_home
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = [
     "build_manager",
@@ -44,7 +44,7 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
 
     :param load: discover and load the plugins (else the manager has only read its config).
     """
-    from hermes_hooks.envfile import apply_env_file
+    from hermes_hooks.admin.envfile import apply_env_file
     from hermes_hooks.host.runtime import create_manager
 
     cached: PluginManager | None = ctx.find_root().meta.get("hermes.manager")

@@ -11,8 +11,8 @@ import click
 from hermes_hooks.cli.common import build_manager, echo_json, get_home, terminal_width, wrap
 
 if TYPE_CHECKING:
-    from hermes_hooks.discovery import Candidate
-    from hermes_hooks.doctor import Finding
+    from hermes_hooks.admin.doctor import Finding
+    from hermes_hooks.plugins.discovery import Candidate
 
 __all__ = ["doctor", "plugin_doctor"]
 
@@ -29,9 +29,9 @@ def _finding_lines(finding: Finding, width: int) -> list[str]:
 
 
 def _candidates(ctx: click.Context, target: str | None) -> list[Candidate]:
-    from hermes_hooks.admin import resolve_plugin
-    from hermes_hooks.doctor import candidate_from_path
-    from hermes_hooks.manifest import find_manifest
+    from hermes_hooks.admin.actions import resolve_plugin
+    from hermes_hooks.admin.doctor import candidate_from_path
+    from hermes_hooks.plugins.manifest import find_manifest
 
     if target is not None:
         path = Path(target).expanduser()
@@ -64,9 +64,9 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
       hermes plugins doctor ./my-plugin
       hermes plugins doctor no-rm --json
     """
-    from hermes_hooks.doctor import check_plugin
-    from hermes_hooks.envfile import apply_env_file
-    from hermes_hooks.trial import captured_logs
+    from hermes_hooks.admin.doctor import check_plugin
+    from hermes_hooks.admin.envfile import apply_env_file
+    from hermes_hooks.admin.trial import captured_logs
 
     apply_env_file(get_home(ctx))  # requires_env set in $HERMES_HOME/.env counts as set
     with captured_logs():  # what discovery logs about a manifest is a finding below
@@ -128,7 +128,7 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
       hermes doctor
       hermes --home /tmp/hermes doctor --json
     """
-    from hermes_hooks.health import check_environment
+    from hermes_hooks.admin.health import check_environment
 
     report = check_environment(build_manager(ctx))
     if as_json:

@@ -37,8 +37,8 @@ def hooks(ctx: click.Context, name: str | None, as_json: bool) -> None:
       hermes hooks
       hermes hooks pre_tool_call --json
     """
-    from hermes_hooks.admin import closest_names
-    from hermes_hooks.introspect import list_hook_order
+    from hermes_hooks.admin.actions import closest_names
+    from hermes_hooks.admin.introspect import list_hook_order
 
     pm = build_manager(ctx)
     orders = list_hook_order(pm, name)
@@ -83,7 +83,7 @@ def tools(ctx: click.Context, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from hermes_hooks.introspect import list_tools
+    from hermes_hooks.admin.introspect import list_tools
 
     infos = list_tools(build_manager(ctx))
     if as_json:

@@ -1,8 +1,8 @@
 """``hermes tools image-gen``: list the image generation providers, and choose one.
 
 The logic (which providers exist, which one is active, what a model id may be) lives in
-:mod:`hermes_hooks.image_gen`; this module formats it and writes ``image_gen.provider`` /
-``image_gen.model`` with :func:`~hermes_hooks.config.update_config`. The command is a
+:mod:`hermes_hooks.backends.image_gen`; this module formats it and writes ``image_gen.provider`` /
+``image_gen.model`` with :func:`~hermes_hooks.plugins.config.update_config`. The command is a
 sub-command of ``hermes tools`` (:mod:`hermes_hooks.cli.hooks`).
 """
 
@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hermes_hooks.cli.common import build_manager, echo_json, warn
-from hermes_hooks.config import update_config
 from hermes_hooks.errors import HermesHooksError
+from hermes_hooks.plugins.config import update_config
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["describe_providers", "image_gen"]
 
@@ -40,7 +40,7 @@ def _plain(value: Any) -> Any:
 
 def describe_providers(pm: PluginManager) -> dict[str, Any]:
     """Return what ``hermes tools image-gen --json`` prints: settings, active and providers."""
-    from hermes_hooks.image_gen import is_available_safe
+    from hermes_hooks.backends.image_gen import is_available_safe
 
     registry = pm.image_gen
     out: dict[str, Any] = {"provider": None, "model": None, "active": None, "error": None}

@@ -1,4 +1,4 @@
-"""``hermes plugins install`` and ``remove``; the work is done in :mod:`hermes_hooks.install`."""
+"""``hermes plugins install`` and ``remove``; :mod:`hermes_hooks.admin.install` does the work."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from hermes_hooks import install as installer
+from hermes_hooks.admin import install as installer
 from hermes_hooks.cli.common import build_manager, confirm, get_home, is_terminal, warn
 from hermes_hooks.errors import InstallError
 
@@ -50,7 +50,7 @@ def _install_pip(
 
 
 def _prompt_env(home: Path, staged: installer.StagedPlugin) -> None:
-    from hermes_hooks.envfile import env_file_path, set_env_value
+    from hermes_hooks.admin.envfile import env_file_path, set_env_value
 
     missing = installer.missing_env(staged.manifest, home)
     if not missing:
@@ -135,7 +135,7 @@ def install(ctx: click.Context, source: str, enable: bool, force: bool, yes: boo
             f"{staged.name!r} is installed but not enabled: its pip dependencies "
             f"{', '.join(deps)} are missing; run again with --force --yes to install them"
         )
-    from hermes_hooks.admin import resolve_plugin
+    from hermes_hooks.admin.actions import resolve_plugin
     from hermes_hooks.cli.plugins import enable_candidate
 
     candidate = resolve_plugin(installer.user_candidates(home), target.name)
@@ -155,7 +155,7 @@ def remove(ctx: click.Context, name: str) -> None:
     Example:
       hermes plugins remove no-rm
     """
-    from hermes_hooks.admin import resolve_plugin
+    from hermes_hooks.admin.actions import resolve_plugin
     from hermes_hooks.errors import PluginNotFoundError
 
     home = get_home(ctx)
@@ -166,8 +166,8 @@ def remove(ctx: click.Context, name: str) -> None:
         candidate = resolve_plugin(build_manager(ctx, load=False).discover(), name)
     path = installer.remove_plugin(home / "plugins", candidate)
     click.echo(f"Removed plugin {candidate.key!r} ({path}).")
-    from hermes_hooks.config import PluginsConfig
     from hermes_hooks.errors import ConfigError
+    from hermes_hooks.plugins.config import PluginsConfig
 
     try:
         listed = {candidate.key, candidate.name} & PluginsConfig.from_home(home).enabled

@@ -115,7 +115,7 @@ def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) ->
 
 def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     # Eager, so that it is on before plugins are loaded to look up a plugin command.
-    from hermes_hooks.config import DEBUG_ENV, is_truthy
+    from hermes_hooks.plugins.config import DEBUG_ENV, is_truthy
 
     debug = value or is_truthy(os.environ.get(DEBUG_ENV))
     ctx.meta["hermes.debug"] = debug

@@ -22,8 +22,8 @@ from hermes_hooks.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from hermes_hooks.discovery import Candidate
-    from hermes_hooks.manager import PluginInfo, PluginManager
+    from hermes_hooks.plugins.discovery import Candidate
+    from hermes_hooks.plugins.manager import PluginInfo, PluginManager
 
 __all__ = ["enable_candidate", "plugins"]
 
@@ -101,14 +101,18 @@ def list_plugins(
 
 
 def _resolve(ctx: click.Context, name: str) -> Candidate:
-    from hermes_hooks.admin import resolve_plugin
+    from hermes_hooks.admin.actions import resolve_plugin
 
     return resolve_plugin(build_manager(ctx, load=False).discover(), name)
 
 
 def _grant_tool_override(home: Path, candidate: Candidate, answer: bool | None) -> None:
     """Ask (once) whether a non-bundled plugin may replace host tools, and record the answer."""
-    from hermes_hooks.admin import get_tool_override_grant, probe_tool_overrides, set_tool_override
+    from hermes_hooks.admin.actions import (
+        get_tool_override_grant,
+        probe_tool_overrides,
+        set_tool_override,
+    )
 
     key = candidate.key
     if answer is None:
@@ -142,7 +146,7 @@ def _grant_tool_override(home: Path, candidate: Candidate, answer: bool | None) 
 
 def enable_candidate(ctx: click.Context, candidate: Candidate, allow: bool | None) -> None:
     """Enable *candidate* in config and settle its tool-override grant; say what happened."""
-    from hermes_hooks.admin import set_enabled
+    from hermes_hooks.admin.actions import set_enabled
 
     home = get_home(ctx)
     key = candidate.key
@@ -190,7 +194,7 @@ def disable(ctx: click.Context, name: str) -> None:
     Example:
       hermes plugins disable tool-log
     """
-    from hermes_hooks.admin import set_enabled
+    from hermes_hooks.admin.actions import set_enabled
 
     candidate = _resolve(ctx, name)
     if set_enabled(get_home(ctx), candidate, False):
@@ -217,7 +221,7 @@ def _jsonable(value: Any) -> Any:
 
 
 def _hook_positions(pm: PluginManager, key: str) -> dict[str, dict[str, Any]]:
-    from hermes_hooks.introspect import list_hook_order
+    from hermes_hooks.admin.introspect import list_hook_order
 
     positions: dict[str, dict[str, Any]] = {}
     for order in list_hook_order(pm):
@@ -281,8 +285,8 @@ def info(ctx: click.Context, name: str, as_json: bool) -> None:
       hermes plugins info no-rm
       hermes plugins info no-rm --json
     """
-    from hermes_hooks.admin import resolve_plugin
-    from hermes_hooks.introspect import registrations_of
+    from hermes_hooks.admin.actions import resolve_plugin
+    from hermes_hooks.admin.introspect import registrations_of
 
     pm = build_manager(ctx)
     found = resolve_plugin(pm.list_plugins(), name)

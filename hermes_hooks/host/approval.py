@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 import attrs
 
 if TYPE_CHECKING:
-    from hermes_hooks.facade import Hooks
+    from hermes_hooks.calling.facade import Hooks
 
 __all__ = [
     "APPROVING_CHOICES",

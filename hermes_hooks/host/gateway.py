@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from hermes_hooks.facade import Hooks
+from hermes_hooks.backends.models import get_active_model, set_active_model
+from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.session import Session
-from hermes_hooks.models import get_active_model, set_active_model
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import PluginManager
-    from hermes_hooks.models import ModelProvider
+    from hermes_hooks.backends.models import ModelProvider
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = [
     "DispatchOutcome",

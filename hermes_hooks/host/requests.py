@@ -11,7 +11,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.models import ModelError, ModelResponse
+from hermes_hooks.backends.models import ModelError, ModelResponse
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session, TurnState

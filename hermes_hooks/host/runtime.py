@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_hooks.config import config_path, load_config
+from hermes_hooks.backends.models import ModelProvider, ModelSettings, create_model
 from hermes_hooks.host.tools import install_builtin_tools
-from hermes_hooks.models import ModelProvider, ModelSettings, create_model
+from hermes_hooks.plugins.config import config_path, load_config
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["create_manager", "load_model", "load_model_settings"]
 
@@ -25,7 +25,7 @@ def create_manager(
 
     :param load: discover and load the plugins (``pm.discover_and_load()``).
     """
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
 
     pm = PluginManager(hermes_home, strict=strict)
     install_builtin_tools(pm)

@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
-from hermes_hooks.facade import Hooks
+from hermes_hooks.backends.models import ModelError, ModelProvider, ModelResponse, set_active_model
+from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.records import CommandReply, SubagentOutcome, ToolCallRecord, TurnResult
 from hermes_hooks.host.toolloop import run_tool_call
 from hermes_hooks.host.tools import current_session
-from hermes_hooks.models import ModelError, ModelProvider, ModelResponse, set_active_model
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Session", "TurnState", "new_id"]
 

@@ -6,7 +6,7 @@ import difflib
 import logging
 from typing import TYPE_CHECKING, Final
 
-from hermes_hooks import _aio
+from hermes_hooks.calling import aio
 from hermes_hooks.host.records import CommandReply
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def run_slash_command(session: Session, text: str) -> CommandReply:
         hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
         return CommandReply(name, f"Unknown command /{name}{hint} (/help lists them)")
     try:
-        reply = _aio.resolve(command.handler(raw_args))
+        reply = aio.resolve(command.handler(raw_args))
     except Exception as exc:
         logger.warning("slash command /%s of plugin %r failed", name, command.owner, exc_info=True)
         return CommandReply(name, f"/{name} failed: {type(exc).__name__}: {exc}")

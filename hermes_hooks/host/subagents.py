@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Final
 
+from hermes_hooks.backends.models.base import dumps
 from hermes_hooks.host.records import SubagentOutcome, ToolCallRecord
-from hermes_hooks.models.base import dumps
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session

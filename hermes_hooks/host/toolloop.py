@@ -13,9 +13,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from hermes_hooks.backends.models.base import ToolCall, dumps
 from hermes_hooks.host.approval import APPROVING_CHOICES, ApprovalRequest, ask_approval
 from hermes_hooks.host.records import ToolCallRecord
-from hermes_hooks.models.base import ToolCall, dumps
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session, TurnState

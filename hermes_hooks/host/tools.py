@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from hermes_hooks.backends.models.base import dumps
+from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.errors import RegistrationError
-from hermes_hooks.facade import Hooks
-from hermes_hooks.models.base import dumps
-from hermes_hooks.registries import HOST
+from hermes_hooks.registries.base import HOST
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = [
     "BUILTIN_TOOLS",

@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import PluginManager
-    from hermes_hooks.models.scripted import (
+    from hermes_hooks.backends.models.scripted import (
         ScriptedModel,
         ScriptedRequest,
         ScriptedToolCall,
         ScriptMismatchError,
         tool_call,
     )
+    from hermes_hooks.plugins.manager import PluginManager
     from hermes_hooks.testing.cli import CliOutcome
     from hermes_hooks.testing.home import HermesHome
     from hermes_hooks.testing.recorder import HookCall, HookCalls, HookRecorder, ImplResult
@@ -78,13 +78,13 @@ _LAZY: Final[dict[str, str]] = {
     "HookCalls": "hermes_hooks.testing.recorder",
     "HookRecorder": "hermes_hooks.testing.recorder",
     "ImplResult": "hermes_hooks.testing.recorder",
-    "ScriptMismatchError": "hermes_hooks.models.scripted",
-    "ScriptedModel": "hermes_hooks.models.scripted",
-    "ScriptedRequest": "hermes_hooks.models.scripted",
+    "ScriptMismatchError": "hermes_hooks.backends.models.scripted",
+    "ScriptedModel": "hermes_hooks.backends.models.scripted",
+    "ScriptedRequest": "hermes_hooks.backends.models.scripted",
     "ScriptedSession": "hermes_hooks.testing.session",
-    "ScriptedToolCall": "hermes_hooks.models.scripted",
+    "ScriptedToolCall": "hermes_hooks.backends.models.scripted",
     "ScriptedTurn": "hermes_hooks.testing.session",
-    "tool_call": "hermes_hooks.models.scripted",
+    "tool_call": "hermes_hooks.backends.models.scripted",
 }
 
 

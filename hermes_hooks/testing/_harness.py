@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.discovery import Candidate, discover_candidates
 from hermes_hooks.host.tools import install_builtin_tools
-from hermes_hooks.manager import PluginManager, callback_of
+from hermes_hooks.plugins.discovery import Candidate, discover_candidates
+from hermes_hooks.plugins.manager import PluginManager, callback_of
 from hermes_hooks.testing.recorder import is_probe
 
 __all__ = ["LocalPluginManager", "build_manager", "check_unknown_hooks", "reload_manager"]

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import yaml
 
-from hermes_hooks.config import load_config, set_plugin_enabled, update_config, write_config
+from hermes_hooks.plugins.config import load_config, set_plugin_enabled, update_config, write_config
 
 __all__ = ["HermesHome"]
 

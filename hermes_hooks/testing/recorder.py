@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 import pluggy
 
-from hermes_hooks.markers import hookimpl
+from hermes_hooks.spec.markers import hookimpl
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["PROBE_NAME", "HookCall", "HookCalls", "HookRecorder", "ImplResult", "is_probe"]
 

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hermes_hooks.backends.models.scripted import ScriptedModel, ScriptedRequest, ScriptStep
 from hermes_hooks.host.approval import Approver
 from hermes_hooks.host.records import ToolCallRecord, TurnResult
 from hermes_hooks.host.session import Session
-from hermes_hooks.models.scripted import ScriptedModel, ScriptedRequest, ScriptStep
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import PluginManager
+    from hermes_hooks.plugins.manager import PluginManager
     from hermes_hooks.testing.recorder import HookCalls, HookRecorder
 
 __all__ = ["ScriptedSession", "ScriptedTurn"]

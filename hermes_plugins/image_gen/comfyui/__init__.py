@@ -38,7 +38,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from hermes_hooks.image_gen import (
+from hermes_hooks.backends.image_gen import (
     DEFAULT_ASPECT_RATIO,
     ImageGenProvider,
     error_response,
@@ -145,7 +145,7 @@ class ComfyUIImageGenProvider(ImageGenProvider):
 
     def _settings(self) -> dict[str, Any]:
         if self.home is None:
-            from hermes_hooks.config import get_hermes_home
+            from hermes_hooks.plugins.config import get_hermes_home
 
             return load_image_gen_section(get_hermes_home(), self.name)
         return load_image_gen_section(self.home, self.name)

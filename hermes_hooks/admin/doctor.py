@@ -1,0 +1,314 @@
+"""Check one plugin before trusting it: load it in a throwaway home and report what is wrong.
+
+:func:`check_plugin` reports, each as an error or a warning with file and line where known:
+manifest problems, import and ``register()`` failures, hooks that do not exist (with the
+closest names), ``@hookimpl`` arguments the hook does not pass, ``register_hook`` callbacks
+without ``**kwargs`` that the hook would pass more to, tools and hooks declared in
+``provides_tools``/``provides_hooks`` but not registered (and the reverse), unset
+``requires_env`` variables and missing ``pip_dependencies``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import attrs
+
+from hermes_hooks.admin.actions import closest_names
+from hermes_hooks.admin.install import missing_pip_dependencies
+from hermes_hooks.admin.trial import HookimplRecord, TrialManager, trial_load, where_defined
+from hermes_hooks.errors import ManifestError
+from hermes_hooks.plugins.discovery import Candidate, Source
+from hermes_hooks.plugins.manifest import KNOWN_FIELDS, PluginManifest, find_manifest
+
+__all__ = ["Finding", "PluginReport", "candidate_from_path", "check_plugin"]
+
+Level = Literal["error", "warning"]
+
+_AT_END: Final = re.compile(r"\s\((?P<file>[^()]+):(?P<line>\d+)\)$")
+_LINE_IN: Final = re.compile(r"\bline (\d+)\b")
+_RESERVED: Final = frozenset({"hermes", "depends", "python_runtime"})
+
+
+@attrs.frozen
+class Finding:
+    """One problem: how bad, which check found it, what it is, and where.
+
+    :param check: a stable identifier (``manifest``, ``load``, ``unknown-hook``, ...).
+    """
+
+    level: Level
+    check: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        """``file:line``, ``file``, or an empty string."""
+        if self.file is None:
+            return ""
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the fields as a JSON-ready dict."""
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class PluginReport:
+    """What :func:`check_plugin` found for one plugin."""
+
+    key: str
+    path: str | None
+    source: Source
+    status: str
+    findings: tuple[Finding, ...]
+
+    @property
+    def errors(self) -> int:
+        """How many findings are errors."""
+        return sum(1 for f in self.findings if f.level == "error")
+
+    @property
+    def warnings(self) -> int:
+        """How many findings are warnings."""
+        return sum(1 for f in self.findings if f.level == "warning")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the report as a JSON-ready dict."""
+        return {
+            "key": self.key,
+            "path": self.path,
+            "source": self.source,
+            "status": self.status,
+            "ok": self.errors == 0,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def candidate_from_path(path: Path) -> Candidate:
+    """Build the candidate for a plugin folder (or its ``plugin.yaml``) anywhere on disk.
+
+    Its key is the folder name; a manifest that cannot be read becomes the candidate's error.
+    """
+    folder = path.parent if path.is_file() else path
+    folder = folder.resolve()
+    manifest_path = find_manifest(folder)
+    if manifest_path is None:
+        error = f"{folder}: no plugin.yaml (a plugin folder needs a manifest)"
+        return Candidate(key=folder.name, source="user", manifest=None, path=folder, error=error)
+    try:
+        manifest = PluginManifest.from_path(manifest_path, default_name=folder.name)
+    except ManifestError as exc:
+        return Candidate(key=folder.name, source="user", manifest=None, path=folder, error=str(exc))
+    missing = None
+    if not (folder / "__init__.py").is_file():
+        missing = f"{folder}: no __init__.py next to {manifest_path.name}"
+    return Candidate(key=folder.name, source="user", manifest=manifest, path=folder, error=missing)
+
+
+def _field_line(manifest_path: Path | None, field: str | None) -> int | None:
+    """Return the line where top-level *field* is set in the manifest, if it can be found."""
+    if manifest_path is None or field is None:
+        return None
+    try:
+        lines = manifest_path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    pattern = re.compile(rf"^['\"]?{re.escape(field)}['\"]?\s*:")
+    return next((n for n, text in enumerate(lines, start=1) if pattern.match(text)), None)
+
+
+def _split_location(message: str) -> tuple[str, str | None, int | None]:
+    """Split ``"... (file:line)"`` into the message and its location."""
+    match = _AT_END.search(message)
+    if match is None:
+        return message, None, None
+    return message[: match.start()], match.group("file"), int(match.group("line"))
+
+
+def _manifest_findings(candidate: Candidate) -> list[Finding]:
+    folder = candidate.path
+    manifest_path = find_manifest(folder) if folder is not None else None
+    where = str(manifest_path) if manifest_path is not None else None
+    manifest = candidate.manifest
+    if candidate.error is not None:
+        line_match = _LINE_IN.search(candidate.error)
+        line = int(line_match.group(1)) if line_match else None
+        if line is None and manifest_path is not None:
+            field = re.search(r"field '([^']+)'", candidate.error)
+            line = _field_line(manifest_path, field.group(1) if field else None)
+        return [Finding("error", "manifest", candidate.error, where, line)]
+    assert manifest is not None
+    findings = []
+    for name in sorted(set(manifest.extra) - _RESERVED):
+        close = closest_names(name, KNOWN_FIELDS)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        findings.append(
+            Finding(
+                "warning",
+                "manifest",
+                f"unknown manifest field {name!r} is ignored{hint}",
+                where,
+                _field_line(manifest_path, name),
+            )
+        )
+    for env in manifest.requires_env:
+        if not os.environ.get(env.name):
+            findings.append(
+                Finding(
+                    "error",
+                    "requires-env",
+                    f"requires environment variable {env.name}, which is not set "
+                    f"(set it, or add it to $HERMES_HOME/.env)",
+                    where,
+                    _field_line(manifest_path, "requires_env"),
+                )
+            )
+    for requirement in missing_pip_dependencies(manifest):
+        findings.append(
+            Finding(
+                "warning",
+                "pip-dependencies",
+                f"pip dependency {requirement!r} is not installed "
+                f"('hermes plugins install' asks before installing it)",
+                where,
+                _field_line(manifest_path, "pip_dependencies"),
+            )
+        )
+    return findings
+
+
+def _located(level: Level, check: str, message: str, function: object) -> Finding:
+    file, line = where_defined(function)
+    return Finding(level, check, message, file, line)
+
+
+def _hook_findings(pm: TrialManager, records: Iterable[HookimplRecord]) -> list[Finding]:
+    known = pm.known_hooks()
+    findings = []
+    for record in records:
+        name = getattr(record.function, "__qualname__", repr(record.function))
+        argnames = pm.hook_argnames(record.hook)
+        if argnames is None:
+            close = closest_names(record.hook, known)
+            if close:
+                message = (
+                    f"{name} implements hook {record.hook!r}, which does not exist; "
+                    f"did you mean {', '.join(map(repr, close))}?"
+                )
+                findings.append(_located("error", "unknown-hook", message, record.function))
+            else:
+                message = (
+                    f"{name} implements hook {record.hook!r}, which this version does not "
+                    f"know; it is kept for newer hosts and never called here"
+                )
+                findings.append(_located("warning", "unknown-hook", message, record.function))
+            continue
+        if not record.via_register_hook:
+            for extra in [a for a in record.argnames if a not in argnames]:
+                close = closest_names(extra, argnames)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                message = (
+                    f"{name} takes argument {extra!r}{hint}, which hook {record.hook!r} does "
+                    f"not pass; it passes {', '.join(argnames) or 'nothing'}"
+                )
+                findings.append(_located("error", "hookimpl-args", message, record.function))
+            continue
+        findings.extend(_kwargs_findings(record, argnames, name))
+    return findings
+
+
+def _kwargs_findings(record: HookimplRecord, argnames: tuple[str, ...], name: str) -> list[Finding]:
+    try:
+        parameters = inspect.signature(record.function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return []
+    taken = {p.name for p in parameters}
+    left_out = [a for a in argnames if a not in taken]
+    if not left_out:
+        return []
+    message = (
+        f"register_hook callback {name} for {record.hook!r} has no **kwargs, so it cannot take "
+        f"{', '.join(left_out)}; Hermes passes every hook argument by keyword, so add **kwargs"
+    )
+    return [_located("warning", "register-hook-kwargs", message, record.function)]
+
+
+def _declared_findings(
+    candidate: Candidate, tools: Iterable[str], hooks: Iterable[str]
+) -> list[Finding]:
+    manifest = candidate.manifest
+    assert manifest is not None
+    manifest_path = manifest.path
+    where = str(manifest_path) if manifest_path is not None else None
+    findings = []
+    for kind, field, declared, registered in (
+        ("tool", "provides_tools", set(manifest.provides_tools), set(tools)),
+        ("hook", "provides_hooks", set(manifest.provides_hooks), set(hooks)),
+    ):
+        line = _field_line(manifest_path, field)
+        for name in sorted(declared - registered):
+            message = f"{field} declares {kind} {name!r}, but the plugin does not register it"
+            findings.append(Finding("warning", "declared", message, where, line))
+        for name in sorted(registered - declared):
+            message = f"registers {kind} {name!r}, which {field} does not declare"
+            findings.append(Finding("warning", "declared", message, where, line))
+    return findings
+
+
+def _load_findings(pm: TrialManager, candidate: Candidate, found: list[Finding]) -> list[Finding]:
+    info = pm.get_plugin_info(candidate.key)
+    if info is None:
+        return []
+    if info.status == "error" and info.error:
+        already = {f.check for f in found}
+        if "requires-env" in already and "requires environment variable" in info.error:
+            return []
+        if "hookimpl-args" in already:
+            return []  # pluggy refused the same arguments; the specific finding says where
+        message, file, line = _split_location(info.error)
+        return [Finding("error", "load", f"failed to load: {message}", file, line)]
+    if info.status != "enabled":
+        return [Finding("warning", "load", f"not loaded: {info.reason or info.status}")]
+    known = set(pm.known_hooks())  # an unknown hook is reported as such already
+    findings = _declared_findings(candidate, info.tools, [h for h in info.hooks if h in known])
+    for tool in pm.override_requests:
+        message = (
+            f"registers tool {tool!r} with override=True: replacing a host tool also needs "
+            f"plugins.entries.{candidate.key}.allow_tool_override: true"
+        )
+        findings.append(Finding("warning", "tool-override", message))
+    return findings
+
+
+def check_plugin(candidate: Candidate) -> PluginReport:
+    """Load *candidate* alone in a throwaway ``HERMES_HOME`` and report what is wrong with it."""
+    findings = _manifest_findings(candidate)
+    status = "error"
+    if candidate.error is None:
+        with trial_load(candidate) as pm:
+            hook_findings = _hook_findings(pm, pm.hookimpls)
+            findings.extend(hook_findings)
+            findings.extend(_load_findings(pm, candidate, findings))
+            info = pm.get_plugin_info(candidate.key)
+            status = info.status if info is not None else "error"
+    order = {"error": 0, "warning": 1}
+    findings.sort(key=lambda f: order[f.level])
+    return PluginReport(
+        key=candidate.key,
+        path=str(candidate.path) if candidate.path else None,
+        source=candidate.source,
+        status=status,
+        findings=tuple(findings),
+    )

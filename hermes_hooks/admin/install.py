@@ -1,0 +1,391 @@
+"""Install and remove plugins: from a folder, a git repository, or a pip package.
+
+A folder or repository is copied into ``$HERMES_HOME/plugins/<manifest name>/`` atomically: it
+is staged in a hidden temporary folder next to the target (discovery skips hidden folders) and
+renamed into place, so a plugin is either fully there or not at all. Nothing is installed that
+would land or point outside the plugins folder: the name must be a valid plugin name, a
+``#subdir`` must stay inside the repository, and a symlink must stay inside the plugin.
+
+Installing software into the running Python (a ``pip:NAME`` source, a plugin's
+``pip_dependencies``) is a separate step, :func:`run_pip`, that callers run only after the
+person agreed. Git and pip run as subprocesses (``git``, ``sys.executable -m pip``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Final, Literal
+
+import attrs
+
+from hermes_hooks.admin.envfile import read_env_file
+from hermes_hooks.errors import InstallError
+from hermes_hooks.plugins.discovery import Candidate, discover_entry_points, scan_directory
+from hermes_hooks.plugins.manifest import (
+    EnvRequirement,
+    PluginManifest,
+    find_manifest,
+    is_valid_plugin_name,
+)
+
+__all__ = [
+    "PIP_PREFIX",
+    "Source",
+    "StagedPlugin",
+    "find_pip_plugins",
+    "missing_env",
+    "missing_pip_dependencies",
+    "parse_source",
+    "plugin_target",
+    "publish",
+    "remove_plugin",
+    "run_pip",
+    "stage",
+]
+
+PIP_PREFIX: Final = "pip:"
+GIT_TIMEOUT: Final = 300.0
+PIP_TIMEOUT: Final = 900.0
+
+_URL: Final = re.compile(r"\A(?:git\+)?(https?|ssh|git|file)://", re.IGNORECASE)
+_SCP: Final = re.compile(r"\A[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:")
+_REQUIREMENT: Final = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._\-\[\],<>=!~*+;]*\Z")
+_REQUIREMENT_NAME: Final = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]*")
+_IGNORED: Final = shutil.ignore_patterns(".git", "__pycache__", "*.pyc")
+
+
+@attrs.frozen
+class Source:
+    """Where a plugin comes from.
+
+    :param kind: ``folder`` (copied as it is), ``git`` (cloned, committed files only) or
+        ``pip`` (a package with an entry point, installed into the running environment).
+    :param location: the folder, the repository URL or path, or the requirement.
+    :param subdir: the plugin's folder inside a repository (``#subdir``).
+    """
+
+    kind: Literal["folder", "git", "pip"]
+    location: str
+    subdir: str | None = None
+
+
+def _is_bare_repository(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
+
+
+def parse_source(text: str, cwd: Path | None = None) -> Source:
+    """Tell what kind of source *text* is.
+
+    ``pip:NAME`` is a package; a URL (``https://``, ``ssh://``, ``git://``, ``file://``,
+    ``git@host:path``) is a repository; a local path is a repository when it has a ``#subdir``
+    (``PATH#`` for its root), ends in ``.git`` or is a bare repository, and a folder otherwise.
+
+    :raises InstallError: an empty or unsafe requirement, or a local path that does not exist.
+    """
+    text = text.strip()
+    if text.startswith(PIP_PREFIX):
+        requirement = text[len(PIP_PREFIX) :].strip()
+        if not _REQUIREMENT.match(requirement):
+            raise InstallError(
+                f"pip source {text!r}: expected pip:NAME, a package name with an optional "
+                f"version (pip:hermes-foo>=1.0), found {requirement!r}"
+            )
+        return Source("pip", requirement)
+    location, hashmark, fragment = text.partition("#")
+    subdir = fragment.strip("/") or None
+    if _URL.match(location) or _SCP.match(location):
+        return Source("git", location.removeprefix("git+"), subdir)
+    path = Path(location).expanduser()
+    if not path.is_absolute():
+        path = (cwd or Path.cwd()) / path
+    if not path.exists():
+        raise InstallError(f"{text!r} is not a folder, a git repository or pip:NAME")
+    if not path.is_dir():
+        raise InstallError(f"{path}: expected a plugin folder or a git repository, found a file")
+    if hashmark or location.endswith(".git") or _is_bare_repository(path):
+        return Source("git", str(path), subdir)
+    return Source("folder", str(path))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def plugin_target(plugins_dir: Path, name: str) -> Path:
+    """Return ``plugins_dir/name`` after checking it is a safe place to install *name*.
+
+    :raises InstallError: *name* is ``.``, ``..``, has a slash or is not a valid plugin name,
+        or the path (following symlinks) resolves outside *plugins_dir* or onto it.
+    """
+    if name in {"", ".", ".."} or "/" in name or "\\" in name or ".." in name:
+        raise InstallError(
+            f"plugin name {name!r} is refused: it must not be '.', '..' or contain a slash or '..'"
+        )
+    if not is_valid_plugin_name(name):
+        raise InstallError(
+            f"plugin name {name!r} is refused: expected [a-z0-9][a-z0-9._-]*, at most 64 chars"
+        )
+    root = plugins_dir.resolve()
+    target = plugins_dir / name
+    resolved = target.resolve()
+    if resolved == root or not _inside(resolved, root):
+        raise InstallError(
+            f"plugin name {name!r} is refused: {target} resolves to {resolved}, outside {root}"
+        )
+    return target
+
+
+def _check_symlinks(root: Path) -> None:
+    """Refuse a tree holding a symlink that is absolute or resolves outside *root*."""
+    real_root = root.resolve()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in [*dirs, *files]:
+            path = Path(folder) / name
+            if not path.is_symlink():
+                continue
+            link = os.readlink(path)
+            relative = path.relative_to(root)
+            target = Path(os.path.realpath(path))
+            if os.path.isabs(link) or not _inside(target, real_root):
+                raise InstallError(
+                    f"{relative} is a symlink to {link!r}, which points outside the plugin "
+                    f"folder; refusing to install"
+                )
+
+
+def _run_git(args: Sequence[str], cwd: Path | None = None) -> None:
+    git = shutil.which("git")
+    if git is None:
+        raise InstallError("git is not installed or not on PATH; it is needed to clone plugins")
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="", SSH_ASKPASS="")
+    try:
+        result = subprocess.run(
+            [git, *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise InstallError(f"git {args[0]} timed out after {GIT_TIMEOUT:.0f} s") from exc
+    if result.returncode != 0:
+        lines = (result.stderr or result.stdout).strip().splitlines()
+        detail = lines[-1] if lines else f"exit code {result.returncode}"
+        raise InstallError(f"git {args[0]} failed: {detail}")
+
+
+def _clone(location: str, dest: Path) -> None:
+    local = not (_URL.match(location) or _SCP.match(location)) or location.startswith("file:")
+    depth = [] if local else ["--depth", "1"]
+    _run_git(["clone", "--quiet", "--no-recurse-submodules", *depth, "--", location, str(dest)])
+
+
+def _subdir_of(root: Path, subdir: str) -> Path:
+    real_root = root.resolve()
+    if Path(subdir).is_absolute() or ".." in Path(subdir).parts:
+        raise InstallError(
+            f"subdirectory {subdir!r} is refused: it must be a path inside the repository, "
+            f"without '..'"
+        )
+    folder = (real_root / subdir).resolve()
+    if not _inside(folder, real_root):
+        raise InstallError(f"subdirectory {subdir!r} escapes the repository (to {folder})")
+    if not folder.is_dir():
+        raise InstallError(f"subdirectory {subdir!r} is not a folder in the repository")
+    return folder
+
+
+@attrs.frozen
+class StagedPlugin:
+    """A plugin ready to be published: its folder (a clone or the source) and its manifest."""
+
+    source: Source
+    folder: Path
+    manifest: PluginManifest
+
+    @property
+    def name(self) -> str:
+        """The manifest name: the folder it is installed as."""
+        return self.manifest.name
+
+
+@contextlib.contextmanager
+def stage(source: Source) -> Iterator[StagedPlugin]:
+    """Fetch a folder or git source, check it, and yield it; a clone is deleted afterwards.
+
+    :raises InstallError: git fails, the ``#subdir`` escapes or is missing, the folder has no
+        ``plugin.yaml`` or ``__init__.py``, or holds a symlink pointing outside it.
+    :raises ManifestError: the manifest is not valid.
+    """
+    if source.kind == "pip":
+        raise InstallError("a pip source is installed with run_pip, not staged")
+    with tempfile.TemporaryDirectory(prefix="hermes-install-") as tmp:
+        if source.kind == "git":
+            clone = Path(tmp) / "clone"
+            _clone(source.location, clone)
+            folder = _subdir_of(clone, source.subdir) if source.subdir else clone
+        else:
+            folder = Path(source.location).resolve()
+        manifest_path = find_manifest(folder)
+        if manifest_path is None:
+            raise InstallError(f"{folder}: no plugin.yaml; this is not a plugin folder")
+        if not (folder / "__init__.py").is_file():
+            raise InstallError(f"{folder}: no __init__.py next to {manifest_path.name}")
+        _check_symlinks(folder)
+        default = source.subdir.rsplit("/", 1)[-1] if source.subdir else folder.name
+        manifest = PluginManifest.from_path(manifest_path, default_name=default.lower())
+        yield StagedPlugin(source, folder, manifest)
+
+
+def publish(staged: StagedPlugin, plugins_dir: Path, *, force: bool = False) -> Path:
+    """Copy a staged plugin to ``plugins_dir/<name>`` atomically and return that folder.
+
+    :param force: replace an installed plugin of the same name.
+    :raises InstallError: the name is unsafe, or a plugin of that name exists and not *force*.
+    """
+    plugins_dir.mkdir(parents=True, exist_ok=True)
+    target = plugin_target(plugins_dir, staged.name)
+    if os.path.lexists(target) and not force:
+        raise InstallError(
+            f"Plugin {staged.name!r} is already installed in {target}; use --force to replace it"
+        )
+    staging = Path(tempfile.mkdtemp(prefix=f".{staged.name}.install-", dir=plugins_dir))
+    try:
+        new = staging / "plugin"
+        shutil.copytree(staged.folder, new, symlinks=True, ignore=_IGNORED)
+        old = staging / "previous"
+        if os.path.lexists(target):
+            os.rename(target, old)
+        try:
+            os.rename(new, target)
+        except OSError:
+            if os.path.lexists(old):
+                os.rename(old, target)
+            raise
+    except OSError as exc:
+        raise InstallError(f"cannot install {staged.name!r} into {target}: {exc}") from exc
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def remove_plugin(plugins_dir: Path, candidate: Candidate) -> Path:
+    """Delete the folder of user plugin *candidate* (only a symlink itself, if it is one).
+
+    :raises InstallError: the plugin is not a user plugin in *plugins_dir* (bundled, project
+        or pip plugins are not removed here), or its folder cannot be deleted.
+    """
+    key = candidate.key
+    if candidate.source == "bundled":
+        raise InstallError(
+            f"Plugin {key!r} is bundled with hermes-hooks and cannot be removed; "
+            f"use 'hermes plugins disable {key}'"
+        )
+    if candidate.source == "entrypoint":
+        dist = candidate.distribution or "its package"
+        raise InstallError(
+            f"Plugin {key!r} was installed with pip; remove it with 'pip uninstall {dist}'"
+        )
+    path = candidate.path
+    root = plugins_dir.resolve()
+    if candidate.source != "user" or path is None or not _inside(path.parent.resolve(), root):
+        raise InstallError(f"Plugin {key!r} ({path}) is not in {plugins_dir}; remove it yourself")
+    if path.is_symlink():
+        path.unlink()
+        return path
+    if path.resolve() == root or not _inside(path.resolve(), root):
+        raise InstallError(f"Plugin {key!r}: {path} resolves outside {plugins_dir}; refusing")
+    trash = Path(tempfile.mkdtemp(prefix=f".{path.name}.remove-", dir=path.parent))
+    try:
+        os.rename(path, trash / "plugin")
+        shutil.rmtree(trash)
+    except OSError as exc:
+        raise InstallError(f"cannot remove {path}: {exc}") from exc
+    return path
+
+
+def _requirement_name(requirement: str) -> str:
+    match = _REQUIREMENT_NAME.match(requirement)
+    return match.group(0) if match else requirement
+
+
+def _is_installed(requirement: str) -> bool:
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        distribution(_requirement_name(requirement))
+    except PackageNotFoundError:
+        return False
+    return True
+
+
+def missing_pip_dependencies(manifest: PluginManifest) -> list[str]:
+    """Return the manifest's ``pip_dependencies`` whose distribution is not installed."""
+    return [r for r in manifest.pip_dependencies if not _is_installed(r)]
+
+
+def missing_env(manifest: PluginManifest, home: Path) -> list[EnvRequirement]:
+    """Return the ``requires_env`` entries set neither in the environment nor in ``.env``."""
+    stored = read_env_file(home)
+    return [
+        e for e in manifest.requires_env if not os.environ.get(e.name) and not stored.get(e.name)
+    ]
+
+
+def run_pip(requirements: Sequence[str], *, force: bool = False) -> None:
+    """Install *requirements* into the running environment with ``sys.executable -m pip``.
+
+    Only call this after the person agreed to it.
+
+    :raises InstallError: a requirement looks like an option, or pip fails (its last line).
+    """
+    for requirement in requirements:
+        if not _REQUIREMENT.match(requirement):
+            raise InstallError(f"pip requirement {requirement!r} is refused: not a package spec")
+    extra = ["--force-reinstall"] if force else []
+    command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", *extra]
+    try:
+        result = subprocess.run(
+            [*command, "--", *requirements],
+            capture_output=True,
+            text=True,
+            timeout=PIP_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise InstallError(f"pip install timed out after {PIP_TIMEOUT:.0f} s") from exc
+    if result.returncode != 0:
+        lines = (result.stderr or result.stdout).strip().splitlines()
+        detail = lines[-1] if lines else f"exit code {result.returncode}"
+        raise InstallError(f"pip install {' '.join(requirements)} failed: {detail}")
+    importlib.invalidate_caches()
+
+
+def find_pip_plugins(requirement: str) -> list[Candidate]:
+    """Return the entry-point plugins of the distribution *requirement* names."""
+    wanted = re.sub(r"[-_.]+", "-", _requirement_name(requirement)).lower()
+    return [
+        c
+        for c in discover_entry_points()
+        if c.distribution and re.sub(r"[-_.]+", "-", c.distribution).lower() == wanted
+    ]
+
+
+def user_candidates(home: Path) -> list[Candidate]:
+    """Return the plugins installed in ``$HERMES_HOME/plugins`` (manifests only)."""
+    return scan_directory(home / "plugins", "user")
+
+
+__all__ += ["user_candidates"]

@@ -1,0 +1,1 @@
+"""Provider families on one mechanism (:mod:`hermes_hooks.backends.family`)."""

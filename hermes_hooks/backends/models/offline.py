@@ -1,0 +1,214 @@
+"""The ``offline`` provider: a deterministic, rule-based stand-in for a model.
+
+It is not an LLM and says so. It exists so that ``hermes -z "..."`` runs a real turn, with real
+tool calls and every hook, on a machine with no key and no network. Given the same messages
+and tools it always answers the same, by these rules, tried in order on the last user message:
+
+1. a message that starts with "delegate: GOAL" calls ``delegate_task`` with ``{"goal": GOAL}``;
+2. "generate / create / draw / make ... an image (picture, photo) of X" calls
+   ``image_generate`` with ``{"prompt": X}``;
+3. "run `CMD`", "execute `CMD`" or "run: CMD" calls ``terminal`` with ``{"command": CMD}``;
+4. "read (show, cat, open) PATH", where PATH has a ``.`` or ``/``, calls ``read_file`` with
+   ``{"path": PATH}``;
+5. anything else gets a plain answer that explains what it can do.
+
+A rule whose tool is not offered gets a plain answer saying so. After tool results it answers
+with a short account of them (the command's output, the file's text, the error). When a JSON
+answer is asked for (``json_schema``), it returns the schema's skeleton: empty strings, zeros,
+``false``, empty lists, the first ``enum`` value or the ``default``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from hermes_hooks.backends.models.base import (
+    ModelProvider,
+    ModelResponse,
+    ModelSettings,
+    ToolCall,
+    dumps,
+    message_text,
+)
+
+__all__ = ["OfflineModel", "json_skeleton"]
+
+DEFAULT_MODEL: Final = "offline-rules-1"
+
+_TRAILING: Final = ".,;:!?)\"'"
+_IMAGE: Final = re.compile(
+    r"\b(?:generate|create|draw|make|paint|render)\b.*?\b(?:image|picture|photo|drawing|"
+    r"illustration)\s+of\s+(?P<prompt>.+)",
+    re.IGNORECASE | re.DOTALL,
+)
+_RUN_QUOTED: Final = re.compile(r"\b(?:run|execute)\b[^`]*?`(?P<command>[^`]+)`", re.IGNORECASE)
+_RUN_COLON: Final = re.compile(r"^\s*(?:run|execute)\s*:\s*(?P<command>.+)$", re.IGNORECASE)
+_DELEGATE: Final = re.compile(r"^\s*delegate\b\s*:?\s*(?P<goal>.+)", re.IGNORECASE | re.DOTALL)
+_READ: Final = re.compile(
+    r"\b(?:read|show|cat|open)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?`?(?P<path>[^\s`'\"]+)`?",
+    re.IGNORECASE,
+)
+_INTRO: Final = (
+    "I am the offline model: a rule-based stand-in, not an LLM. I can run a command "
+    "(run `ls`), read a file (read README.md), generate an image (generate an image of a "
+    "lighthouse) when an image tool is installed, or hand a goal to a subagent (delegate: "
+    "GOAL). Set model.provider in config.yaml to use a real model."
+)
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def pick_tool(text: str) -> tuple[str, dict[str, Any]] | None:
+    """Return the tool call the rules pick for ``text``, or ``None`` for a plain answer."""
+    first = text.strip().split("\n\n", 1)[0]
+    if match := _DELEGATE.search(first):
+        return "delegate_task", {"goal": match["goal"].strip()}
+    if match := _IMAGE.search(first):
+        prompt = " ".join(match["prompt"].split()).rstrip(_TRAILING)
+        if prompt:
+            return "image_generate", {"prompt": prompt}
+    if match := _RUN_QUOTED.search(first) or _RUN_COLON.search(first):
+        return "terminal", {"command": match["command"].strip()}
+    match = _READ.search(first)
+    if match:
+        path = match["path"].rstrip(_TRAILING)
+        if "." in path or "/" in path:
+            return "read_file", {"path": path}
+    return None
+
+
+def json_skeleton(schema: object) -> object:
+    """Return the simplest value that fits a JSON schema (its ``default`` or first ``enum``)."""
+    if not isinstance(schema, Mapping):
+        return {}
+    if "default" in schema:
+        return schema["default"]
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return enum[0]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or (kind is None and "properties" in schema):
+        properties = schema.get("properties")
+        if not isinstance(properties, Mapping):
+            return {}
+        return {str(key): json_skeleton(sub) for key, sub in properties.items()}
+    simple: dict[str, object] = {"string": "", "integer": 0, "number": 0, "boolean": False}
+    return [] if kind == "array" else simple.get(str(kind))
+
+
+def _describe_result(tool: str, args: Mapping[str, Any], result: str) -> str:
+    try:
+        data = json.loads(result)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return f"The {tool} tool returned:\n{result}"
+    error = data.get("error")
+    if tool == "terminal" and "output" in data:
+        command = args.get("command", "")
+        output = str(data.get("output") or "").rstrip("\n")
+        head = f"Ran `{command}` (exit code {data.get('exit_code')})"
+        if error:
+            head = f"`{command}` failed: {error}"
+        return f"{head}:\n{output}" if output else head + "."
+    if error:
+        return f"The {tool} tool did not run: {error}"
+    if tool == "read_file" and "content" in data:
+        return f"{data.get('path', args.get('path', ''))}:\n{data['content']}"
+    if tool == "image_generate" and data.get("image"):
+        prompt = data.get("prompt") or args.get("prompt", "")
+        made_by = f" by {data['provider']}" if data.get("provider") else ""
+        note = f"\n({data['note']})" if data.get("note") else ""
+        return f"Generated an image of {prompt}{made_by}: {data['image']}{note}"
+    if tool == "delegate_task" and "summary" in data:
+        return f"The subagent ({data.get('status', 'done')}) reported:\n{data['summary']}"
+    return f"The {tool} tool returned:\n{result}"
+
+
+class OfflineModel(ModelProvider):
+    """The rule-based stand-in; see the module documentation for its rules.
+
+    :param model: the name it reports (``offline-rules-1`` by default).
+    """
+
+    provider = "offline"
+    api_mode = "offline"
+
+    def __init__(self, model: str | None = None) -> None:
+        self.model = model or DEFAULT_MODEL
+
+    @classmethod
+    def from_settings(cls, settings: ModelSettings) -> OfflineModel:
+        """Build it from ``model:`` settings (only ``name`` is read)."""
+        return cls(settings.name)
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] = (),
+        *,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        json_schema: Mapping[str, Any] | None = None,
+    ) -> ModelResponse:
+        """Answer by the rules; see the module documentation."""
+        served = model or self.model
+        if json_schema is not None:
+            return ModelResponse(text=dumps(json_skeleton(json_schema)), model=served)
+        if messages and messages[-1].get("role") == "tool":
+            return ModelResponse(text=self._summarize(messages), model=served)
+        user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+        text = message_text(user) if user is not None else ""
+        picked = pick_tool(text)
+        if picked is None:
+            said = _first_line(text)
+            answer = f"{_INTRO}\n\nYou said: {said}" if said else _INTRO
+            return ModelResponse(text=answer, model=served)
+        name, args = picked
+        offered = {
+            str(tool.get("function", {}).get("name"))
+            for tool in tools
+            if isinstance(tool.get("function"), Mapping)
+        }
+        if name not in offered:
+            return ModelResponse(
+                text=f"That needs the {name} tool, which is not available here, so I cannot "
+                f"do it. (I am the offline, rule-based stand-in for a model.)",
+                model=served,
+            )
+        calls = sum(len(m.get("tool_calls") or ()) for m in messages)
+        call = ToolCall(id=f"call_{calls + 1}", name=name, arguments=dumps(args))
+        return ModelResponse(tool_calls=(call,), finish_reason="tool_calls", model=served)
+
+    @staticmethod
+    def _summarize(messages: Sequence[Mapping[str, Any]]) -> str:
+        """Describe the tool results that follow the last assistant message."""
+        start = len(messages)
+        while start > 0 and messages[start - 1].get("role") == "tool":
+            start -= 1
+        calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        if start > 0:
+            for call in messages[start - 1].get("tool_calls") or ():
+                function = call.get("function", {})
+                try:
+                    args = json.loads(function.get("arguments") or "{}")
+                except ValueError:
+                    args = {}
+                calls[str(call.get("id"))] = (
+                    str(function.get("name")),
+                    args if isinstance(args, dict) else {},
+                )
+        parts = []
+        for message in messages[start:]:
+            tool, args = calls.get(str(message.get("tool_call_id")), ("tool", {}))
+            parts.append(_describe_result(tool, args, message_text(message)))
+        return "\n\n".join(parts)

@@ -1,0 +1,311 @@
+"""``ctx.llm``: model calls for plugins, on the host's active model, under a trust policy.
+
+A plugin gets the model the host runs (or, with no host running, the one ``config.yaml``
+names). It may steer the provider or the model only when the operator allows it::
+
+    plugins:
+      entries:
+        my-plugin:
+          llm:
+            allow_provider_override: true
+            allowed_providers: [openai-compatible]   # optional; ["*"] allows any
+            allow_model_override: true
+            allowed_models: [gpt-4o-mini]            # optional; ["*"] allows any
+
+A missing block means no overrides: asking for one raises :class:`PluginLlmTrustError`.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+
+from hermes_hooks.backends.models import ModelProvider, create_model, get_active_model
+from hermes_hooks.errors import PluginLlmTrustError
+
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.manager import PluginManager
+
+__all__ = ["LlmResult", "PluginLlm", "StructuredResult", "TrustPolicy"]
+
+logger = logging.getLogger(__name__)
+
+_FENCE: Final = re.compile(r"```(?:json)?\s*(.+?)```", re.DOTALL | re.IGNORECASE)
+_JSON_ONLY: Final = (
+    "Respond with a single JSON object that matches the requested shape. "
+    "Do not include prose or markdown fences."
+)
+
+
+def _allowlist(raw: object) -> frozenset[str] | None:
+    """``None`` when there is no list (or it holds ``"*"``), else the lower-cased names."""
+    if not isinstance(raw, list):
+        return None
+    names = {item.strip().lower() for item in raw if isinstance(item, str) and item.strip()}
+    return None if "*" in names else frozenset(names)
+
+
+@attrs.frozen
+class TrustPolicy:
+    """What one plugin may steer, from ``plugins.entries.<id>.llm``; nothing by default."""
+
+    plugin_id: str
+    allow_provider_override: bool = False
+    allowed_providers: frozenset[str] | None = None
+    allow_model_override: bool = False
+    allowed_models: frozenset[str] | None = None
+
+    @classmethod
+    def from_entry(cls, plugin_id: str, entry: Mapping[str, Any]) -> TrustPolicy:
+        """Read the policy from the plugin's config entry (a missing ``llm`` block denies)."""
+        section = entry.get("llm")
+        if not isinstance(section, Mapping):
+            return cls(plugin_id)
+        return cls(
+            plugin_id,
+            allow_provider_override=section.get("allow_provider_override") is True,
+            allowed_providers=_allowlist(section.get("allowed_providers")),
+            allow_model_override=section.get("allow_model_override") is True,
+            allowed_models=_allowlist(section.get("allowed_models")),
+        )
+
+    def check(self, provider: str | None, model: str | None) -> None:
+        """Allow the requested overrides, or raise naming the setting that would allow them.
+
+        :raises PluginLlmTrustError: an override the operator has not allowed.
+        """
+        where = f"plugins.entries.{self.plugin_id}.llm"
+        for kind, requested, allowed, listed in (
+            ("provider", provider, self.allow_provider_override, self.allowed_providers),
+            ("model", model, self.allow_model_override, self.allowed_models),
+        ):
+            if not requested:
+                continue
+            if not allowed:
+                raise PluginLlmTrustError(
+                    f"plugin {self.plugin_id!r} may not choose the {kind} (asked for "
+                    f"{requested!r}): set {where}.allow_{kind}_override: true in config.yaml"
+                )
+            if listed is not None and requested.strip().lower() not in listed:
+                raise PluginLlmTrustError(
+                    f"plugin {self.plugin_id!r} asked for {kind} {requested!r}, which is not in "
+                    f"{where}.allowed_{kind}s ({', '.join(sorted(listed)) or 'empty'})"
+                )
+
+
+@attrs.frozen
+class LlmResult:
+    """What :meth:`PluginLlm.complete` returns."""
+
+    text: str
+    provider: str
+    model: str
+    usage: Mapping[str, Any] | None = None
+    audit: Mapping[str, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class StructuredResult:
+    """What :meth:`PluginLlm.complete_structured` returns.
+
+    :param parsed: the JSON value, when a JSON answer was asked for and could be parsed.
+    :param content_type: ``"json"`` when ``parsed`` is set, else ``"text"``.
+    """
+
+    text: str
+    provider: str
+    model: str
+    parsed: Any = None
+    content_type: str = "text"
+    usage: Mapping[str, Any] | None = None
+    audit: Mapping[str, str] = attrs.field(factory=dict)
+
+
+def _input_part(block: object) -> dict[str, Any]:
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    if not isinstance(block, Mapping):
+        raise ValueError(f"an input block must be a str or a dict, found {type(block).__name__}")
+    kind = block.get("type")
+    if kind == "text" and isinstance(block.get("text"), str):
+        return {"type": "text", "text": block["text"]}
+    if kind == "image":
+        url = block.get("url")
+        data = block.get("data")
+        if isinstance(data, bytes | bytearray):
+            mime = block.get("mime_type") or "image/png"
+            url = f"data:{mime};base64,{base64.b64encode(bytes(data)).decode('ascii')}"
+        if isinstance(url, str) and url:
+            return {"type": "image_url", "image_url": {"url": url}}
+        raise ValueError("an image input block needs 'data' (bytes) or 'url'")
+    raise ValueError(f"unknown input block {dict(block)!r}: expected type 'text' or 'image'")
+
+
+def _parse_json(text: str, schema: Mapping[str, Any] | None) -> Any:
+    fenced = _FENCE.search(text)
+    try:
+        parsed = json.loads(fenced.group(1) if fenced else text)
+    except ValueError:
+        return None
+    if schema is not None:
+        try:
+            jsonschema: Any = importlib.import_module("jsonschema")
+        except ImportError:  # optional, as in Hermes: without it the shape is not checked
+            logger.debug("jsonschema is not installed; the structured answer is not validated")
+        else:
+            try:
+                jsonschema.validate(parsed, schema)
+            except jsonschema.ValidationError as exc:
+                raise ValueError(
+                    f"the structured answer does not fit the schema: {exc.message}"
+                ) from exc
+    return parsed
+
+
+class PluginLlm:
+    """Model access for one plugin (``ctx.llm``); build it through the plugin's context.
+
+    :param manager: the plugin manager of the host.
+    :param plugin_id: the plugin's key, whose trust policy applies.
+    """
+
+    def __init__(self, manager: PluginManager, plugin_id: str) -> None:
+        self._manager = manager
+        self._plugin_id = plugin_id
+
+    def policy(self) -> TrustPolicy:
+        """Return the plugin's trust policy as the manager's config has it now."""
+        entry = self._manager.plugins_config.entry(self._plugin_id)
+        return TrustPolicy.from_entry(self._plugin_id, entry)
+
+    def _target(self, provider: str | None) -> tuple[ModelProvider, bool]:
+        """Return the model to ask and whether it was made for this call (to close after)."""
+        from hermes_hooks.host.runtime import load_model_settings
+
+        active = get_active_model(self._manager)
+        if active is not None and (not provider or provider.strip().lower() == active.provider):
+            return active, False
+        settings = load_model_settings(self._manager)
+        if provider:
+            settings = attrs.evolve(settings, provider=provider.strip().lower())
+        return create_model(settings), True
+
+    def _call(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        provider: str | None,
+        model: str | None,
+        *,
+        json_schema: Mapping[str, Any] | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> tuple[str, str, str, Mapping[str, Any] | None]:
+        self.policy().check(provider, model)
+        target, made = self._target(provider)
+        try:
+            response = target.complete(
+                messages,
+                model=model or None,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                json_schema=json_schema,
+            )
+        finally:
+            if made:
+                target.close()
+        served = response.model or model or target.model
+        return response.text, target.provider, served, response.usage
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        purpose: str | None = None,
+    ) -> LlmResult:
+        """Run a chat completion (OpenAI-format ``messages``) on the host's active model.
+
+        :raises PluginLlmTrustError: ``provider`` or ``model`` is not allowed for this plugin.
+        :raises ModelError: the model request failed.
+        """
+        text, used_provider, used_model, usage = self._call(
+            messages, provider, model, temperature=temperature, max_tokens=max_tokens
+        )
+        logger.info(
+            "plugin %r ctx.llm.complete on %s/%s", self._plugin_id, used_provider, used_model
+        )
+        return LlmResult(
+            text=text,
+            provider=used_provider,
+            model=used_model,
+            usage=usage,
+            audit={"plugin_id": self._plugin_id, "purpose": purpose or ""},
+        )
+
+    def complete_structured(
+        self,
+        instructions: str,
+        input: Sequence[object],  # Hermes' name for it, though it shadows input()
+        json_schema: Mapping[str, Any] | None = None,
+        *,
+        json_mode: bool = False,
+        system_prompt: str | None = None,
+        provider: str | None = None,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        purpose: str | None = None,
+    ) -> StructuredResult:
+        """Run a bounded completion over ``input`` blocks; parse JSON when it is asked for.
+
+        :param instructions: what to do with the input.
+        :param input: text (``str`` or ``{"type": "text", "text"}``) and image
+            (``{"type": "image", "url" | "data"}``) blocks.
+        :param json_schema: ask for a JSON answer of this shape (validated when the optional
+            ``jsonschema`` package is installed).
+        :raises ValueError: no instructions, no input, a bad block, or (with ``jsonschema``)
+            an answer that does not fit the schema.
+        :raises PluginLlmTrustError: ``provider`` or ``model`` is not allowed for this plugin.
+        """
+        if not instructions or not instructions.strip():
+            raise ValueError("complete_structured needs non-empty instructions")
+        if not input:
+            raise ValueError("complete_structured needs at least one input block")
+        wants_json = json_mode or json_schema is not None
+        system = [part for part in (system_prompt, _JSON_ONLY if wants_json else None) if part]
+        header = instructions.strip()
+        if json_schema is not None:
+            header += "\n\nJSON schema:\n" + json.dumps(json_schema, sort_keys=True, default=str)
+        user = [{"type": "text", "text": header}, *(_input_part(block) for block in input)]
+        messages: list[dict[str, Any]] = []
+        if system:
+            messages.append({"role": "system", "content": "\n\n".join(system)})
+        messages.append({"role": "user", "content": user})
+        text, used_provider, used_model, usage = self._call(
+            messages,
+            provider,
+            model,
+            json_schema=json_schema,
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+        parsed = _parse_json(text, json_schema) if wants_json else None
+        return StructuredResult(
+            text=text,
+            provider=used_provider,
+            model=used_model,
+            parsed=parsed,
+            content_type="json" if parsed is not None else "text",
+            usage=usage,
+            audit={"plugin_id": self._plugin_id, "purpose": purpose or ""},
+        )

@@ -1,0 +1,287 @@
+"""Awaitables from synchronous code, and hook calls from asynchronous code.
+
+- :func:`resolve` gives the result of an awaitable to a sync caller: with no running loop in
+  the thread it runs to completion here; inside a running loop it runs on a helper thread's own
+  loop, and the caller waits at most a bound (so a coroutine that needs the caller's blocked loop
+  cannot deadlock it).
+- :func:`amulticall` is pluggy's ``_multicall`` for async callers: the same order, wrappers and
+  ``firstresult``, with each plain implementation awaited on the caller's loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+import sys
+import threading
+from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
+from typing import Any, Final
+
+import pluggy
+from pluggy._callers import _raise_wrapfail
+
+from hermes_hooks.calling import workers
+from hermes_hooks.calling.plans import finish_teardowns
+
+__all__ = [
+    "ACALL_ATTR",
+    "DEFAULT_HELPER_TIMEOUT",
+    "ResolveTimeoutError",
+    "amulticall",
+    "is_awaitable",
+    "resolve",
+]
+
+DEFAULT_HELPER_TIMEOUT: float = 600.0
+"""Seconds a sync caller inside a running loop waits for an awaitable when it names no bound."""
+
+MAX_HUNG_HELPERS: int = 8
+"""Helper loops still running past their caller's bound; beyond, :func:`resolve` refuses at once."""
+
+_hung_helpers = 0
+_hung_lock = threading.Lock()
+
+ACALL_ATTR: Final = "__hermes_acall__"
+"""On a guarded implementation: its coroutine function for the async path."""
+
+
+_KEYBOARD: Final[tuple[type[BaseException], ...]] = (KeyboardInterrupt,)
+_pass_through: tuple[type[BaseException], ...] | None = None
+
+
+def pass_through() -> tuple[type[BaseException], ...]:
+    """Return what a guard never swallows: ``KeyboardInterrupt`` and ``asyncio.CancelledError``.
+
+    Used as ``except pass_through():``, evaluated only when something was raised. Until asyncio
+    is imported no ``CancelledError`` can exist, so asyncio is not imported for it.
+    """
+    global _pass_through
+    if _pass_through is not None:
+        return _pass_through
+    exceptions = sys.modules.get("asyncio.exceptions")
+    if exceptions is None:
+        return _KEYBOARD
+    _pass_through = (KeyboardInterrupt, exceptions.CancelledError)
+    return _pass_through
+
+
+class ResolveTimeoutError(TimeoutError):
+    """An awaitable run on the helper loop did not finish within the caller's bound."""
+
+
+# What most hook results are, and never awaitable: told apart before the slower ABC check.
+_PLAIN_TYPES: Final = frozenset({str, dict, list, tuple, int, float, bool, bytes, type(None)})
+
+
+def is_awaitable(value: object) -> bool:
+    """Return whether ``value`` must be awaited to get a result."""
+    return type(value) not in _PLAIN_TYPES and inspect.isawaitable(value)
+
+
+async def _await(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+async def _run_cancellable(coro: Coroutine[Any, Any, Any], handle: list[Any]) -> Any:
+    """Run ``coro`` as a task whose loop and task are put in ``handle`` (to cancel from afar)."""
+    import asyncio
+
+    task = asyncio.ensure_future(coro)
+    handle.append((asyncio.get_running_loop(), task))
+    return await task
+
+
+def _cancel(handle: list[Any]) -> None:
+    if handle:
+        loop, task = handle[0]
+        with contextlib.suppress(RuntimeError):  # that loop has finished already
+            loop.call_soon_threadsafe(task.cancel)
+
+
+def resolve(value: Any, *, timeout: float | None = None) -> Any:
+    """Return ``value``, or the result of awaiting it when it is awaitable.
+
+    With no running loop in this thread the awaitable runs to completion on a fresh loop here.
+    Inside a running loop it runs on a worker thread's own loop (the caller's loop cannot be
+    re-entered), and the caller waits at most ``timeout`` seconds
+    (:data:`DEFAULT_HELPER_TIMEOUT` when ``None``); then the awaitable is cancelled.
+
+    :raises ResolveTimeoutError: the awaitable did not finish within the bound.
+    """
+    if not inspect.isawaitable(value):
+        return value
+    coro: Coroutine[Any, Any, Any] = value if inspect.iscoroutine(value) else _await(value)
+    import asyncio  # here, not at start-up: most commands never see an awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    bound = DEFAULT_HELPER_TIMEOUT if timeout is None else timeout
+    if _hung_helpers >= MAX_HUNG_HELPERS:
+        coro.close()
+        raise ResolveTimeoutError(
+            f"refused: {_hung_helpers} helper loops are still running past their bound"
+        )
+    handle: list[Any] = []
+    try:
+        job = workers.submit(asyncio.run, (_run_cancellable(coro, handle),))
+    except workers.WorkerUnavailableError as exc:
+        coro.close()
+        raise ResolveTimeoutError(f"no helper loop for the awaitable: {exc}") from None
+    if job.wait(bound) or not _hold(job):
+        return job.result()
+    _cancel(handle)  # a coroutine that honours the cancellation frees its helper at once
+    raise ResolveTimeoutError(f"the awaitable did not finish within {bound:g} s")
+
+
+def _hold(job: workers.Job) -> bool:
+    """Abandon a helper job, counting it as hung until it ends; return whether it was running."""
+    global _hung_helpers
+    with _hung_lock:
+        if not job.abandon(_release):
+            return False
+        _hung_helpers += 1
+        return True
+
+
+def _release() -> None:
+    global _hung_helpers
+    with _hung_lock:
+        _hung_helpers -= 1
+
+
+def _forget_after_fork() -> None:
+    """A forked child has none of the parent's helper threads."""
+    global _hung_helpers, _hung_lock
+    _hung_lock = threading.Lock()
+    _hung_helpers = 0
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+# -- the async multicall ---------------------------------------------------------------------------
+
+
+def _old_style(
+    impl: pluggy.HookImpl, args: Sequence[object], kwargs: Mapping[str, object] | None
+) -> Generator[None, object, object]:
+    """An old-style hookwrapper as a new-style one, as pluggy's ``run_old_style_hookwrapper``."""
+    teardown: Any = impl.function(*args, **(kwargs or {}))
+    try:
+        next(teardown)
+    except StopIteration:
+        _raise_wrapfail(teardown, "did not yield")
+    try:
+        res = yield
+        result: pluggy.Result[object] = pluggy.Result(res, None)
+    except BaseException as exc:
+        result = pluggy.Result(None, exc)
+    try:
+        teardown.send(result)
+    except StopIteration:
+        pass
+    else:
+        _raise_wrapfail(teardown, "has second yield")
+    finally:
+        teardown.close()
+    return result.get_result()
+
+
+async def _call_plain(impl: pluggy.HookImpl, args: list[object], kwargs: dict[str, Any]) -> Any:
+    acall = getattr(impl.function, ACALL_ATTR, None)
+    if acall is not None:
+        return await acall(*args, **kwargs)
+    result = impl.function(*args, **kwargs)
+    if result is not None and inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+async def amulticall(
+    hook_name: str,
+    hook_impls: Sequence[pluggy.HookImpl],
+    caller_kwargs: Mapping[str, object],
+    firstresult: bool,
+    *,
+    records: list[tuple[str, object]] | None = None,
+    concurrent: bool = False,
+) -> object:
+    """Call ``hook_impls`` as pluggy's ``_multicall`` does, awaiting each plain implementation.
+
+    Implementations run in pluggy's order (wrappers' set-up first, then the plain ones, newest
+    first); a ``firstresult`` call stops at the first non-``None`` result; wrappers see and may
+    replace the result or the exception, exactly as in pluggy.
+
+    :param records: receives ``(plugin name, result)`` for each non-``None`` plain result.
+    :param concurrent: run the plain implementations concurrently (observer hooks only: their
+        results are not combined, and none can stop the others).
+    """
+    results: list[object] = []
+    exception: BaseException | None = None
+    teardowns: list[Generator[None, object, object]] = []
+    pending: list[tuple[pluggy.HookImpl, Awaitable[Any]]] = []
+    try:
+        for impl in reversed(hook_impls):
+            try:
+                args = [caller_kwargs[name] for name in impl.argnames]
+                kwargs = {n: caller_kwargs[n] for n in impl.kwargnames if n in caller_kwargs}
+            except KeyError as exc:
+                raise pluggy.HookCallError(
+                    f"hook call must provide argument {exc.args[0]!r}"
+                ) from exc
+            if impl.hookwrapper or impl.wrapper:
+                wrapper: Any = impl.function  # a generator function (pluggy types it loosely)
+                gen: Generator[None, object, object] = (
+                    _old_style(impl, args, kwargs) if impl.hookwrapper else wrapper(*args, **kwargs)
+                )
+                try:
+                    next(gen)
+                except StopIteration:
+                    _raise_wrapfail(gen, "did not yield")
+                teardowns.append(gen)
+            elif concurrent:
+                pending.append((impl, _call_plain(impl, args, kwargs)))
+            else:
+                res = await _call_plain(impl, args, kwargs)
+                if res is not None:
+                    results.append(res)
+                    if records is not None:
+                        records.append((impl.plugin_name, res))
+                    if firstresult:
+                        break
+        if pending:
+            await _gather(pending, results, records)
+    except BaseException as exc:
+        exception = exc
+    finally:
+        for awaitable in (a for _, a in pending if inspect.iscoroutine(a)):
+            awaitable.close()  # never started because an earlier step failed
+    result: object = (results[0] if results else None) if firstresult else results
+    return finish_teardowns(teardowns, result, exception)
+
+
+async def _gather(
+    pending: list[tuple[pluggy.HookImpl, Awaitable[Any]]],
+    results: list[object],
+    records: list[tuple[str, object]] | None,
+) -> None:
+    """Await the plain implementations together; results (and the first error) in run order."""
+    impls = [impl for impl, _ in pending]
+    awaitables = [awaitable for _, awaitable in pending]
+    pending.clear()
+    import asyncio
+
+    outcomes = await asyncio.gather(*awaitables, return_exceptions=True)
+    error: BaseException | None = None
+    for impl, outcome in zip(impls, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            error = error or outcome
+        elif outcome is not None:
+            results.append(outcome)
+            if records is not None:
+                records.append((impl.plugin_name, outcome))
+    if error is not None:
+        raise error

@@ -1,0 +1,1030 @@
+"""``Hooks(pm)``: one typed method per hook, applying the hook's combine rule, sync and async.
+
+Every method takes the hook's arguments as keywords, fills in what the host leaves out (``""``
+for ids, ``None`` for optional values, empty lists and dicts), calls pluggy exactly as
+``pm.hook.<name>(...)`` would (same implementations, order, ``firstresult`` and wrappers), and
+turns what comes back into one typed answer with the rules of :mod:`hermes_hooks.spec.decisions`.
+A hook with no implementations is not called at all.
+
+Each hook is written once, as its sync method: it returns the neutral answer when no plugin
+implements the hook, else it hands its one hook call and the function that turns the call's
+result into the answer to ``_call`` (or ``_fire``, for observers). Run on the facade, that call
+runs at once: through the hook's call plan (:mod:`hermes_hooks.calling.plans`) when one serves it,
+else through pluggy. ``_async`` makes the coroutine method from the same sync method, run on a
+view of the facade that hands the call back to be awaited through
+:func:`hermes_hooks.calling.aio.amulticall`, so both methods share their arguments and combine rule.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import threading
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, TypeVar
+
+import pluggy
+
+from hermes_hooks.calling import aio
+from hermes_hooks.spec.decisions import (
+    UNATTRIBUTED,
+    GatewayDecision,
+    ToolDecision,
+    VerifyDecision,
+    combine_tool_decisions,
+    gateway_decision,
+    join_context,
+    verify_decision,
+)
+
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.manager import PluginManager
+
+__all__ = [
+    "CONCURRENT_PREFIXES",
+    "HookListener",
+    "Hooks",
+    "ShadowCache",
+    "acall_hook",
+    "call_attributed",
+]
+
+HookListener = Callable[[str], None]
+"""Told the name of every hook the facade fires, whether or not a plugin implements it."""
+
+CONCURRENT_PREFIXES: Final = ("post_", "on_", "subagent_", "kanban_")
+"""Observer hooks whose implementations may run concurrently in the async path, when asked."""
+
+_ALLOW: Final = GatewayDecision()
+
+
+class _Sink(threading.local):
+    """Where the recording copies of the implementations put results, per thread and call."""
+
+    records: list[tuple[str, object]] | None = None
+
+
+_sink = _Sink()
+
+ShadowCache = dict[str, tuple[tuple[tuple[object, object], ...], list[pluggy.HookImpl]]]
+"""Recording copies of a hook's implementations, kept while its implementations are the same."""
+
+
+def _recording(function: Callable[..., object], owner: str) -> Callable[..., object]:
+    def recording(*args: object, **kwargs: object) -> object:
+        result = function(*args, **kwargs)
+        records = _sink.records
+        if result is not None and records is not None:
+            records.append((owner, result))
+        return result
+
+    return recording
+
+
+def _shadows(impls: list[pluggy.HookImpl]) -> list[pluggy.HookImpl]:
+    shadows = []
+    for impl in impls:
+        if impl.wrapper or impl.hookwrapper:
+            shadows.append(impl)
+            continue
+        shadow = copy.copy(impl)
+        # HookImpl.function is Final for type checkers only; argnames stay the original's.
+        setattr(shadow, "function", _recording(impl.function, impl.plugin_name))  # noqa: B010
+        shadows.append(shadow)
+    return shadows
+
+
+def _attribute(raw: object, records: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    """Pair each value of pluggy's result list with the plugin whose record it is."""
+    values = raw if isinstance(raw, list) else []
+    if len(values) == len(records) and all(
+        v is r for v, (_, r) in zip(values, records, strict=True)
+    ):
+        return records
+    pending = list(records)
+    attributed: list[tuple[str, object]] = []
+    for value in values:
+        for index, (owner, recorded) in enumerate(pending):
+            if recorded is value:
+                attributed.append((owner, value))
+                del pending[index]
+                break
+        else:
+            attributed.append((UNATTRIBUTED, value))
+    return attributed
+
+
+def call_attributed(
+    pm: pluggy.PluginManager,
+    name: str,
+    kwargs: Mapping[str, object],
+    cache: ShadowCache | None = None,
+) -> list[tuple[str, object]]:
+    """Call a collecting hook as pluggy does and say which plugin returned each result.
+
+    The implementations run through pluggy's own executor (so ordering, wrappers, tracing and
+    monitoring are pluggy's); each non-wrapper implementation runs through a recording copy of
+    its ``HookImpl``. The returned list is pluggy's result list, each value paired with the
+    plugin that returned it, or :data:`UNATTRIBUTED` when a wrapper put it there.
+
+    :param cache: keeps the recording copies between calls while the implementations stay
+        the same (``Hooks`` passes one).
+    """
+    caller: pluggy.HookCaller = getattr(pm.hook, name)
+    impls = caller.get_hookimpls()
+    key = tuple((impl, impl.function) for impl in impls)
+    cached = cache.get(name) if cache is not None else None
+    if cached is not None and cached[0] == key:
+        shadows = cached[1]
+    else:
+        shadows = _shadows(impls)
+        if cache is not None:
+            cache[name] = (key, shadows)
+    previous = _sink.records
+    records: list[tuple[str, object]] = []
+    _sink.records = records
+    try:
+        # PluginManager._hookexec is what every HookCaller calls (pluggy 0.x to 1.x).
+        raw = pm._hookexec(name, shadows, kwargs, False)
+    finally:
+        _sink.records = previous
+    return _attribute(raw, records)
+
+
+async def acall_hook(
+    pm: pluggy.PluginManager,
+    name: str,
+    kwargs: Mapping[str, object],
+    *,
+    attributed: bool = False,
+    concurrent: bool = False,
+) -> Any:
+    """Await hook ``name`` and return what ``pm.hook.<name>(**kwargs)`` would return.
+
+    ``async def`` implementations are awaited on the running loop; sync ones are called as pluggy
+    calls them (within ``plugins.hook_callback_timeout`` where it applies, see
+    :mod:`hermes_hooks.calling.guards`). Unlike ``pm.hook``, the call does not pass through pluggy's
+    call monitors (``add_hookcall_monitoring``).
+
+    :param attributed: return ``[(plugin, result), ...]`` as :func:`call_attributed` does.
+    :param concurrent: run the plain implementations concurrently (observer hooks only).
+    """
+    caller: pluggy.HookCaller = getattr(pm.hook, name)
+    spec = caller.spec
+    firstresult = bool(spec.opts.get("firstresult")) if spec is not None else False
+    records: list[tuple[str, object]] | None = [] if attributed else None
+    # A copy, as pluggy takes one: an implementation may register plugins while it runs.
+    raw = await aio.amulticall(
+        name,
+        list(caller.get_hookimpls()),
+        kwargs,
+        firstresult,
+        records=records,
+        concurrent=concurrent and not firstresult,
+    )
+    return _attribute(raw, records) if records is not None else raw
+
+
+class _Pending:
+    """A hook call an async method is to await, and how its raw result becomes the answer."""
+
+    __slots__ = ("attributed", "finish", "kwargs", "name")
+
+    def __init__(
+        self,
+        name: str,
+        kwargs: Mapping[str, Any],
+        finish: Callable[[Any], Any] | None,
+        attributed: bool,
+    ) -> None:
+        self.name = name
+        self.kwargs = kwargs
+        self.finish = finish
+        self.attributed = attributed
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _async(
+    method: Callable[Concatenate[Hooks, _P], _R],
+) -> Callable[Concatenate[Hooks, _P], Coroutine[Any, Any, _R]]:
+    """Make the coroutine method of a sync one: same arguments, same answer, awaited calls.
+
+    The sync method runs on a :class:`_Deferred` view of the facade, which hands its hook call
+    back instead of running it; that call is awaited, and its result finished the same way.
+    """
+
+    @functools.wraps(method)
+    async def amethod(self: Hooks, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        answer = method(_Deferred(self), *args, **kwargs)
+        if not isinstance(answer, _Pending):
+            return answer  # nothing to call: the neutral answer
+        raw = await self._arun(answer)
+        # No finish: an observer hook, whose method returns None.
+        finished: _R = answer.finish(raw) if answer.finish is not None else None  # type: ignore[assignment]
+        return finished
+
+    amethod.__name__ = "a" + method.__name__
+    amethod.__qualname__ = method.__qualname__.rsplit(".", 1)[0] + "." + amethod.__name__
+    return amethod
+
+
+class Hooks:
+    """The typed facade over a plugin manager's hooks.
+
+    Every hook has a method (``hooks.pre_tool_call(...)``) and a coroutine method with an ``a``
+    in front (``await hooks.apre_tool_call(...)``): the same arguments and the same answer, with
+    ``async def`` implementations awaited on the caller's loop.
+
+    :param pm: the manager whose hooks are called.
+    :param listener: called with each hook's name before it fires (for event logs and tests).
+    :param concurrent_observers: in the coroutine methods, run the implementations of the
+        observer hooks ``post_*``, ``on_*``, ``subagent_*`` and ``kanban_*`` concurrently
+        (wrappers still run around all of them); every hook with a result runs in order.
+    """
+
+    def __init__(
+        self,
+        pm: PluginManager,
+        *,
+        listener: HookListener | None = None,
+        concurrent_observers: bool = False,
+    ) -> None:
+        self.pm = pm
+        self.listener = listener
+        self.concurrent_observers = concurrent_observers
+        self._shadows: ShadowCache = {}
+
+    def _implemented(self, name: str) -> bool:
+        """Tell the listener that hook ``name`` fires; return whether a plugin implements it."""
+        if self.listener is not None:
+            self.listener(name)
+        caller: pluggy.HookCaller = getattr(self.pm.hook, name)
+        # The list pluggy holds, not get_hookimpls()'s copy: this runs on every call.
+        return bool(caller._hookimpls)
+
+    def _call(self, name: str, finish: Callable[[Any], _R], /, **kwargs: Any) -> _R:
+        """Call hook ``name`` with ``kwargs``; return ``finish`` of what it returned."""
+        answer: _R = self._dispatch(name, kwargs, finish, False)
+        return answer
+
+    def _call_attributed(
+        self, name: str, finish: Callable[[list[tuple[str, object]]], _R], /, **kwargs: Any
+    ) -> _R:
+        """Call collecting hook ``name``; ``finish`` gets each result with its plugin."""
+        answer: _R = self._dispatch(name, kwargs, finish, True)
+        return answer
+
+    def _fire(self, name: str, /, **kwargs: Any) -> None:
+        """Call observer hook ``name`` when a plugin implements it."""
+        if self._implemented(name):
+            return self._dispatch(name, kwargs, None, False)  # type: ignore[no-any-return]
+        return None
+
+    def _dispatch(
+        self,
+        name: str,
+        kwargs: Mapping[str, Any],
+        finish: Callable[[Any], Any] | None,
+        attributed: bool,
+    ) -> Any:
+        """Run one hook call now and finish its result (:class:`_Deferred` hands it back).
+
+        The call runs through the hook's call plan when one serves it (no wrapper, no tracing
+        or monitoring), which gives exactly what pluggy gives; else through pluggy itself.
+        """
+        plan = self.pm.get_call_plan(name)
+        if plan is not None:
+            raw = plan.call_attributed(kwargs) if attributed else plan.call(kwargs)
+        elif attributed:
+            raw = call_attributed(self.pm, name, kwargs, self._shadows)
+        else:
+            caller: pluggy.HookCaller = getattr(self.pm.hook, name)
+            raw = caller(**kwargs)
+        return finish(raw) if finish is not None else None
+
+    async def _arun(self, call: _Pending) -> Any:
+        """Run one call the asynchronous way: awaited implementations, pluggy's order."""
+        concurrent = self.concurrent_observers and call.name.startswith(CONCURRENT_PREFIXES)
+        return await acall_hook(
+            self.pm, call.name, call.kwargs, attributed=call.attributed, concurrent=concurrent
+        )
+
+    # -- tools ----------------------------------------------------------------------------------
+
+    def pre_tool_call(
+        self,
+        *,
+        tool_name: str,
+        args: Mapping[str, Any],
+        task_id: str = "",
+        session_id: str = "",
+        tool_call_id: str = "",
+        turn_id: str = "",
+        api_request_id: str = "",
+        middleware_trace: list[dict[str, Any]] | None = None,
+    ) -> ToolDecision:
+        """Ask the plugins about a tool call; block > approve > modify, whatever their order."""
+        if not self._implemented("pre_tool_call"):
+            return ToolDecision.allow(args)
+        return self._call_attributed(
+            "pre_tool_call",
+            lambda results: combine_tool_decisions(args, results),
+            tool_name=tool_name,
+            args=args,
+            task_id=task_id,
+            session_id=session_id,
+            tool_call_id=tool_call_id,
+            turn_id=turn_id,
+            api_request_id=api_request_id,
+            middleware_trace=middleware_trace if middleware_trace is not None else [],
+        )
+
+    apre_tool_call = _async(pre_tool_call)
+
+    def post_tool_call(
+        self,
+        *,
+        tool_name: str,
+        args: Mapping[str, Any],
+        result: str,
+        task_id: str = "",
+        session_id: str = "",
+        tool_call_id: str = "",
+        turn_id: str = "",
+        api_request_id: str = "",
+        duration_ms: int = 0,
+        status: Literal["ok", "error", "blocked"] = "ok",
+        error_type: str | None = None,
+        error_message: str | None = None,
+        middleware_trace: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Tell the observers a tool call returned, failed or was blocked."""
+        return self._fire(
+            "post_tool_call",
+            tool_name=tool_name,
+            args=args,
+            result=result,
+            task_id=task_id,
+            session_id=session_id,
+            tool_call_id=tool_call_id,
+            turn_id=turn_id,
+            api_request_id=api_request_id,
+            duration_ms=duration_ms,
+            status=status,
+            error_type=error_type,
+            error_message=error_message,
+            middleware_trace=middleware_trace if middleware_trace is not None else [],
+        )
+
+    apost_tool_call = _async(post_tool_call)
+
+    def transform_tool_result(
+        self,
+        *,
+        tool_name: str,
+        args: Mapping[str, Any],
+        result: str,
+        task_id: str = "",
+        session_id: str = "",
+        tool_call_id: str = "",
+        turn_id: str = "",
+        api_request_id: str = "",
+        duration_ms: int = 0,
+        status: Literal["ok", "error"] = "ok",
+        error_type: str | None = None,
+        error_message: str | None = None,
+    ) -> str:
+        """Return the tool result the model sees: the first plugin's replacement, or ``result``."""
+        if not self._implemented("transform_tool_result"):
+            return result
+        return self._call(
+            "transform_tool_result",
+            lambda new: new if isinstance(new, str) else result,
+            tool_name=tool_name,
+            args=args,
+            result=result,
+            task_id=task_id,
+            session_id=session_id,
+            tool_call_id=tool_call_id,
+            turn_id=turn_id,
+            api_request_id=api_request_id,
+            duration_ms=duration_ms,
+            status=status,
+            error_type=error_type,
+            error_message=error_message,
+        )
+
+    atransform_tool_result = _async(transform_tool_result)
+
+    def transform_terminal_output(
+        self,
+        *,
+        command: str,
+        output: str,
+        returncode: int | None,
+        task_id: str = "",
+        env_type: str = "",
+    ) -> str:
+        """Return the terminal output the tool keeps: the first replacement, or ``output``."""
+        if not self._implemented("transform_terminal_output"):
+            return output
+        return self._call(
+            "transform_terminal_output",
+            lambda new: new if isinstance(new, str) else output,
+            command=command,
+            output=output,
+            returncode=returncode,
+            task_id=task_id,
+            env_type=env_type,
+        )
+
+    atransform_terminal_output = _async(transform_terminal_output)
+
+    # -- the model turn ---------------------------------------------------------------------------
+
+    def transform_llm_output(
+        self,
+        *,
+        response_text: str,
+        session_id: str = "",
+        model: str = "",
+        platform: str = "",
+        turn_id: str = "",
+    ) -> str:
+        """Return the final response: the first non-empty replacement, or ``response_text``."""
+        if not self._implemented("transform_llm_output"):
+            return response_text
+        return self._call(
+            "transform_llm_output",
+            lambda new: new if isinstance(new, str) and new else response_text,
+            response_text=response_text,
+            session_id=session_id,
+            model=model,
+            platform=platform,
+            turn_id=turn_id,
+        )
+
+    atransform_llm_output = _async(transform_llm_output)
+
+    def pre_llm_call(
+        self,
+        *,
+        user_message: str | list[dict[str, Any]],
+        conversation_history: list[dict[str, Any]],
+        session_id: str = "",
+        task_id: str = "",
+        turn_id: str = "",
+        is_first_turn: bool = False,
+        model: str = "",
+        platform: str = "",
+        parent_session_id: str = "",
+        sender_id: str = "",
+    ) -> str | None:
+        """Return the plugins' context for this turn, joined with blank lines, or ``None``."""
+        if not self._implemented("pre_llm_call"):
+            return None
+        return self._call(
+            "pre_llm_call",
+            lambda results: join_context(results if isinstance(results, list) else []),
+            session_id=session_id,
+            task_id=task_id,
+            turn_id=turn_id,
+            user_message=user_message,
+            conversation_history=conversation_history,
+            is_first_turn=is_first_turn,
+            model=model,
+            platform=platform,
+            parent_session_id=parent_session_id,
+            sender_id=sender_id,
+        )
+
+    apre_llm_call = _async(pre_llm_call)
+
+    def post_llm_call(
+        self,
+        *,
+        user_message: str | list[dict[str, Any]],
+        assistant_response: str,
+        conversation_history: list[dict[str, Any]],
+        session_id: str = "",
+        task_id: str = "",
+        turn_id: str = "",
+        model: str = "",
+        platform: str = "",
+    ) -> None:
+        """Tell the observers a turn produced its final response."""
+        return self._fire(
+            "post_llm_call",
+            session_id=session_id,
+            task_id=task_id,
+            turn_id=turn_id,
+            user_message=user_message,
+            assistant_response=assistant_response,
+            conversation_history=conversation_history,
+            model=model,
+            platform=platform,
+        )
+
+    apost_llm_call = _async(post_llm_call)
+
+    def pre_api_request(
+        self,
+        *,
+        request_messages: list[dict[str, Any]],
+        task_id: str = "",
+        turn_id: str = "",
+        api_request_id: str = "",
+        session_id: str = "",
+        user_message: str | list[dict[str, Any]] = "",
+        conversation_history: list[dict[str, Any]] | None = None,
+        platform: str = "",
+        model: str = "",
+        provider: str = "",
+        base_url: str = "",
+        api_mode: str = "chat_completions",
+        api_call_count: int = 1,
+        retry_count: int = 0,
+        message_count: int = 0,
+        tool_count: int = 0,
+        approx_input_tokens: int = 0,
+        request_char_count: int = 0,
+        max_tokens: int | None = None,
+        started_at: float = 0.0,
+        middleware_trace: list[dict[str, Any]] | None = None,
+        request: dict[str, Any] | None = None,
+    ) -> None:
+        """Tell the observers a model request is about to be sent."""
+        return self._fire(
+            "pre_api_request",
+            task_id=task_id,
+            turn_id=turn_id,
+            api_request_id=api_request_id,
+            session_id=session_id,
+            user_message=user_message,
+            conversation_history=conversation_history if conversation_history is not None else [],
+            platform=platform,
+            model=model,
+            provider=provider,
+            base_url=base_url,
+            api_mode=api_mode,
+            api_call_count=api_call_count,
+            retry_count=retry_count,
+            request_messages=request_messages,
+            message_count=message_count,
+            tool_count=tool_count,
+            approx_input_tokens=approx_input_tokens,
+            request_char_count=request_char_count,
+            max_tokens=max_tokens,
+            started_at=started_at,
+            middleware_trace=middleware_trace if middleware_trace is not None else [],
+            request=request if request is not None else {},
+        )
+
+    apre_api_request = _async(pre_api_request)
+
+    def post_api_request(
+        self,
+        *,
+        task_id: str = "",
+        turn_id: str = "",
+        api_request_id: str = "",
+        session_id: str = "",
+        platform: str = "",
+        model: str = "",
+        provider: str = "",
+        base_url: str = "",
+        api_mode: str = "chat_completions",
+        api_call_count: int = 1,
+        api_duration: float = 0.0,
+        started_at: float = 0.0,
+        ended_at: float = 0.0,
+        first_chunk_at: float | None = None,
+        first_delta_at: float | None = None,
+        finish_reason: str | None = None,
+        message_count: int = 0,
+        response_model: str | None = None,
+        response: dict[str, Any] | None = None,
+        usage: dict[str, Any] | None = None,
+        assistant_message: Any = None,
+        assistant_content_chars: int = 0,
+        assistant_tool_call_count: int = 0,
+    ) -> None:
+        """Tell the observers a model response arrived and was normalized."""
+        return self._fire(
+            "post_api_request",
+            task_id=task_id,
+            turn_id=turn_id,
+            api_request_id=api_request_id,
+            session_id=session_id,
+            platform=platform,
+            model=model,
+            provider=provider,
+            base_url=base_url,
+            api_mode=api_mode,
+            api_call_count=api_call_count,
+            api_duration=api_duration,
+            started_at=started_at,
+            ended_at=ended_at,
+            first_chunk_at=first_chunk_at,
+            first_delta_at=first_delta_at,
+            finish_reason=finish_reason,
+            message_count=message_count,
+            response_model=response_model,
+            response=response if response is not None else {},
+            usage=usage,
+            assistant_message=assistant_message,
+            assistant_content_chars=assistant_content_chars,
+            assistant_tool_call_count=assistant_tool_call_count,
+        )
+
+    apost_api_request = _async(post_api_request)
+
+    def api_request_error(
+        self,
+        *,
+        error: dict[str, str],
+        task_id: str = "",
+        turn_id: str = "",
+        api_request_id: str = "",
+        session_id: str = "",
+        platform: str = "",
+        model: str = "",
+        provider: str = "",
+        base_url: str = "",
+        api_mode: str = "chat_completions",
+        api_call_count: int = 1,
+        api_duration: float = 0.0,
+        started_at: float = 0.0,
+        ended_at: float = 0.0,
+        first_chunk_at: float | None = None,
+        first_delta_at: float | None = None,
+        status_code: int | None = None,
+        retry_count: int | None = None,
+        max_retries: int | None = None,
+        retryable: bool | None = None,
+        reason: str | None = None,
+        request: dict[str, Any] | None = None,
+    ) -> None:
+        """Tell the observers a model request failed."""
+        return self._fire(
+            "api_request_error",
+            task_id=task_id,
+            turn_id=turn_id,
+            api_request_id=api_request_id,
+            session_id=session_id,
+            platform=platform,
+            model=model,
+            provider=provider,
+            base_url=base_url,
+            api_mode=api_mode,
+            api_call_count=api_call_count,
+            api_duration=api_duration,
+            started_at=started_at,
+            ended_at=ended_at,
+            first_chunk_at=first_chunk_at,
+            first_delta_at=first_delta_at,
+            status_code=status_code,
+            retry_count=retry_count,
+            max_retries=max_retries,
+            retryable=retryable,
+            reason=reason,
+            error=error,
+            request=request if request is not None else {},
+        )
+
+    aapi_request_error = _async(api_request_error)
+
+    # -- sessions ---------------------------------------------------------------------------------
+
+    def on_session_start(self, *, session_id: str, model: str = "", platform: str = "") -> None:
+        """Tell the observers a new session runs its first turn."""
+        return self._fire("on_session_start", session_id=session_id, model=model, platform=platform)
+
+    aon_session_start = _async(on_session_start)
+
+    def on_session_end(
+        self,
+        *,
+        session_id: str,
+        task_id: str = "",
+        turn_id: str = "",
+        completed: bool = False,
+        failed: bool = False,
+        interrupted: bool = False,
+        turn_exit_reason: str = "",
+        model: str = "",
+        platform: str = "",
+        reason: str | None = None,
+        api_request_id: str | None = None,
+    ) -> None:
+        """Tell the observers a turn ended, whatever its outcome."""
+        return self._fire(
+            "on_session_end",
+            session_id=session_id,
+            task_id=task_id,
+            turn_id=turn_id,
+            completed=completed,
+            failed=failed,
+            interrupted=interrupted,
+            turn_exit_reason=turn_exit_reason,
+            model=model,
+            platform=platform,
+            reason=reason,
+            api_request_id=api_request_id,
+        )
+
+    aon_session_end = _async(on_session_end)
+
+    def on_session_finalize(
+        self,
+        *,
+        session_id: str | None,
+        platform: str = "",
+        reason: str | None = None,
+        old_session_id: str | None = None,
+        new_session_id: str | None = None,
+    ) -> None:
+        """Tell the observers a session is torn down."""
+        return self._fire(
+            "on_session_finalize",
+            session_id=session_id,
+            platform=platform,
+            reason=reason,
+            old_session_id=old_session_id,
+            new_session_id=new_session_id,
+        )
+
+    aon_session_finalize = _async(on_session_finalize)
+
+    def on_session_reset(
+        self,
+        *,
+        session_id: str | None,
+        platform: str = "",
+        reason: str | None = None,
+        old_session_id: str | None = None,
+        new_session_id: str | None = None,
+    ) -> None:
+        """Tell the observers a replacement session exists."""
+        return self._fire(
+            "on_session_reset",
+            session_id=session_id,
+            platform=platform,
+            reason=reason,
+            old_session_id=old_session_id,
+            new_session_id=new_session_id,
+        )
+
+    aon_session_reset = _async(on_session_reset)
+
+    # -- subagents --------------------------------------------------------------------------------
+
+    def subagent_start(
+        self,
+        *,
+        parent_session_id: str | None,
+        child_session_id: str | None,
+        child_subagent_id: str,
+        child_goal: str,
+        parent_turn_id: str = "",
+        parent_subagent_id: str | None = None,
+        child_role: str = "leaf",
+    ) -> None:
+        """Tell the observers a child agent is about to run."""
+        return self._fire(
+            "subagent_start",
+            parent_session_id=parent_session_id,
+            parent_turn_id=parent_turn_id,
+            parent_subagent_id=parent_subagent_id,
+            child_session_id=child_session_id,
+            child_subagent_id=child_subagent_id,
+            child_role=child_role,
+            child_goal=child_goal,
+        )
+
+    asubagent_start = _async(subagent_start)
+
+    def subagent_stop(
+        self,
+        *,
+        parent_session_id: str | None,
+        child_session_id: str | None,
+        child_status: str,
+        parent_turn_id: str = "",
+        child_role: str | None = None,
+        child_summary: str | None = None,
+        tool_call_history: list[dict[str, Any]] | None = None,
+        duration_ms: int = 0,
+    ) -> None:
+        """Tell the observers a child agent finished."""
+        return self._fire(
+            "subagent_stop",
+            parent_session_id=parent_session_id,
+            parent_turn_id=parent_turn_id,
+            child_session_id=child_session_id,
+            child_role=child_role,
+            child_summary=child_summary,
+            child_status=child_status,
+            tool_call_history=tool_call_history if tool_call_history is not None else [],
+            duration_ms=duration_ms,
+        )
+
+    asubagent_stop = _async(subagent_stop)
+
+    # -- the gateway and the verify gate ---------------------------------------------------------
+
+    def pre_gateway_dispatch(
+        self, *, event: Any, gateway: Any = None, session_store: Any = None
+    ) -> GatewayDecision:
+        """Return what happens to an inbound message: allow, skip (with reason) or rewrite."""
+        if not self._implemented("pre_gateway_dispatch"):
+            return _ALLOW
+        return self._call(
+            "pre_gateway_dispatch",
+            gateway_decision,
+            event=event,
+            gateway=gateway,
+            session_store=session_store,
+        )
+
+    apre_gateway_dispatch = _async(pre_gateway_dispatch)
+
+    def pre_verify(
+        self,
+        *,
+        final_response: str,
+        changed_paths: list[str],
+        session_id: str = "",
+        platform: str = "",
+        model: str = "",
+        coding: bool = True,
+        attempt: int = 0,
+    ) -> VerifyDecision | None:
+        """Return a decision that sends the agent back to work, or ``None`` to finish."""
+        if not self._implemented("pre_verify"):
+            return None
+        return self._call(
+            "pre_verify",
+            verify_decision,
+            session_id=session_id,
+            platform=platform,
+            model=model,
+            coding=coding,
+            attempt=attempt,
+            final_response=final_response,
+            changed_paths=changed_paths,
+        )
+
+    apre_verify = _async(pre_verify)
+
+    # -- approvals --------------------------------------------------------------------------------
+
+    def pre_approval_request(
+        self,
+        *,
+        command: str,
+        description: str = "",
+        pattern_key: str = "",
+        pattern_keys: list[str] | None = None,
+        session_key: str = "",
+        surface: str = "cli",
+        turn_id: str = "",
+        tool_call_id: str = "",
+    ) -> None:
+        """Tell the observers a person is about to be asked to approve ``command``."""
+        return self._fire(
+            "pre_approval_request",
+            command=command,
+            description=description,
+            pattern_key=pattern_key,
+            pattern_keys=pattern_keys if pattern_keys is not None else [],
+            session_key=session_key,
+            surface=surface,
+            turn_id=turn_id,
+            tool_call_id=tool_call_id,
+        )
+
+    apre_approval_request = _async(pre_approval_request)
+
+    def post_approval_response(
+        self,
+        *,
+        command: str,
+        choice: str,
+        description: str = "",
+        pattern_key: str = "",
+        pattern_keys: list[str] | None = None,
+        session_key: str = "",
+        surface: str = "cli",
+        turn_id: str = "",
+        tool_call_id: str = "",
+        decided_by: str | None = None,
+    ) -> None:
+        """Tell the observers how an approval was answered."""
+        return self._fire(
+            "post_approval_response",
+            command=command,
+            description=description,
+            pattern_key=pattern_key,
+            pattern_keys=pattern_keys if pattern_keys is not None else [],
+            session_key=session_key,
+            surface=surface,
+            turn_id=turn_id,
+            tool_call_id=tool_call_id,
+            choice=choice,
+            decided_by=decided_by,
+        )
+
+    apost_approval_response = _async(post_approval_response)
+
+    # -- the kanban board -------------------------------------------------------------------------
+
+    def kanban_task_claimed(
+        self,
+        *,
+        task_id: str,
+        profile_name: str = "default",
+        board: str | None = None,
+        assignee: str | None = None,
+        run_id: int | None = None,
+    ) -> None:
+        """Tell the observers a task was claimed."""
+        return self._fire(
+            "kanban_task_claimed",
+            task_id=task_id,
+            profile_name=profile_name,
+            board=board,
+            assignee=assignee,
+            run_id=run_id,
+        )
+
+    akanban_task_claimed = _async(kanban_task_claimed)
+
+    def kanban_task_completed(
+        self,
+        *,
+        task_id: str,
+        profile_name: str = "default",
+        board: str | None = None,
+        assignee: str | None = None,
+        run_id: int | None = None,
+        summary: str | None = None,
+    ) -> None:
+        """Tell the observers a task was completed."""
+        return self._fire(
+            "kanban_task_completed",
+            task_id=task_id,
+            profile_name=profile_name,
+            board=board,
+            assignee=assignee,
+            run_id=run_id,
+            summary=summary,
+        )
+
+    akanban_task_completed = _async(kanban_task_completed)
+
+    def kanban_task_blocked(
+        self,
+        *,
+        task_id: str,
+        profile_name: str = "default",
+        board: str | None = None,
+        assignee: str | None = None,
+        run_id: int | None = None,
+        reason: str | None = None,
+    ) -> None:
+        """Tell the observers a task moved to blocked."""
+        return self._fire(
+            "kanban_task_blocked",
+            task_id=task_id,
+            profile_name=profile_name,
+            board=board,
+            assignee=assignee,
+            run_id=run_id,
+            reason=reason,
+        )
+
+    akanban_task_blocked = _async(kanban_task_blocked)
+
+
+class _Deferred(Hooks):
+    """A view of a :class:`Hooks` (sharing its state) whose hook calls are handed back.
+
+    Running a sync method on it gives the method's :class:`_Pending` call, or its neutral
+    answer when no plugin implements the hook; the coroutine methods await the call.
+    """
+
+    def __init__(self, hooks: Hooks) -> None:  # no super().__init__: the state is shared
+        self.__dict__ = hooks.__dict__
+
+    def _dispatch(
+        self,
+        name: str,
+        kwargs: Mapping[str, Any],
+        finish: Callable[[Any], Any] | None,
+        attributed: bool,
+    ) -> Any:
+        return _Pending(name, kwargs, finish, attributed)

@@ -1,0 +1,1 @@
+"""A plugin's life: manifest, discovery, trust, config, loading, the manager, ``PluginContext``."""

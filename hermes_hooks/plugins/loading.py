@@ -1,0 +1,425 @@
+"""Loading: import one candidate's code and shape what pluggy registers for it.
+
+A directory plugin is imported as ``hermes_plugins.<slug>`` (so relative imports inside it
+work); an entry point is loaded as its distribution declares. What pluggy registers under the
+plugin's key is a :class:`PluginHooks` object holding the module's ``@hookimpl`` functions and
+one adapter per ``ctx.register_hook`` callback, so both kinds are real hookimpls of one plugin.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import inspect
+import keyword
+import os
+import re
+import sys
+import sysconfig
+import threading
+import traceback
+import types
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Final
+
+import pluggy
+
+from hermes_hooks.errors import PluginLoadError, RegistrationError
+from hermes_hooks.plugins.discovery import Candidate
+from hermes_hooks.spec.markers import PROJECT_NAME
+
+__all__ = [
+    "NAMESPACE",
+    "CodeOwners",
+    "PluginHooks",
+    "describe_failure",
+    "evict_modules",
+    "find_hookimpls",
+    "import_plugin",
+    "make_hook_adapter",
+    "module_name_for",
+    "plugin_roots",
+]
+
+NAMESPACE: Final = "hermes_plugins"
+_IMPL_ATTR: Final = PROJECT_NAME + "_impl"
+_SLUG_BAD: Final = re.compile(r"[^0-9a-zA-Z_]")
+_NAMES_LOCK: Final = threading.Lock()
+"""Held while a folder plugin's module name is chosen and entered in ``sys.modules``."""
+
+
+def module_name_for(key: str) -> str:
+    """Return the module name a directory plugin is imported as: ``hermes_plugins.<slug>``.
+
+    ``image_gen/openai`` becomes ``hermes_plugins.image_gen__openai``; ``my-plugin`` becomes
+    ``hermes_plugins.my_plugin``.
+    """
+    slug = _SLUG_BAD.sub("_", key.replace("/", "__"))
+    if slug[0].isdigit():
+        slug = "_" + slug
+    return f"{NAMESPACE}.{slug}"
+
+
+def evict_modules(name: str) -> None:
+    """Forget module ``name`` and its sub-modules, so that the next import runs them afresh."""
+    if name not in sys.modules:
+        # Sub-modules are imported below their package and evicted with it: none is left, and
+        # not scanning sys.modules keeps loading N plugins linear in N.
+        return
+    prefix = name + "."
+    # list() copies in one step; iterating sys.modules itself fails when another thread imports.
+    for loaded in [m for m in list(sys.modules) if m == name or m.startswith(prefix)]:
+        del sys.modules[loaded]
+
+
+def _free_module_name(name: str, init: Path) -> str:
+    """Return ``name``, or ``name__2``, ... when another plugin's code holds it already.
+
+    Keys like ``my-plugin`` and ``my_plugin`` share a slug; importing one must not evict the
+    other's modules. The same file may take its own name back (a re-import).
+    """
+    candidate, n = name, 1
+    while True:
+        loaded = sys.modules.get(candidate)
+        if loaded is None or getattr(loaded, "__file__", None) == str(init):
+            return candidate
+        n += 1
+        candidate = f"{name}__{n}"
+
+
+def _import_folder(candidate: Candidate) -> types.ModuleType:
+    assert candidate.path is not None
+    importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
+    init = candidate.path / "__init__.py"
+    # Choose the name and enter the module in sys.modules in one step: two managers loading
+    # plugins with the same slug in parallel threads would otherwise both take one name.
+    with _NAMES_LOCK:
+        name = _free_module_name(module_name_for(candidate.key), init)
+        spec = importlib.util.spec_from_file_location(
+            name, init, submodule_search_locations=[str(candidate.path)]
+        )
+        if spec is None or spec.loader is None:
+            raise PluginLoadError(candidate.key, f"cannot import {init}")
+        module = importlib.util.module_from_spec(spec)
+        evict_modules(name)
+        sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        evict_modules(name)
+        raise
+    return module
+
+
+def import_plugin(candidate: Candidate) -> object:
+    """Import a candidate's code: a module for folders, the entry point's target otherwise."""
+    if candidate.entry_point is not None:
+        return candidate.entry_point.load()
+    if candidate.path is None:
+        raise PluginLoadError(candidate.key, "has neither a folder nor an entry point")
+    return _import_folder(candidate)
+
+
+def find_hookimpls(plugin: object) -> dict[str, Callable[..., Any]]:
+    """Return the ``@hookimpl`` functions of a module (or methods of an object) by name."""
+    if plugin is None:
+        return {}
+    found: dict[str, Callable[..., Any]] = {}
+    if isinstance(plugin, types.ModuleType):
+        items: Iterable[tuple[str, object]] = vars(plugin).items()
+    else:
+        items = ((name, getattr(plugin, name, None)) for name in dir(plugin))
+    for name, value in items:
+        if inspect.isroutine(value) and isinstance(getattr(value, _IMPL_ATTR, None), dict):
+            found[name] = value
+    return found
+
+
+def plugin_roots(candidate: Candidate) -> list[str]:
+    """Return the path prefixes of a candidate's own code, to point errors at its lines.
+
+    A folder plugin's code is its folder; an entry point's is its top-level package (or
+    module) inside the distribution's install location. Nothing is imported to find them.
+    """
+    if candidate.path is not None:
+        return [str(candidate.path) + os.sep]
+    ep = candidate.entry_point
+    if ep is None or ep.dist is None:
+        return []
+    top = ep.module.split(".", 1)[0]
+    base = str(ep.dist.locate_file(top))
+    return [base + os.sep, base + ".py"]
+
+
+class CodeOwners:
+    """Which plugins' code is on the call stack: who is really asking for a registration.
+
+    A plugin runs in the host's process and can reach the host's objects: ``pm.tools`` is one
+    attribute away. The registries ask this object which plugins have a frame on the current
+    stack, so that a plugin calling ``pm.tools.register_tool(..., owner=HOST)`` (or another
+    plugin's key) from its ``register()``, a hook, a handler or a thread it started is refused,
+    whatever ``owner`` it passes. Code is attributed by the file it was compiled from, under
+    :func:`plugin_roots`.
+    """
+
+    _MAX_FRAMES: Final = 500
+
+    def __init__(self) -> None:
+        # root (a folder path ending in os.sep, or a module file) -> plugin key; read without
+        # the lock (single look-ups, never iterated), changed under it.
+        self._by_root: dict[str, str] = {}
+        self._roots_of: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, key: str, roots: Iterable[str]) -> None:
+        """Attribute code under ``roots`` (from :func:`plugin_roots`) to plugin ``key``."""
+        ours = _code_prefixes()[0]
+        # Never the framework's own code (an entry point could name a module of it).
+        kept = tuple(r for r in roots if not any(p.startswith(r) or r.startswith(p) for p in ours))
+        with self._lock:
+            self._forget(key)
+            self._roots_of[key] = kept
+            for root in kept:
+                self._by_root[root] = key
+
+    def remove(self, key: str) -> None:
+        """Stop attributing code to plugin ``key`` (it was unloaded, or failed)."""
+        with self._lock:
+            self._forget(key)
+
+    def _forget(self, key: str) -> None:
+        for root in self._roots_of.pop(key, ()):
+            if self._by_root.get(root) == key:
+                del self._by_root[root]
+
+    def owner_of_file(self, filename: str) -> str | None:
+        """Return the plugin whose code ``filename`` is, or ``None``.
+
+        One look-up per folder above the file, so the cost does not grow with the number of
+        plugins.
+        """
+        by_root = self._by_root
+        owner = by_root.get(filename)
+        end = len(filename)
+        while owner is None and (end := filename.rfind(os.sep, 0, end)) > 0:
+            owner = by_root.get(filename[: end + 1])
+        return owner
+
+    def on_stack(self) -> frozenset[str]:
+        """Return the keys of the plugins with a frame on the calling thread's stack."""
+        if not self._by_root:
+            return frozenset()
+        found: set[str] = set()
+        frame: types.FrameType | None = sys._getframe(1)
+        depth = 0
+        while frame is not None and depth < self._MAX_FRAMES:
+            owner = self.owner_of_file(frame.f_code.co_filename)
+            if owner is not None:
+                found.add(owner)
+            frame = frame.f_back
+            depth += 1
+        return frozenset(found)
+
+
+@functools.cache
+def _code_prefixes() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Return the path prefixes of (hermes-hooks and pluggy, the stdlib, site-packages)."""
+    paths = sysconfig.get_paths()
+    ours = (str(Path(__file__).resolve().parents[1]), str(Path(pluggy.__file__).resolve().parent))
+    stdlib = {paths["stdlib"], paths["platstdlib"]}
+    site = {paths["purelib"], paths["platlib"]}
+    return (
+        tuple(p + os.sep for p in ours),
+        tuple(p + os.sep for p in sorted(stdlib)),
+        tuple(p + os.sep for p in sorted(site)),
+    )
+
+
+def _is_plugin_frame(filename: str) -> bool:
+    """Tell whether a traceback frame may be plugin code: not ours, pluggy's or the stdlib's."""
+    if filename.startswith("<"):
+        return False
+    ours, stdlib, site = _code_prefixes()
+    if filename.startswith(ours):
+        return False
+    return not filename.startswith(stdlib) or filename.startswith(site)
+
+
+def _impl_location(plugin: object, hook_name: str) -> str | None:
+    """Return ``file:line`` of the plugin's implementation of ``hook_name``, when found."""
+    for attr in dir(plugin):
+        function = getattr(plugin, attr, None)
+        opts = getattr(function, _IMPL_ATTR, None)
+        if not callable(function) or not isinstance(opts, dict):
+            continue
+        if (opts.get("specname") or attr) != hook_name:
+            continue
+        target = getattr(function, "__wrapped_callback__", function)
+        code = getattr(inspect.unwrap(target), "__code__", None)
+        if code is not None:
+            return f"{code.co_filename}:{code.co_firstlineno}"
+    return None
+
+
+def _one_line(text: str) -> str:
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def describe_failure(exc: BaseException, roots: Iterable[str] = ()) -> str:
+    """Return ``Type: message (file:line)`` on one line, pointing at the plugin's own code.
+
+    The line is the deepest frame under ``roots``; failing that, the deepest frame outside
+    hermes-hooks, pluggy and the standard library; failing that, none is given. A
+    ``SyntaxError`` names its own file and line, a pluggy validation error the offending
+    hookimpl.
+    """
+    name = type(exc).__name__
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{name}: {exc.msg} ({exc.filename}:{exc.lineno})"
+    message = _one_line(str(exc))
+    text = f"{name}: {message}" if message else name
+    if isinstance(exc, pluggy.PluginValidationError):
+        hook = re.search(r"for hook '([^']+)'", str(exc))
+        where = _impl_location(exc.plugin, hook.group(1)) if hook else None
+        return f"{text} ({where})" if where else text
+    frames = traceback.extract_tb(exc.__traceback__)
+    prefixes = tuple(roots)
+    chosen = [f for f in frames if prefixes and f.filename.startswith(prefixes)]
+    chosen = chosen or [f for f in frames if _is_plugin_frame(f.filename)]
+    if chosen:
+        return f"{text} ({chosen[-1].filename}:{chosen[-1].lineno})"
+    return text
+
+
+def _callback_params(callback: Callable[..., Any]) -> tuple[list[str], list[str], bool]:
+    """Return (named parameters, required parameters, takes **kwargs) of a callback."""
+    try:
+        signature = inspect.signature(callback)
+    except (TypeError, ValueError):
+        return [], [], True  # a builtin without a signature: hand it everything
+    named: list[str] = []
+    required: list[str] = []
+    var_kw = False
+    for param in signature.parameters.values():
+        if param.kind is param.VAR_KEYWORD:
+            var_kw = True
+        elif param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            named.append(param.name)
+            if param.default is param.empty:
+                required.append(param.name)
+        elif param.kind is param.POSITIONAL_ONLY and param.default is param.empty:
+            required.append(param.name)
+    return named, required, var_kw
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_adapter(source: str) -> types.CodeType:
+    """Compile an adapter's source once: plugins of one hook mostly share their parameters."""
+    return compile(source, "<register_hook adapter>", "exec")
+
+
+def make_hook_adapter(
+    hook_name: str,
+    callback: Callable[..., Any],
+    spec_argnames: tuple[str, ...] | None,
+    *,
+    owner: str,
+) -> Callable[..., Any]:
+    """Turn a ``ctx.register_hook`` callback into a function pluggy can register as a hookimpl.
+
+    The adapter's parameters are the hook arguments the callback names (all of them when it
+    takes ``**kwargs``), so pluggy passes exactly those, and it calls the callback by keyword.
+
+    :param spec_argnames: the hook's arguments, or ``None`` for a hook this host does not know.
+    :raises RegistrationError: the callback requires an argument the hook does not pass.
+    """
+    named, required, var_kw = _callback_params(callback)
+    if spec_argnames is None:
+        wanted = required
+    else:
+        missing = [p for p in required if p not in spec_argnames]
+        if missing:
+            raise RegistrationError(
+                f"plugin {owner!r}: the callback for hook {hook_name!r} requires "
+                f"{', '.join(map(repr, missing))}, which the hook does not pass; it passes "
+                f"{', '.join(spec_argnames) or 'nothing'}"
+            )
+        wanted = list(spec_argnames) if var_kw else [n for n in spec_argnames if n in named]
+    for name in wanted:  # names come from signatures and specs; never from free text
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise RegistrationError(f"plugin {owner!r}: invalid argument name {name!r}")
+    params = ", ".join(wanted)
+    call = ", ".join(f"{n}={n}" for n in wanted)
+    # Only identifiers checked above reach the source; the hook name (free text from the
+    # plugin) is set as the function's name afterwards, never compiled.
+    source = f"def adapter({params}):\n    return __callback({call})\n"
+    namespace: dict[str, Any] = {"__callback": callback}
+    exec(_compile_adapter(source), namespace)
+    adapter: Callable[..., Any] = namespace["adapter"]
+    adapter.__name__ = hook_name
+    adapter.__module__ = getattr(callback, "__module__", None) or __name__
+    adapter.__qualname__ = getattr(callback, "__qualname__", hook_name)
+    adapter.__wrapped_callback__ = callback  # type: ignore[attr-defined]
+    setattr(
+        adapter,
+        _IMPL_ATTR,
+        {
+            "wrapper": False,
+            "hookwrapper": False,
+            "optionalhook": spec_argnames is None,
+            "tryfirst": False,
+            "trylast": False,
+            "specname": hook_name,
+        },
+    )
+    return adapter
+
+
+class PluginHooks:
+    """What pluggy registers for one plugin: its ``@hookimpl`` functions and shim adapters.
+
+    The functions are plain instance attributes (pluggy 1.7 finds hookimpls with
+    ``inspect.getattr_static``, not through ``__getattr__``), and ``dir()`` lists only them, so
+    registering costs one look-up per hook rather than one per module attribute.
+    """
+
+    def __init__(
+        self,
+        key: str,
+        module: types.ModuleType | None,
+        native: dict[str, Callable[..., Any]],
+        adapters: Iterable[tuple[str, Callable[..., Any]]] = (),
+    ) -> None:
+        self._hermes_key = key
+        self._hermes_module = module
+        self._hermes_names: list[str] = []
+        for name, function in native.items():
+            self._add(name, function)
+        for hook_name, adapter in adapters:
+            self.add_adapter(hook_name, adapter)
+
+    @property
+    def key(self) -> str:
+        """The plugin key this object is registered under."""
+        return self._hermes_key
+
+    @property
+    def module(self) -> types.ModuleType | None:
+        """The plugin's module, when it has one."""
+        return self._hermes_module
+
+    def _add(self, name: str, function: Callable[..., Any]) -> None:
+        self.__dict__[name] = function
+        self._hermes_names.append(name)
+
+    def add_adapter(self, hook_name: str, adapter: Callable[..., Any]) -> None:
+        """Add one more shim adapter (before the object is registered again)."""
+        self._add(f"{hook_name}__register_hook_{len(self._hermes_names)}", adapter)
+
+    def __dir__(self) -> list[str]:
+        return list(self._hermes_names)
+
+    def __repr__(self) -> str:
+        return f"<PluginHooks {self._hermes_key!r}: {len(self._hermes_names)} hookimpls>"

@@ -1,0 +1,179 @@
+"""The contract each hook carries: its mode, the check on a returned value, its error policy.
+
+:mod:`hermes_hooks.spec.hookspecs` attaches one :class:`HookContract` to every hookspec with the
+:func:`contract` decorator; the manager reads it to guard every implementation of that hook.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from typing import Final, TypeVar
+
+import attrs
+
+__all__ = [
+    "CONTRACT_ATTR",
+    "HookContract",
+    "Mode",
+    "Policy",
+    "contract",
+    "get_contract",
+    "is_context",
+    "is_gateway_decision",
+    "is_non_empty_str",
+    "is_str",
+    "is_tool_decision",
+    "is_verify_decision",
+]
+
+CONTRACT_ATTR: Final = "hermes_contract"
+
+_F = TypeVar("_F", bound=Callable[..., object])
+
+
+class Mode(enum.Enum):
+    """How the results of a hook's implementations are combined."""
+
+    OBSERVE = "observe"
+    """Every implementation runs; return values are ignored."""
+    FIRST_RESULT = "first result"
+    """Implementations run until one returns a fitting value (pluggy ``firstresult``)."""
+    COLLECT = "collect"
+    """Every implementation runs; the fitting values are combined into one answer."""
+
+
+class Policy(enum.Enum):
+    """What happens when an implementation raises."""
+
+    OPEN = "open"
+    """The failure is logged, counted on the plugin and the implementation is skipped."""
+    CLOSED = "closed"
+    """The failure turns into the hook's safe decision (for ``pre_tool_call``: a block)."""
+
+
+@attrs.frozen
+class HookContract:
+    """The rules one hook's implementations run under.
+
+    :param mode: how results combine.
+    :param policy: what a raising implementation turns into.
+    :param check: accepts a non-``None`` return value that fits; ``None`` accepts anything.
+    :param expects: a person-readable description of a fitting return value.
+    :param safe_result: for :attr:`Policy.CLOSED`, builds the safe decision from the plugin key
+        and the failure message.
+    :param timeout: whether ``plugins.hook_callback_timeout`` applies to the hook.
+    """
+
+    mode: Mode
+    policy: Policy = Policy.OPEN
+    check: Callable[[object], bool] | None = None
+    expects: str = "anything (the value is ignored)"
+    safe_result: Callable[[str, str], object] | None = None
+    timeout: bool = True
+
+    def fits(self, value: object) -> bool:
+        """Return whether a non-``None`` value returned by an implementation fits the contract."""
+        return self.check is None or self.check(value)
+
+
+def contract(
+    mode: Mode,
+    *,
+    policy: Policy = Policy.OPEN,
+    check: Callable[[object], bool] | None = None,
+    expects: str = "anything (the value is ignored)",
+    safe_result: Callable[[str, str], object] | None = None,
+    timeout: bool = True,
+) -> Callable[[_F], _F]:
+    """Attach a :class:`HookContract` to a hookspec function."""
+    if policy is Policy.CLOSED and safe_result is None:
+        raise ValueError("a fail-closed contract needs a safe_result")
+    value = HookContract(
+        mode=mode,
+        policy=policy,
+        check=check,
+        expects=expects,
+        safe_result=safe_result,
+        timeout=timeout,
+    )
+
+    def attach(func: _F) -> _F:
+        setattr(func, CONTRACT_ATTR, value)
+        return func
+
+    return attach
+
+
+_OBSERVE: Final = HookContract(mode=Mode.OBSERVE)
+
+
+def get_contract(spec_function: object) -> HookContract:
+    """Return the contract attached to a hookspec function (observe/open when none is)."""
+    found = getattr(spec_function, CONTRACT_ATTR, None)
+    return found if isinstance(found, HookContract) else _OBSERVE
+
+
+# -- result checks ------------------------------------------------------------------------------
+
+
+def is_str(value: object) -> bool:
+    """A string (``transform_tool_result``, ``transform_terminal_output``)."""
+    return isinstance(value, str)
+
+
+def is_non_empty_str(value: object) -> bool:
+    """A non-empty string (``transform_llm_output``)."""
+    return isinstance(value, str) and value != ""
+
+
+def _str_or_missing(data: Mapping[object, object], key: str) -> bool:
+    return isinstance(data.get(key, ""), str)
+
+
+def is_tool_decision(value: object) -> bool:
+    """A ``pre_tool_call`` decision: block, approve, modify, or the legacy ``blocked`` form."""
+    if not isinstance(value, Mapping):
+        return False
+    action = value.get("action")
+    if action == "block":
+        # As in Hermes, a block must say why: one without a message is not a decision.
+        message = value.get("message")
+        return isinstance(message, str) and message.strip() != ""
+    if action == "approve":
+        return _str_or_missing(value, "message") and _str_or_missing(value, "rule_key")
+    if action == "modify":
+        return isinstance(value.get("args"), Mapping)
+    if action is None and value.get("blocked") is True:
+        return _str_or_missing(value, "reason")
+    return False
+
+
+def is_context(value: object) -> bool:
+    """``pre_llm_call`` context: a string or ``{"context": str}``."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, Mapping) and isinstance(value.get("context"), str)
+
+
+def is_gateway_decision(value: object) -> bool:
+    """``pre_gateway_dispatch``: ``skip`` with a reason, ``rewrite`` with text, or ``allow``."""
+    if not isinstance(value, Mapping):
+        return False
+    action = value.get("action")
+    if action == "skip":
+        return _str_or_missing(value, "reason")
+    if action == "rewrite":
+        return isinstance(value.get("text"), str)
+    return action == "allow"
+
+
+def is_verify_decision(value: object) -> bool:
+    """``pre_verify``: ``{"action": "continue", ...}`` or ``{"decision": "block", ...}``."""
+    if not isinstance(value, Mapping):
+        return False
+    if value.get("action") == "continue":
+        return _str_or_missing(value, "message")
+    if value.get("decision") == "block":
+        return _str_or_missing(value, "reason")
+    return False

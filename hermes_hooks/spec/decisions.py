@@ -1,0 +1,273 @@
+"""The combine rules of DESIGN §5, as pure functions over what the implementations returned.
+
+The typed facade (:class:`hermes_hooks.calling.facade.Hooks`) calls pluggy and hands the results to
+these functions; keeping them pure means a faster way of calling the implementations can
+reuse them unchanged, and tests can check them without a plugin manager.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Literal
+
+import attrs
+
+from hermes_hooks.spec.contract import (
+    is_context,
+    is_gateway_decision,
+    is_tool_decision,
+    is_verify_decision,
+)
+
+__all__ = [
+    "UNATTRIBUTED",
+    "GatewayDecision",
+    "ModifyConflict",
+    "ToolDecision",
+    "VerifyDecision",
+    "combine_tool_decisions",
+    "gateway_decision",
+    "join_context",
+    "verify_decision",
+]
+
+UNATTRIBUTED: Final = "<hook wrapper>"
+"""The owner given to a result that no implementation returned itself (a wrapper added it)."""
+
+ToolAction = Literal["allow", "block", "approve"]
+GatewayAction = Literal["allow", "skip", "rewrite"]
+
+
+@attrs.frozen
+class ModifyConflict:
+    """Two or more ``modify`` results set one argument to different values.
+
+    :param key: the argument.
+    :param winner: the plugin whose value was kept (the one that ran first).
+    :param losers: the plugins whose different values were dropped, in the order they ran.
+    """
+
+    key: str
+    winner: str
+    losers: tuple[str, ...]
+
+    def describe(self) -> str:
+        """Return a one-line account: which plugin's value won over which."""
+        dropped = ", ".join(repr(name) for name in self.losers)
+        return f"argument {self.key!r}: kept {self.winner!r}'s value, dropped {dropped}"
+
+
+@attrs.frozen
+class ToolDecision:
+    """The one decision the ``pre_tool_call`` results combine into.
+
+    :param action: ``"allow"`` (run the tool), ``"block"`` (do not run it; ``message`` becomes
+        the tool result) or ``"approve"`` (ask a person first).
+    :param message: the block or approval message of the deciding plugin.
+    :param rule_key: the deciding ``approve`` result's ``rule_key``, if it gave one.
+    :param args: the arguments the tool runs with: the original ones with every ``modify``
+        merged over them.
+    :param conflicts: arguments that ``modify`` results disagreed on.
+    :param plugin: the plugin whose block or approve decided, ``None`` for ``allow``.
+    :param modified_by: the plugins whose ``modify`` results were merged, in the order they ran.
+    """
+
+    action: ToolAction = "allow"
+    message: str | None = None
+    rule_key: str | None = None
+    args: Mapping[str, Any] = attrs.field(factory=dict)
+    conflicts: tuple[ModifyConflict, ...] = ()
+    plugin: str | None = None
+    modified_by: tuple[str, ...] = ()
+
+    @classmethod
+    def allow(cls, args: Mapping[str, Any]) -> ToolDecision:
+        """Return the decision to run the call with a copy of ``args``: ``cls(args=dict(args))``.
+
+        Every tool call that no plugin objects to takes this path. attrs' ``__init__`` sets
+        each field of a frozen class through ``object.__setattr__``; the slots' own setters
+        do it in about half the time.
+        """
+        if cls is not ToolDecision:
+            return cls(args=dict(args))
+        decision: ToolDecision = _new_object(cls)
+        _set_action(decision, "allow")
+        _set_message(decision, None)
+        _set_rule_key(decision, None)
+        _set_args(decision, dict(args))
+        _set_conflicts(decision, ())
+        _set_plugin(decision, None)
+        _set_modified_by(decision, ())
+        return decision
+
+    @property
+    def is_blocked(self) -> bool:
+        """Whether the call must not run."""
+        return self.action == "block"
+
+    @property
+    def needs_approval(self) -> bool:
+        """Whether a person must approve the call before it runs."""
+        return self.action == "approve"
+
+
+_new_object = object.__new__
+_slots: dict[str, Any] = {f.name: vars(ToolDecision)[f.name] for f in attrs.fields(ToolDecision)}
+# A field added to ToolDecision and not set in ToolDecision.allow fails here, at import.
+(
+    _set_action,
+    _set_message,
+    _set_rule_key,
+    _set_args,
+    _set_conflicts,
+    _set_plugin,
+    _set_modified_by,
+) = (
+    _slots.pop(name).__set__
+    for name in ("action", "message", "rule_key", "args", "conflicts", "plugin", "modified_by")
+)
+assert not _slots, f"ToolDecision.allow does not set {sorted(_slots)}"
+
+
+@attrs.frozen
+class GatewayDecision:
+    """What ``pre_gateway_dispatch`` decided for one inbound message.
+
+    :param action: ``"allow"`` (dispatch as is), ``"skip"`` (drop it) or ``"rewrite"``.
+    :param reason: why it was skipped, for ``skip``.
+    :param text: the replacement text, for ``rewrite``.
+    """
+
+    action: GatewayAction = "allow"
+    reason: str | None = None
+    text: str | None = None
+
+
+@attrs.frozen
+class VerifyDecision:
+    """A ``pre_verify`` result that sends the agent back to work.
+
+    :param message: the text given to the agent as a new user message.
+    :param form: ``"continue"`` (``{"action": "continue"}``) or ``"block"`` (the Claude Code
+        Stop form ``{"decision": "block"}``).
+    """
+
+    message: str
+    form: Literal["continue", "block"] = "continue"
+
+
+def _same(a: object, b: object) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except Exception:  # a value whose == raises counts as different
+        return False
+
+
+def combine_tool_decisions(
+    args: Mapping[str, Any], results: Iterable[tuple[str, object]]
+) -> ToolDecision:
+    """Combine ``pre_tool_call`` results: block > approve > modify, whatever the order.
+
+    :param args: the arguments the model asked for.
+    :param results: ``(plugin key, returned value)`` in the order the implementations ran;
+        values that are not a decision (``None``, or what a wrapper slipped in) are skipped.
+    :returns: the first block if any, else the first approve, else ``allow``; ``args`` has
+        every ``modify`` merged key by key, the plugin that ran first winning a key.
+    """
+    if not isinstance(results, list):
+        results = list(results)
+    if not results:  # every plugin let the call through: the common case, kept cheap
+        return ToolDecision.allow(args)
+    block: tuple[str, Mapping[str, Any]] | None = None
+    approve: tuple[str, Mapping[str, Any]] | None = None
+    merged = dict(args)
+    set_by: dict[str, tuple[str, object]] = {}
+    losers: dict[str, list[str]] = {}
+    modified_by: list[str] = []
+    for owner, value in results:
+        if not is_tool_decision(value):
+            continue
+        assert isinstance(value, Mapping)
+        action = value.get("action")
+        if action is None or action == "block":
+            if block is None:
+                block = (owner, value)
+        elif action == "approve":
+            if approve is None:
+                approve = (owner, value)
+        else:
+            modified_by.append(owner)
+            for key, new in value["args"].items():
+                first = set_by.get(key)
+                if first is None:
+                    set_by[key] = (owner, new)
+                    merged[key] = new
+                elif not _same(first[1], new):
+                    losers.setdefault(key, []).append(owner)
+    conflicts = tuple(
+        ModifyConflict(key=key, winner=set_by[key][0], losers=tuple(names))
+        for key, names in losers.items()
+    )
+    common: dict[str, Any] = {
+        "args": merged,
+        "conflicts": conflicts,
+        "modified_by": tuple(modified_by),
+    }
+    if block is not None:
+        owner, value = block
+        text = value.get("message") if value.get("action") == "block" else value.get("reason")
+        message = text if isinstance(text, str) and text else f"blocked by plugin {owner!r}"
+        return ToolDecision(action="block", message=message, plugin=owner, **common)
+    if approve is not None:
+        owner, value = approve
+        text = value.get("message")
+        rule_key = value.get("rule_key")
+        return ToolDecision(
+            action="approve",
+            message=text if isinstance(text, str) and text else f"plugin {owner!r} asks",
+            rule_key=rule_key if isinstance(rule_key, str) and rule_key else None,
+            plugin=owner,
+            **common,
+        )
+    return ToolDecision(**common)
+
+
+def join_context(results: Iterable[object]) -> str | None:
+    """Join ``pre_llm_call`` results (``str`` or ``{"context": str}``) with blank lines.
+
+    :returns: the joined text, or ``None`` when no result gave any.
+    """
+    parts: list[str] = []
+    for value in results:
+        if not is_context(value):
+            continue
+        text = value if isinstance(value, str) else value["context"]  # type: ignore[index]
+        if text:
+            parts.append(text)
+    return "\n\n".join(parts) if parts else None
+
+
+def gateway_decision(value: object) -> GatewayDecision:
+    """Turn the first ``pre_gateway_dispatch`` result into a decision (``None`` → allow)."""
+    if not is_gateway_decision(value):
+        return GatewayDecision()
+    assert isinstance(value, Mapping)
+    action = value["action"]
+    if action == "skip":
+        reason = value.get("reason")
+        return GatewayDecision(action="skip", reason=reason if reason else "skipped by a plugin")
+    if action == "rewrite":
+        return GatewayDecision(action="rewrite", text=value["text"])
+    return GatewayDecision()
+
+
+def verify_decision(value: object) -> VerifyDecision | None:
+    """Turn the first ``pre_verify`` result into a decision, or ``None`` to finish the turn."""
+    if not is_verify_decision(value):
+        return None
+    assert isinstance(value, Mapping)
+    if value.get("action") == "continue":
+        message = value.get("message")
+        return VerifyDecision(message=message or "Keep going: the work is not done yet.")
+    reason = value.get("reason")
+    return VerifyDecision(message=reason or "Keep going: the work is not done yet.", form="block")
