@@ -1,8 +1,14 @@
 """hermes-hooks: a pluggy-based plugin and hook framework for LLM agents.
 
-Plugins import the markers from here (``from hermes_hooks import hookimpl``); hosts build a
-:class:`PluginManager`. Everything but the markers is imported on first use, so that
-``import hermes_hooks`` stays cheap for the many processes that only need the markers.
+Plugins import what they use from here (``from hermes_hooks import hookimpl``; the provider
+ABCs and their helpers, ``from hermes_hooks import ImageGenProvider, success_response``) and
+never from a layer package; hosts build a :class:`PluginManager`. Everything but the markers
+is imported on first use, so that ``import hermes_hooks`` stays cheap for the many processes
+that only need the markers.
+
+This module is also the composition root: it lists the provider families at the plugin
+layer's extension point, by dotted path, so that no lower layer names a higher one (see
+``docs/explanation/layout.md``).
 """
 
 from __future__ import annotations
@@ -10,9 +16,32 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.plugins import extensions as _extensions
 from hermes_hooks.spec.markers import PROJECT_NAME, hookimpl, hookspec
 
 if TYPE_CHECKING:
+    from hermes_hooks.backends.image_gen import (
+        DEFAULT_ASPECT_RATIO,
+        VALID_ASPECT_RATIOS,
+        ImageGenProvider,
+        error_response,
+        get_images_dir,
+        load_image_gen_section,
+        normalize_reference_images,
+        resolve_aspect_ratio,
+        save_b64_image,
+        save_image_bytes,
+        success_response,
+    )
+    from hermes_hooks.backends.models import (
+        ModelBackend,
+        ModelError,
+        ModelProvider,
+        ModelResponse,
+        ModelSettings,
+        ToolCall,
+    )
+    from hermes_hooks.backends.models import register_provider as register_model_provider
     from hermes_hooks.calling.facade import Hooks
     from hermes_hooks.errors import (
         ConfigError,
@@ -34,15 +63,24 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_ASPECT_RATIO",
+    "PROJECT_NAME",
+    "VALID_ASPECT_RATIOS",
+    "VALID_HOOKS",
     "ConfigError",
     "HermesHooksError",
     "HookContract",
     "HookResultError",
     "HookTimeoutError",
     "Hooks",
+    "ImageGenProvider",
     "ManifestError",
     "Mode",
-    "PROJECT_NAME",
+    "ModelBackend",
+    "ModelError",
+    "ModelProvider",
+    "ModelResponse",
+    "ModelSettings",
     "PluginContext",
     "PluginInfo",
     "PluginLlmTrustError",
@@ -52,21 +90,40 @@ __all__ = [
     "PluginToolOverrideError",
     "Policy",
     "RegistrationError",
-    "VALID_HOOKS",
+    "ToolCall",
     "__version__",
+    "error_response",
+    "get_images_dir",
     "hookimpl",
     "hookspec",
+    "load_image_gen_section",
+    "normalize_reference_images",
+    "register_model_provider",
+    "resolve_aspect_ratio",
+    "save_b64_image",
+    "save_image_bytes",
+    "success_response",
 ]
+
+_IMAGE_GEN = "hermes_hooks.backends.image_gen"
+_MODELS = "hermes_hooks.backends.models"
 
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
+    "DEFAULT_ASPECT_RATIO": _IMAGE_GEN,
     "HermesHooksError": "hermes_hooks.errors",
     "HookContract": "hermes_hooks.spec.contract",
     "HookResultError": "hermes_hooks.errors",
     "HookTimeoutError": "hermes_hooks.errors",
     "Hooks": "hermes_hooks.calling.facade",
+    "ImageGenProvider": _IMAGE_GEN,
     "ManifestError": "hermes_hooks.errors",
     "Mode": "hermes_hooks.spec.contract",
+    "ModelBackend": _MODELS,
+    "ModelError": _MODELS,
+    "ModelProvider": _MODELS,
+    "ModelResponse": _MODELS,
+    "ModelSettings": _MODELS,
     "PluginContext": "hermes_hooks.plugins.context",
     "PluginInfo": "hermes_hooks.plugins.manager",
     "PluginLlmTrustError": "hermes_hooks.errors",
@@ -76,15 +133,32 @@ _LAZY: dict[str, str] = {
     "PluginToolOverrideError": "hermes_hooks.errors",
     "Policy": "hermes_hooks.spec.contract",
     "RegistrationError": "hermes_hooks.errors",
+    "ToolCall": _MODELS,
+    "VALID_ASPECT_RATIOS": _IMAGE_GEN,
     "VALID_HOOKS": "hermes_hooks.spec.hookspecs",
+    "error_response": _IMAGE_GEN,
+    "get_images_dir": _IMAGE_GEN,
+    "load_image_gen_section": _IMAGE_GEN,
+    "normalize_reference_images": _IMAGE_GEN,
+    "register_model_provider": f"{_MODELS}:register_provider",
+    "resolve_aspect_ratio": _IMAGE_GEN,
+    "save_b64_image": _IMAGE_GEN,
+    "save_image_bytes": _IMAGE_GEN,
+    "success_response": _IMAGE_GEN,
 }
+"""Each public name not imported at once: ``module`` (the same name there) or ``module:name``."""
+
+# The provider families, by dotted path: imported when a manager, a ctx or the CLI asks.
+_extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
+_extensions.add_family("models", f"{_MODELS}:MODELS")
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
+    target = _LAZY.get(name)
+    if target is None:
         raise AttributeError(f"module 'hermes_hooks' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
+    module_name, _, attribute = target.partition(":")
+    value = getattr(importlib.import_module(module_name), attribute or name)
     globals()[name] = value
     return value
 

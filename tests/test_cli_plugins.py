@@ -128,9 +128,9 @@ def test_tool_override_is_asked_once_on_a_terminal(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import hermes_hooks.cli.common
-    import hermes_hooks.cli.plugins
+    import hermes_hooks.cli.enabling
 
-    for module in (hermes_hooks.cli.common, hermes_hooks.cli.plugins):
+    for module in (hermes_hooks.cli.common, hermes_hooks.cli.enabling):
         monkeypatch.setattr(module, "is_terminal", lambda: True)
     user_plugin(home, "shell", OVERRIDER)
     user_plugin(home, "plain", GOOD)

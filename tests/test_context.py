@@ -13,6 +13,7 @@ import pytest
 import yaml
 from plugin_builders import PluginHome, home, info
 
+from hermes_hooks.plugins import extensions
 from hermes_hooks.plugins.context import PluginContext
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.plugins.manifest import PluginManifest
@@ -310,7 +311,15 @@ def test_context_reference_examples_run(home: PluginHome) -> None:
 def test_context_reference_documents_every_public_member() -> None:
     text = CONTEXT_DOC.read_text(encoding="utf-8")
     public = [name for name in vars(PluginContext) if not name.startswith("_")]
-    for name in [*public, "path", "manifest"]:
+    # What the provider families add: register_<family>_provider, and ctx.llm.
+    from_families = [
+        name
+        for family in extensions.families()
+        for name in [family.ctx_method, *family.context_attributes]
+        if name is not None
+    ]
+    assert "register_image_gen_provider" in from_families
+    for name in [*public, *from_families, "path", "manifest"]:
         assert f"### `{name}`" in text or f"### `ctx.{name}`" in text, name
     for name in public:
         member = getattr(PluginContext, name)

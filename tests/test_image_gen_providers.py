@@ -563,7 +563,7 @@ def example(
 
 def test_the_example_is_the_hermes_example_with_the_import_changed() -> None:
     code = how_to_files()["my-backend/__init__.py"]
-    assert "from hermes_hooks.backends.image_gen import (" in code
+    assert "from hermes_hooks import (" in code
     assert "agent." not in code
     assert "def register(ctx) -> None:" in code
 

@@ -581,6 +581,10 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
     )
     assert json.loads(done.stdout) == [
         "hermes_hooks",
+        "hermes_hooks.errors",
+        "hermes_hooks.plugins",
+        "hermes_hooks.plugins.extensions",
+        "hermes_hooks.spec",
         "hermes_hooks.spec.markers",
         "hermes_hooks.testing",
     ]

@@ -13,6 +13,7 @@ import attrs
 import pluggy
 
 from hermes_hooks.admin.trial import where_defined
+from hermes_hooks.plugins import extensions
 from hermes_hooks.plugins.manager import PluginManager, callback_of
 from hermes_hooks.registries.base import HOST
 
@@ -184,11 +185,9 @@ def registrations_of(pm: PluginManager, key: str) -> dict[str, list[str]]:
         "cli_commands": pm.cli_commands.names(owner=key),
         "skills": pm.skills.names(owner=key),
     }
-    providers: list[str] = []
-    for attribute in ("image_gen",):  # provider registries hosts attach to the manager
-        registry = getattr(pm, attribute, None)
-        names = getattr(registry, "names", None)
-        if callable(names):
-            providers.extend(f"{attribute}:{name}" for name in names(owner=key))
-    found["providers"] = providers
+    found["providers"] = [
+        f"{family}:{name}"
+        for family in extensions.family_names()
+        for name in pm.backend(family).names(owner=key)
+    ]
     return found

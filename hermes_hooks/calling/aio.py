@@ -19,10 +19,10 @@ from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Final
 
 import pluggy
-from pluggy._callers import _raise_wrapfail
 
 from hermes_hooks.calling import workers
 from hermes_hooks.calling.plans import finish_teardowns
+from hermes_hooks.calling.pluggy_private import raise_wrapfail
 
 __all__ = [
     "ACALL_ATTR",
@@ -173,7 +173,7 @@ def _old_style(
     try:
         next(teardown)
     except StopIteration:
-        _raise_wrapfail(teardown, "did not yield")
+        raise_wrapfail(teardown, "did not yield")
     try:
         res = yield
         result: pluggy.Result[object] = pluggy.Result(res, None)
@@ -184,7 +184,7 @@ def _old_style(
     except StopIteration:
         pass
     else:
-        _raise_wrapfail(teardown, "has second yield")
+        raise_wrapfail(teardown, "has second yield")
     finally:
         teardown.close()
     return result.get_result()
@@ -240,7 +240,7 @@ async def amulticall(
                 try:
                     next(gen)
                 except StopIteration:
-                    _raise_wrapfail(gen, "did not yield")
+                    raise_wrapfail(gen, "did not yield")
                 teardowns.append(gen)
             elif concurrent:
                 pending.append((impl, _call_plain(impl, args, kwargs)))

@@ -32,7 +32,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import pluggy
-from pluggy._callers import _raise_wrapfail, run_old_style_hookwrapper
+
+from hermes_hooks.calling.pluggy_private import raise_wrapfail, run_old_style_hookwrapper
 
 __all__ = ["CallPlan"]
 
@@ -153,7 +154,7 @@ class CallPlan:
                     try:
                         next(gen)
                     except StopIteration:
-                        _raise_wrapfail(gen, "did not yield")
+                        raise_wrapfail(gen, "did not yield")
                     teardowns.append(gen)
                 else:
                     gen = run_old_style_hookwrapper(
@@ -197,7 +198,7 @@ def finish_teardowns(
         except BaseException as error:
             exception = error
             continue
-        _raise_wrapfail(teardown, "has second yield")
+        raise_wrapfail(teardown, "has second yield")
     if exception is not None:
         raise exception
     return result

@@ -28,14 +28,14 @@ def open_host(ctx: click.Context) -> tuple[PluginManager, ModelProvider, ModelSe
     :raises ConfigError: ``config.yaml`` cannot be read, or its ``model:`` section is wrong.
     """
     from hermes_hooks.admin.envfile import apply_env_file
-    from hermes_hooks.backends.models import create_model
-    from hermes_hooks.host.runtime import create_manager, load_model_settings
+    from hermes_hooks.backends.models import get_models, load_model_settings
+    from hermes_hooks.host.runtime import create_manager
 
     home = get_home(ctx)
     apply_env_file(home)
     pm = create_manager(home)
     settings = load_model_settings(pm)
-    return pm, create_model(settings), settings
+    return pm, get_models(pm).create_model(settings), settings
 
 
 def _session_options(settings: ModelSettings) -> dict[str, Any]:

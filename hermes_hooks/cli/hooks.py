@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from hermes_hooks.cli.common import build_manager, echo_json, fit_table, terminal_width
-from hermes_hooks.cli.image_gen import image_gen
+from hermes_hooks.cli.families import family_commands
 
 __all__ = ["hooks", "tools"]
 
@@ -70,7 +70,25 @@ def hooks(ctx: click.Context, name: str | None, as_json: bool) -> None:
             click.echo(f"  {line}")
 
 
-@click.group("tools", invoke_without_command=True)
+class ToolsGroup(click.Group):
+    """``hermes tools``: its own listing, and one sub-command per provider family.
+
+    The families' commands are looked up when the command line is read, not when this module
+    is imported: a family listed later (by a test, by a host) has its command too.
+    """
+
+    def _families(self) -> dict[str, click.Command]:
+        return {command.name or "": command for command in family_commands()}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._families()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        return command if command is not None else self._families().get(cmd_name)
+
+
+@click.group("tools", cls=ToolsGroup, invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of tools.")
 @click.pass_context
 def tools(ctx: click.Context, as_json: bool) -> None:
@@ -100,4 +118,3 @@ def tools(ctx: click.Context, as_json: bool) -> None:
         click.echo(line)
 
 
-tools.add_command(image_gen)

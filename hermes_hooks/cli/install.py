@@ -28,7 +28,7 @@ def _consent_to_pip(what: str, yes: bool) -> tuple[bool, str]:
 def _install_pip(
     ctx: click.Context, requirement: str, enable: bool, force: bool, yes: bool
 ) -> None:
-    from hermes_hooks.cli.plugins import enable_candidate
+    from hermes_hooks.cli.enabling import enable_candidate
 
     agreed, why = _consent_to_pip(repr(requirement), yes)
     if not agreed:
@@ -136,7 +136,7 @@ def install(ctx: click.Context, source: str, enable: bool, force: bool, yes: boo
             f"{', '.join(deps)} are missing; run again with --force --yes to install them"
         )
     from hermes_hooks.admin.actions import resolve_plugin
-    from hermes_hooks.cli.plugins import enable_candidate
+    from hermes_hooks.cli.enabling import enable_candidate
 
     candidate = resolve_plugin(installer.user_candidates(home), target.name)
     enable_candidate(ctx, candidate, None)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_hooks.backends.models import ModelProvider, ModelSettings, create_model
+from hermes_hooks.backends.models import load_model, load_model_settings
 from hermes_hooks.host.tools import install_builtin_tools
-from hermes_hooks.plugins.config import config_path, load_config
 
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["create_manager", "load_model", "load_model_settings"]
+# load_model and load_model_settings live with the models family; hosts find them here too.
 
 
 def create_manager(
@@ -32,20 +32,3 @@ def create_manager(
     if load:
         pm.discover_and_load()
     return pm
-
-
-def load_model_settings(pm: PluginManager) -> ModelSettings:
-    """Return the ``model:`` settings of ``pm``'s ``config.yaml`` (defaults when absent).
-
-    :raises ConfigError: the file cannot be read or the section has wrong types.
-    """
-    home = pm.hermes_home
-    return ModelSettings.from_config(load_config(home), source=config_path(home))
-
-
-def load_model(pm: PluginManager) -> ModelProvider:
-    """Build the model ``pm``'s ``config.yaml`` names (``offline`` when it names none).
-
-    :raises ConfigError: the provider is unknown or its settings do not fit.
-    """
-    return create_model(load_model_settings(pm))

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.calling import aio
 from hermes_hooks.errors import PluginExitError, RegistrationError
+from hermes_hooks.plugins import extensions
 from hermes_hooks.registries.base import Handle
 
 if TYPE_CHECKING:
-    from hermes_hooks.backends.models.plugin_llm import PluginLlm
     from hermes_hooks.plugins.manager import PluginManager
     from hermes_hooks.plugins.manifest import PluginManifest
 
@@ -302,20 +302,6 @@ class PluginContext:
             owner=self._plugin_id,
         )
 
-    def register_image_gen_provider(self, provider: object) -> Handle:
-        """Register the backend behind the ``image_generate`` tool: an ``ImageGenProvider``.
-
-        A provider registered again under the same ``name`` replaces the earlier one (last
-        writer wins, so a user plugin can override a bundled one); ``image_gen.provider`` in
-        ``config.yaml`` chooses which provider serves the tool.
-
-        :raises RegistrationError: ``provider`` is not an
-            :class:`~hermes_hooks.backends.image_gen.ImageGenProvider` instance, or its name is
-            invalid.
-        """
-        self._check_active("image provider", getattr(provider, "name", provider))
-        return self._manager.image_gen.register_provider(provider, owner=self._plugin_id)
-
     def dispatch_tool(
         self, tool_name: str, args: Mapping[str, Any] | str | None = None, **kwargs: Any
     ) -> str:
@@ -326,16 +312,59 @@ class PluginContext:
         return self._manager.tools.dispatch(tool_name, args, **kwargs)
 
     @property
-    def llm(self) -> PluginLlm:
+    def llm(self) -> Any:
         """Model calls for this plugin on the host's active model: ``ctx.llm.complete(...)``.
 
-        Choosing another provider or model needs the operator's grant in
-        ``plugins.entries.<id>.llm`` (else ``PluginLlmTrustError``); see
-        :mod:`hermes_hooks.backends.models.plugin_llm`.
+        Served by the models family (:mod:`hermes_hooks.backends.models.plugin_llm`). Choosing
+        another provider or model needs the operator's grant in ``plugins.entries.<id>.llm``
+        (else ``PluginLlmTrustError``).
         """
-        from hermes_hooks.backends.models.plugin_llm import PluginLlm
+        return self._family_attribute("llm")
 
-        return PluginLlm(self._manager, self._plugin_id)
+    # -- provider families ------------------------------------------------------------------
+
+    def _family_attribute(self, name: str) -> object:
+        builder = extensions.find_context_attribute(name)
+        if builder is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return builder(self._manager, self._plugin_id)
+
+    def register_provider_of(self, family: str, provider: object) -> Handle:
+        """Register ``provider`` in provider family ``family`` (``image_gen``) for this plugin.
+
+        What each ``ctx.register_<family>_provider(provider)`` method does: a provider
+        registered again under the same ``name`` replaces the earlier one (last writer wins,
+        so a user plugin can override a bundled one); config (``image_gen.provider``)
+        chooses which provider serves the family's tools.
+
+        :raises RegistrationError: ``provider`` is not an instance of the family's ABC, its
+            name is invalid, or there is no such family.
+        """
+        self._check_active(f"{family} provider", getattr(provider, "name", provider))
+        try:
+            registry = self._manager.backend(family)
+        except KeyError as exc:
+            raise RegistrationError(f"plugin {self._plugin_id!r}: {exc.args[0]}") from None
+        handle: Handle = registry.register_provider(provider, owner=self._plugin_id)
+        return handle
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: register_<family>_provider and the
+        # attributes families add (ctx.llm) come from the families at the extension point.
+        if name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        family = extensions.find_context_method(name)
+        if family is not None:
+            return functools.partial(self.register_provider_of, family.name)
+        return self._family_attribute(name)
+
+    def __dir__(self) -> list[str]:
+        names = set(super().__dir__())
+        for family in extensions.families():
+            if family.ctx_method:
+                names.add(family.ctx_method)
+            names.update(family.context_attributes)
+        return sorted(names)
 
     # -- messages and settings -----------------------------------------------------------------
 

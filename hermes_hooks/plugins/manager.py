@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import collections
-import difflib
 import importlib
 import inspect
 import logging
 import os
 import sys
-import threading
 import time
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import attrs
-import pluggy
 
-from hermes_hooks.backends.image_gen import ImageGenRegistry, install_image_generate_tool
-from hermes_hooks.calling.guards import guard_hookimpl
-from hermes_hooks.calling.plans import CallPlan
-from hermes_hooks.errors import ConfigError, HookTimeoutError, PluginLoadError, RegistrationError
+from hermes_hooks.calling.guarded import FailureCount, GuardedManager
+from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
+from hermes_hooks.plugins import extensions
 from hermes_hooks.plugins.config import (
     DEBUG_ENV,
     STRICT_ENV,
@@ -47,7 +42,6 @@ from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
 from hermes_hooks.registries.skills import SkillRegistry
 from hermes_hooks.registries.tools import ToolRegistry
 from hermes_hooks.spec import hookspecs
-from hermes_hooks.spec.contract import HookContract, get_contract
 from hermes_hooks.spec.markers import PROJECT_NAME
 
 __all__ = ["FailureCount", "PluginInfo", "PluginManager", "Status"]
@@ -97,6 +91,8 @@ class PluginInfo:
     commands: tuple[str, ...] = ()
     cli_commands: tuple[str, ...] = ()
     skills: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ()
+    """The providers it registered, as ``family:name`` (``image_gen:local``)."""
     hook_errors: int = 0
     last_hook_error: str | None = None
     warnings: tuple[str, ...] = ()
@@ -108,26 +104,6 @@ class PluginInfo:
     def to_dict(self) -> dict[str, Any]:
         """Return the fields as a JSON-ready dict (tuples become lists)."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.asdict(self).items()}
-
-
-@attrs.frozen
-class FailureCount:
-    """How often a plugin's code failed (hooks, tool and command handlers), and the last time."""
-
-    count: int = 0
-    last: str | None = None
-
-
-_MAX_LOGGED_FAILURES: Final = 1024
-"""Distinct failures remembered (to log each once), and plugins counted without a record."""
-_MAX_MESSAGE_CHARS: Final = 1000
-
-
-def _clip(message: str) -> str:
-    """Bound a failure message kept on a status: a plugin's exception text can be any size."""
-    if len(message) <= _MAX_MESSAGE_CHARS:
-        return message
-    return message[:_MAX_MESSAGE_CHARS] + "… [truncated]"
 
 
 @attrs.define(eq=False)
@@ -150,7 +126,7 @@ class _Record:
     hook_timeouts: int = 0
 
 
-class PluginManager(pluggy.PluginManager):
+class PluginManager(GuardedManager):
     """A ``pluggy.PluginManager`` for the ``hermes`` project, with every Hermes hook declared.
 
     :param hermes_home: the Hermes home folder; ``$HERMES_HOME`` or ``~/.hermes`` by default.
@@ -167,16 +143,11 @@ class PluginManager(pluggy.PluginManager):
         strict: bool = False,
         cwd: Path | None = None,
     ) -> None:
-        super().__init__(PROJECT_NAME)
-        # pluggy's own call loop, told apart from the wrapper tracing or monitoring puts on it.
-        self._pluggy_loop = self._inner_hookexec
-        self._plans: dict[str, CallPlan] = {}
-        self._direct_plans: dict[str, CallPlan] = {}  # the ones get_call_plan may hand out
+        super().__init__(PROJECT_NAME, strict=strict or env_flag(STRICT_ENV))
         _install_debug_handler()
         home = Path(hermes_home).expanduser() if hermes_home else get_hermes_home()
         # Absolute: plugin modules keep their folder as __path__, which must survive a chdir.
         self.hermes_home = home.absolute()
-        self.strict = strict or env_flag(STRICT_ENV)
         self.cwd = cwd.absolute() if cwd is not None else None
         self.plugins_config = PluginsConfig.from_config({})
         self.config_error: str | None = None
@@ -188,250 +159,58 @@ class PluginManager(pluggy.PluginManager):
         self._code_owners = CodeOwners()
         for registry in (self.tools, self.commands, self.cli_commands, self.skills):
             registry.set_acting_plugins(self._code_owners.on_stack)
-        self.image_gen = ImageGenRegistry(self.hermes_home)
         self.message_sink: Callable[[str, str], bool] | None = None
         self._records: dict[str, _Record] = {}
         self._discovered = False
-        self._lock = threading.RLock()
-        self._failures_lock = threading.Lock()
-        self._logged_failures: collections.OrderedDict[tuple[str, str, str], None] = (
-            collections.OrderedDict()
-        )
-        self._other_failures: collections.OrderedDict[str, FailureCount] = collections.OrderedDict()
         self._warned_unknown: set[tuple[str, str]] = set()
-        self._contracts: dict[str, tuple[HookContract, bool]] = {}
         self.add_hookspecs(hookspecs)
-        install_image_generate_tool(self)
+        # One registry per provider family, each installing its host tools (image_generate).
+        self._backends: dict[str, Any] = {}
+        families = extensions.families()
+        for family in families:
+            backend = family.create_registry(self)
+            backend.set_acting_plugins(self._code_owners.on_stack)
+            self._backends[family.name] = backend
+        for family in families:
+            family.install(self, self._backends[family.name])
 
-    # -- hook specs and contracts --------------------------------------------------------------
+    # -- what the guarded manager asks of its subclass ----------------------------------------
 
-    def add_hookspecs(self, module_or_class: types.ModuleType | type) -> None:
-        """Add hookspecs (as pluggy does) and remember each one's contract."""
-        super().add_hookspecs(module_or_class)
-        self._contracts.clear()
+    def _failure_slot(self, plugin_key: str) -> _Record | None:
+        return self._records.get(plugin_key)
 
-    def get_hook_contract(self, name: str) -> HookContract:
-        """Return the contract of hook ``name`` (observe/open for unknown hooks)."""
-        return self._contract_of(name)[0]
-
-    def _contract_of(self, name: str) -> tuple[HookContract, bool]:
-        cached = self._contracts.get(name)
-        if cached is None:
-            caller = getattr(self.hook, name, None)
-            spec = caller.spec if caller is not None else None
-            if spec is None:
-                cached = (get_contract(None), False)
-            else:
-                cached = (get_contract(spec.function), bool(spec.opts.get("firstresult")))
-            if spec is not None:
-                self._contracts[name] = cached
-        return cached
-
-    def hook_argnames(self, name: str) -> tuple[str, ...] | None:
-        """Return the argument names of hook ``name``, or ``None`` for an unknown hook."""
-        caller = getattr(self.hook, name, None)
-        if caller is None or caller.spec is None:
-            return None
-        return tuple(caller.spec.argnames)
-
-    def known_hooks(self) -> list[str]:
-        """Return the names of every hook with a spec, sorted."""
-        return sorted(
-            name
-            for name, caller in vars(self.hook).items()
-            if isinstance(caller, pluggy.HookCaller) and caller.spec is not None
-        )
-
-    # -- dispatch -------------------------------------------------------------------------------
-
-    def _hookexec(
-        self,
-        hook_name: str,
-        methods: Sequence[pluggy.HookImpl],
-        kwargs: Mapping[str, object],
-        firstresult: bool,
-    ) -> object | list[object]:
-        """Run one hook call: by the hook's call plan when one serves it, else by pluggy's loop.
-
-        Every ``HookCaller`` calls this (``pm.hook.X(...)``, ``call_historic``, ``call_extra``).
-        The plan serves the hook's own list of implementations (wrappers included) when no
-        tracing or monitoring is on; it gives what pluggy's loop gives (see
-        :mod:`hermes_hooks.calling.plans`).
-        """
-        if self._inner_hookexec is self._pluggy_loop:
-            plan = self._plans.get(hook_name)
-            if plan is None or plan.impls != methods:  # plan.serves(methods), inlined
-                plan = self._make_plan(hook_name, methods)
-            if plan is not None and plan.firstresult is firstresult:
-                if plan.is_fast:
-                    return plan.call(kwargs)
-                if plan.is_planned:
-                    return plan.call_wrapped(hook_name, kwargs)
-        return self._inner_hookexec(hook_name, methods, kwargs, firstresult)
-
-    def _make_plan(self, hook_name: str, impls: Sequence[pluggy.HookImpl]) -> CallPlan | None:
-        """Make and keep the plan of hook ``hook_name``, if ``impls`` are all its implementations.
-
-        Any other list (a subset caller's, ``call_extra``'s, a historic replay's) runs through
-        pluggy's loop, and the hook's plan is kept for its next ordinary call.
-        """
-        caller = getattr(self.hook, hook_name, None)
-        if not isinstance(caller, pluggy.HookCaller) or caller.get_hookimpls() != list(impls):
-            return None
-        spec = caller.spec
-        plan = CallPlan(impls, firstresult=bool(spec is not None and spec.opts.get("firstresult")))
-        self._plans[hook_name] = plan
-        return plan
-
-    def get_call_plan(self, name: str) -> CallPlan | None:
-        """Return the call plan that serves hook ``name`` now, or ``None`` when pluggy's loop must.
-
-        ``None`` for an unknown or historic hook, one whose spec has argument defaults, one
-        with a wrapper, and for every hook while tracing or monitoring is on. Calling the plan
-        with every argument of the hook is calling ``pm.hook.<name>(...)``.
-        """
-        if self._inner_hookexec is not self._pluggy_loop:
-            return None
-        caller = getattr(self.hook, name, None)
-        plan = self._direct_plans.get(name)
-        # The list pluggy holds (not get_hookimpls()'s copy): the facade asks on every call.
-        if plan is not None and caller is not None and plan.impls == caller._hookimpls:
-            return plan
-        if not isinstance(caller, pluggy.HookCaller) or caller.is_historic():
-            return None
-        if caller.spec is not None and caller.spec.kwargdefaults:
-            return None
-        impls = caller.get_hookimpls()
-        plan = self._plans.get(name)
-        if plan is None or not plan.serves(impls):
-            plan = self._make_plan(name, impls)
-        if plan is None or not plan.is_fast:
-            return None
-        self._direct_plans[name] = plan
-        return plan
-
-    # -- registration with isolation -----------------------------------------------------------
-
-    def register(self, plugin: object, name: str | None = None) -> str | None:
-        """Register a plugin object (as pluggy does) and guard each of its hookimpls."""
-        with self._lock:
-            try:
-                plugin_name = super().register(plugin, name)
-            except BaseException:
-                # pluggy leaves a half-registered plugin behind when validation fails.
-                if self.is_registered(plugin):
-                    self.unregister(plugin)
-                raise
-            if plugin_name is None:
-                return None
-            # Implementations of hooks with a spec were guarded in _verify_hook; only hooks
-            # without one are left. Looking at those alone, rather than at every hook's
-            # implementations (get_hookcallers), keeps registering N plugins linear in N.
-            for caller in list(vars(self.hook).values()):
-                if not isinstance(caller, pluggy.HookCaller) or caller.spec is not None:
-                    continue
-                mine = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
-                for impl in mine:
-                    self._guard(impl, caller.name)
-                if mine:
-                    self._warn_unknown_hook(plugin_name, caller.name)
-            return plugin_name
-
-    def _verify_hook(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
-        """Check an implementation against its spec (as pluggy does), then guard it.
-
-        pluggy calls this before it adds the implementation to the hook, so a hook called from
-        another thread meanwhile never runs it unguarded.
-        """
-        super()._verify_hook(hook, hookimpl)
-        self._guard(hookimpl, hook.name)
-
-    def _guard(self, impl: pluggy.HookImpl, hook_name: str) -> None:
-        contract, firstresult = self._contract_of(hook_name)
-        guard_hookimpl(
-            impl,
-            hook_name,
-            contract,
-            self._report_failure,
-            strict=self.strict,
-            firstresult=firstresult,
-            timeout=self._hook_callback_timeout,
-        )
-
-    def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:
-        close = difflib.get_close_matches(hook_name, self.known_hooks(), n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-        message = f"implements unknown hook {hook_name!r} (kept for newer hosts){hint}"
+    def _note_unknown_hook(self, plugin_key: str, hook_name: str, message: str) -> None:
         # On the status of every load (a forced reload starts a fresh record), logged once.
         record = self._records.get(plugin_key)
         if record is not None and message not in record.warnings:
             record.warnings.append(message)
         if (plugin_key, hook_name) not in self._warned_unknown:
             self._warned_unknown.add((plugin_key, hook_name))
-            logger.warning("plugin %r %s", plugin_key, message)
-
-    def _report_failure(
-        self, plugin_key: str, hook_name: str, message: str, exc: BaseException | None
-    ) -> None:
-        message = _clip(message)
-        self.count_failure(plugin_key, hook_name, message)
-        if isinstance(exc, HookTimeoutError):
-            with self._failures_lock:
-                record = self._records.get(plugin_key)
-                if record is not None:
-                    record.hook_timeouts += 1
-        fingerprint = (plugin_key, hook_name, message)
-        with self._failures_lock:
-            if fingerprint in self._logged_failures:
-                return
-            # Bounded: messages that vary (ids, timestamps) must not grow it without end.
-            self._logged_failures[fingerprint] = None
-            if len(self._logged_failures) > _MAX_LOGGED_FAILURES:
-                self._logged_failures.popitem(last=False)
-        logger.warning(
-            "plugin %r failed in hook %r: %s",
-            plugin_key,
-            hook_name,
-            message,
-            exc_info=exc if exc is not None and logger.isEnabledFor(logging.DEBUG) else None,
-        )
+            super()._note_unknown_hook(plugin_key, hook_name, message)
 
     def _hook_callback_timeout(self) -> float:
         """Return the bound of each bounded hook call, read at every call (config may reload)."""
         return self.plugins_config.hook_callback_timeout
 
-    def count_failure(self, plugin_key: str, where: str, message: str) -> None:
-        """Count one failure of plugin ``plugin_key``'s code on its status, without logging it.
+    # -- provider families ------------------------------------------------------------------------
 
-        For a discovered plugin it shows in ``PluginInfo.hook_errors``/``last_hook_error``;
-        for an object the host registered itself (``pm.register(obj, name=...)``), in
-        :meth:`get_failures`.
+    def backend(self, family: str) -> Any:
+        """Return this manager's registry of provider family ``family`` (``pm.image_gen``).
 
-        :param where: the hook, or ``tool 'name'`` / ``command '/name'`` for a handler.
+        :raises KeyError: no family of that name is listed at the extension point.
         """
-        last = f"{where}: {_clip(message)}"
-        with self._failures_lock:
-            record = self._records.get(plugin_key)
-            if record is not None:
-                record.hook_errors += 1
-                record.last_hook_error = last
-                return
-            count = self._other_failures.pop(plugin_key, FailureCount()).count
-            self._other_failures[plugin_key] = FailureCount(count + 1, last)
-            if len(self._other_failures) > _MAX_LOGGED_FAILURES:
-                self._other_failures.popitem(last=False)
+        try:
+            return self._backends[family]
+        except KeyError:
+            known = ", ".join(sorted(self._backends)) or "none"
+            raise KeyError(f"no provider family {family!r} (families: {known})") from None
 
-    def get_failures(self, name: str) -> FailureCount:
-        """Return how often plugin ``name``'s code failed, and the last failure.
-
-        Works for discovered plugins and for objects registered directly with
-        ``pm.register(obj, name=...)``.
-        """
-        with self._failures_lock:
-            record = self._records.get(name)
-            if record is not None:
-                return FailureCount(record.hook_errors, record.last_hook_error)
-            return self._other_failures.get(name, FailureCount())
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: pm.image_gen is the image_gen family's registry.
+        backends = self.__dict__.get("_backends")
+        if backends is not None and name in backends:
+            return backends[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _add_hook_callback(
         self, plugin_key: str, hook_name: str, callback: Callable[..., Any]
@@ -636,7 +415,8 @@ class PluginManager(pluggy.PluginManager):
             self.unregister(record.holder)
         for registry in (self.tools, self.commands, self.cli_commands, self.skills):
             registry.remove_owner(key)
-        self.image_gen.remove_owner(key)
+        for backend in self._backends.values():
+            backend.remove_owner(key)
         # Only the module this plugin was imported as: another plugin may share its slug.
         if record.candidate.path is not None and record.module is not None:
             evict_modules(record.module.__name__)
@@ -690,6 +470,11 @@ class PluginManager(pluggy.PluginManager):
             commands=tuple(self.commands.names(owner=key)),
             cli_commands=tuple(self.cli_commands.names(owner=key)),
             skills=tuple(self.skills.names(owner=key)),
+            providers=tuple(
+                f"{family}:{name}"
+                for family, backend in self._backends.items()
+                for name in backend.names(owner=key)
+            ),
             hook_errors=record.hook_errors,
             last_hook_error=record.last_hook_error,
             warnings=tuple(record.warnings),
@@ -714,34 +499,6 @@ class PluginManager(pluggy.PluginManager):
         """Return the context a loaded plugin was given, or ``None``."""
         record = self._records.get(key)
         return record.context if record is not None else None
-
-    # -- Hermes-compatible calls ----------------------------------------------------------------
-
-    def has_hook(self, name: str) -> bool:
-        """Return whether any implementation of hook ``name`` is registered."""
-        caller = getattr(self.hook, name, None)
-        return isinstance(caller, pluggy.HookCaller) and bool(caller.get_hookimpls())
-
-    def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
-        """Call hook ``name`` as Hermes does and return the non-``None`` results.
-
-        Arguments of the hook that the caller leaves out are passed as ``None``; an unknown
-        hook or one with no implementations returns ``[]``.
-        """
-        caller = getattr(self.hook, name, None)
-        if not isinstance(caller, pluggy.HookCaller) or not caller.get_hookimpls():
-            return []
-        # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
-        # unknown to this host, whatever its callbacks ask for).
-        argnames = list(caller.spec.argnames) if caller.spec is not None else []
-        for impl in caller.get_hookimpls():
-            argnames.extend(impl.argnames)
-        for argname in argnames:
-            kwargs.setdefault(argname, None)
-        result = caller(**kwargs)
-        if self._contract_of(name)[1]:
-            return [] if result is None else [result]
-        return [r for r in result if r is not None]
 
 
 def _describe_entry_point(candidate: Candidate) -> str:

@@ -5,6 +5,10 @@ key, or :data:`HOST` for the host application); a name owned by the host is refu
 registry's override rule allows it; a name owned by another plugin is refused with an error
 naming both owners; every registration returns a :class:`Handle` that undoes it; and removing a
 plugin's entries restores whatever they displaced.
+
+Providers follow Hermes' *last writer wins* instead (``Registry(..., last_writer_wins=True)``):
+a registration under a taken name displaces the entry there, whoever owns it (a user plugin
+overriding a bundled provider, say), and removing it brings the displaced one back.
 """
 
 from __future__ import annotations
@@ -84,11 +88,20 @@ class Registry(Generic[_T]):
 
     :param kind: what the entries are, for messages (``"tool"``, ``"slash command"``...).
     :param normalize: maps a requested name to the stored name; may raise ``ValueError``.
+    :param last_writer_wins: a registration under a taken name displaces the entry there
+        (whoever owns it) instead of being refused; removing it restores the displaced one.
     """
 
-    def __init__(self, kind: str, *, normalize: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        *,
+        normalize: Callable[[str], str] | None = None,
+        last_writer_wins: bool = False,
+    ) -> None:
         self.kind = kind
         self._normalize = normalize
+        self.last_writer_wins = last_writer_wins
         self._entries: dict[str, Entry[_T]] = {}
         # Entries displaced by a permitted replacement, most recent last, restored on removal.
         self._displaced: dict[str, list[Entry[_T]]] = {}
@@ -146,10 +159,19 @@ class Registry(Generic[_T]):
         return entry.owner if entry is not None else None
 
     def names(self, *, owner: str | None = None) -> list[str]:
-        """Return the registered names, sorted; only ``owner``'s when given."""
+        """Return the registered names, sorted; only those ``owner`` has an entry under.
+
+        An entry ``owner`` registered that another displaced counts too: it comes back when
+        the displacing one is removed.
+        """
         with self._lock:
-            entries = list(self._entries.values())
-        return sorted(e.name for e in entries if owner is None or e.owner == owner)
+            if owner is None:
+                return sorted(self._entries)
+            names = {e.name for e in self._entries.values() if e.owner == owner}
+            for key, stack in self._displaced.items():
+                if any(e.owner == owner for e in stack):
+                    names.add(key)
+        return sorted(names)
 
     def entries(self) -> list[Entry[_T]]:
         """Return every entry, sorted by name."""
@@ -183,13 +205,16 @@ class Registry(Generic[_T]):
         :param replace_host: a plugin may displace a host entry (the caller has checked the
             grant); the host entry comes back when the plugin's entry is removed.
         :raises RegistrationError: the name is invalid, owned by the host (without
-            ``replace_host``) or owned by another plugin.
+            ``replace_host``) or owned by another plugin (unless the registry's last writer
+            wins).
         """
         key = self.normalize(name)
         self._check_acting(owner, key, "register as")
         with self._lock:
             existing = self._entries.get(key)
-            if existing is not None and existing.owner != owner:
+            if existing is not None and self.last_writer_wins:
+                self._displaced.setdefault(key, []).append(existing)
+            elif existing is not None and existing.owner != owner:
                 if existing.owner == HOST and not replace_host:
                     raise RegistrationError(
                         f"{self.kind} {key!r} from {describe_owner(owner)} is refused: "
@@ -231,15 +256,22 @@ class Registry(Generic[_T]):
         return True
 
     def remove_owner(self, owner: str) -> list[str]:
-        """Remove every entry of ``owner``, restoring what they displaced; return their names."""
+        """Remove every entry of ``owner``, restoring what they displaced; return their names.
+
+        The names include those where only a displaced entry of ``owner`` was dropped.
+        """
         if owner == HOST:
             self._check_acting(owner, "*", "remove the entries of")
         with self._lock:
             mine = [e for e in self._entries.values() if e.owner == owner]
-            for stack in self._displaced.values():
-                stack[:] = [e for e in stack if e.owner != owner]
+            names = {e.name for e in mine}
+            for key, stack in self._displaced.items():
+                kept = [e for e in stack if e.owner != owner]
+                if len(kept) != len(stack):
+                    names.add(key)
+                    stack[:] = kept
             for entry in mine:
                 self._remove(entry)
             for key in [k for k, stack in self._displaced.items() if not stack]:
                 del self._displaced[key]
-        return sorted(e.name for e in mine)
+        return sorted(names)

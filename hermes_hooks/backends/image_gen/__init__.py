@@ -1,8 +1,9 @@
 """Image generation: the provider contract, its registry and the ``image_generate`` tool.
 
-A provider plugin written for Hermes works with its import line changed to this package::
+A provider plugin written for Hermes works with its import line changed to ``hermes_hooks``,
+which re-exports the names a provider uses::
 
-    from hermes_hooks.backends.image_gen import (
+    from hermes_hooks import (
         DEFAULT_ASPECT_RATIO,
         ImageGenProvider,
         error_response,
@@ -33,6 +34,7 @@ from hermes_hooks.backends.image_gen.provider import (
 )
 from hermes_hooks.backends.image_gen.registry import (
     DEFAULT_PROVIDER,
+    IMAGE_GEN,
     ImageGenError,
     ImageGenRegistry,
     ImageGenSettings,
@@ -54,6 +56,7 @@ from hermes_hooks.backends.image_gen.tool import (
 __all__ = [
     "DEFAULT_ASPECT_RATIO",
     "DEFAULT_PROVIDER",
+    "IMAGE_GEN",
     "IMAGE_GENERATE_SCHEMA",
     "TOOLSET",
     "TOOL_NAME",

@@ -14,6 +14,7 @@ from hermes_hooks.errors import ConfigError, HermesHooksError
 
 __all__ = [
     "DEFAULT_PROVIDER",
+    "ModelBackend",
     "ModelError",
     "ModelProvider",
     "ModelResponse",
@@ -139,6 +140,35 @@ class ModelProvider(abc.ABC):
         return f"{self.provider}/{self.model}"
 
 
+class ModelBackend(abc.ABC):
+    """A provider ``model.provider`` can name: it builds the model from the ``model:`` settings.
+
+    The providers of the models family. ``offline`` and ``openai-compatible`` are the host's;
+    :func:`hermes_hooks.backends.models.register_provider` adds one from a factory.
+    """
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The name ``model.provider`` takes: lower case, no spaces."""
+
+    @property
+    def display_name(self) -> str:
+        """Human-readable label; ``name`` by default."""
+        return self.name
+
+    def is_available(self) -> bool:
+        """Return whether the backend can build a model now."""
+        return True
+
+    @abc.abstractmethod
+    def create(self, settings: ModelSettings) -> ModelProvider:
+        """Return the model ``settings`` describe.
+
+        :raises ConfigError: the settings do not fit this provider.
+        """
+
+
 def message_text(message: Mapping[str, Any]) -> str:
     """Return the text of a chat message whose content is a string or a list of parts."""
     content = message.get("content")
@@ -186,6 +216,15 @@ class ModelSettings:
     retry_backoff: float = 1.0
     temperature: float | None = None
     max_tokens: int | None = None
+
+    @property
+    def model(self) -> str | None:
+        """The model id (:attr:`name`), as the models family's settings give it."""
+        return self.name
+
+    def choice(self, selection: object) -> str | None:
+        """Return the provider ``model.provider`` names (the models family's one key)."""
+        return self.provider
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], *, source: Path | None = None) -> ModelSettings:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from hermes_hooks.backends.models import ModelProvider, create_model, get_active_model
+from hermes_hooks.backends.models import ModelProvider, get_active_model, get_models
 from hermes_hooks.errors import PluginLlmTrustError
 
 if TYPE_CHECKING:
@@ -187,15 +187,14 @@ class PluginLlm:
 
     def _target(self, provider: str | None) -> tuple[ModelProvider, bool]:
         """Return the model to ask and whether it was made for this call (to close after)."""
-        from hermes_hooks.host.runtime import load_model_settings
-
         active = get_active_model(self._manager)
         if active is not None and (not provider or provider.strip().lower() == active.provider):
             return active, False
-        settings = load_model_settings(self._manager)
+        registry = get_models(self._manager)
+        settings = registry.settings()
         if provider:
             settings = attrs.evolve(settings, provider=provider.strip().lower())
-        return create_model(settings), True
+        return registry.create_model(settings), True
 
     def _call(
         self,

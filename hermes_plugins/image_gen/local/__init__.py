@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_hooks.backends.image_gen import (
+from hermes_hooks import (
     DEFAULT_ASPECT_RATIO,
     ImageGenProvider,
     error_response,

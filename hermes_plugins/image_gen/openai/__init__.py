@@ -34,7 +34,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hermes_hooks.backends.image_gen import (
+from hermes_hooks import (
     DEFAULT_ASPECT_RATIO,
     ImageGenProvider,
     error_response,

@@ -1,0 +1,467 @@
+"""One mechanism for every provider family: declared once, registered, chosen by config.
+
+A *family* is a kind of backend that plugins provide and config chooses: image generation,
+the model providers, and (next) memory, context engines, web search, video generation and
+browsers. Each is one :class:`Family` value, which declares:
+
+- its names: ``name`` (``image_gen``: ``pm.image_gen``, the extension point, messages),
+  ``cli_name`` (``image-gen``: ``hermes tools image-gen``) and ``title`` for people;
+- its ABC (``provider_type``): a registration of anything else is refused;
+- its selection keys (:class:`Selection`: ``image_gen.provider``; web search will have
+  ``web.backend`` and ``web.extract_backend``), with what is chosen when a key is unset;
+- the ``ctx.register_<family>_provider`` method it adds to ``PluginContext``, and any further
+  ``ctx`` attributes (the models family serves ``ctx.llm``);
+- the host tools it installs on every manager (``image_generate``) and its
+  ``hermes tools <family>`` section (:mod:`hermes_hooks.backends.listing`).
+
+Each manager has one :class:`ProviderRegistry` per family (``pm.image_gen``). Providers follow
+Hermes' *last writer wins* through the registries' one ownership policy
+(:class:`~hermes_hooks.registries.base.Registry`): registering a taken name displaces the
+provider there (a user plugin overriding a bundled one), and unloading the plugin brings it
+back. The families are listed at the plugin layer's extension point
+(:mod:`hermes_hooks.plugins.extensions`) by the composition root.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
+
+import attrs
+
+from hermes_hooks.errors import ConfigError, HermesHooksError, RegistrationError
+from hermes_hooks.plugins.config import get_hermes_home, load_config
+from hermes_hooks.registries.base import HOST, Handle, Registry, describe_owner
+
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.manager import PluginManager
+
+__all__ = [
+    "Family",
+    "FamilyError",
+    "FamilySettings",
+    "NoProviderError",
+    "ProviderChoiceError",
+    "ProviderNotRegisteredError",
+    "ProviderRegistry",
+    "Selection",
+    "SettingsLike",
+    "is_available_safe",
+]
+
+logger = logging.getLogger(__name__)
+
+P = TypeVar("P")
+
+
+class FamilyError(HermesHooksError):
+    """No provider of a family can serve a call; :attr:`error_type` names the reason."""
+
+    error_type = "provider_error"
+
+
+class ProviderNotRegisteredError(FamilyError):
+    """A selection key names a provider that no loaded plugin registered."""
+
+    error_type = "provider_not_registered"
+
+
+class NoProviderError(FamilyError):
+    """A selection key is unset and no provider can be chosen for it."""
+
+    error_type = "no_provider"
+
+
+class ProviderChoiceError(FamilyError):
+    """``hermes tools <family> --provider NAME`` names no provider, or a model it lacks."""
+
+    error_type = "invalid_choice"
+
+
+@attrs.frozen
+class Selection:
+    """One config key that chooses a family's provider.
+
+    :param key: the dotted key, ``section.field`` (``image_gen.provider``).
+    :param default: the provider chosen when the key is unset and several are available.
+    :param accepts: which providers may serve this key (``supports_extract`` for
+        ``web.extract_backend``); every provider when ``None``.
+    """
+
+    key: str
+    default: str | None = None
+    accepts: Callable[[Any], bool] | None = None
+
+    @property
+    def section(self) -> str:
+        """The config section: ``image_gen``."""
+        return self.key.partition(".")[0]
+
+    @property
+    def field(self) -> str:
+        """The field in the section: ``provider``."""
+        return self.key.partition(".")[2]
+
+
+class SettingsLike(Protocol):
+    """What a family's settings give: the configured name for each selection, and a model."""
+
+    @property
+    def model(self) -> str | None: ...
+
+    def choice(self, selection: Selection) -> str | None:
+        """Return the provider ``selection``'s key names, or ``None`` when it is unset."""
+        ...
+
+
+@attrs.frozen
+class FamilySettings:
+    """A family's config section, read for its selection keys and its model key.
+
+    :param chosen: each selection field (``provider``) with its stripped value, or ``None``.
+    :param model: the model field's value, when the family has one.
+    :param section: the whole section, for provider-specific keys.
+    """
+
+    chosen: Mapping[str, str | None] = attrs.field(factory=dict)
+    model: str | None = None
+    section: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def choice(self, selection: Selection) -> str | None:
+        """Return the provider ``selection``'s key names, or ``None`` when it is unset."""
+        return self.chosen.get(selection.field)
+
+    @classmethod
+    def from_config(
+        cls, family: Family[Any], config: Mapping[str, Any], source: Path | None = None
+    ) -> FamilySettings:
+        """Read ``family``'s section of a whole config mapping.
+
+        :raises ConfigError: the section is not a mapping, or a selection or model field is
+            not a string.
+        """
+        where = f"{source}: " if source is not None else ""
+        section_name = family.section
+        section = config.get(section_name)
+        if section is None:
+            return cls()
+        if not isinstance(section, Mapping):
+            raise ConfigError(
+                f"{where}{section_name} must be a mapping "
+                f"({', '.join(family.setting_fields)}, ...), found {type(section).__name__}"
+            )
+        values: dict[str, str | None] = {}
+        for field in family.setting_fields:
+            raw = section.get(field)
+            if raw is not None and not isinstance(raw, str):
+                raise ConfigError(
+                    f"{where}{section_name}.{field} must be a string, "
+                    f"found {type(raw).__name__} {raw!r}"
+                )
+            values[field] = (raw.strip() or None) if isinstance(raw, str) else None
+        model = values.pop(family.model_field, None) if family.model_field else None
+        return cls(chosen=values, model=model, section=dict(section))
+
+
+def is_available_safe(provider: object) -> bool:
+    """Return ``provider.is_available()``, treating a raising provider as unavailable."""
+    try:
+        return bool(provider.is_available())  # type: ignore[attr-defined]
+    except Exception as exc:
+        logger.debug("provider %r: is_available() raised %r", provider, exc)
+        return False
+
+
+@attrs.frozen(kw_only=True)
+class Family(Generic[P]):
+    """The declaration of one provider family (see the module's docstring).
+
+    :param name: the identifier: ``pm.<name>``, the extension point's name, messages.
+    :param title: for people: ``image generation``.
+    :param provider_type: the ABC every provider is an instance of.
+    :param selections: the config keys that choose providers; the first is the main one.
+    :param model_key: the config key of the model the chosen provider runs, if any.
+    :param cli_name: the ``hermes tools <cli_name>`` section, or ``None`` for none.
+    :param cli_examples: arguments of that command shown as examples in its help.
+    :param ctx_method: the ``PluginContext`` method registering a provider, or ``None``.
+    :param context_attributes: further ``ctx`` attributes, each built from (manager, key).
+    :param provider_kind: how one provider is named in messages: ``image provider``.
+    :param registry_class: the registry each manager gets, a :class:`ProviderRegistry`.
+    :param read_settings: builds the settings from (config, its path); by default
+        :meth:`FamilySettings.from_config`.
+    :param install_tools: registers the family's host tools on a manager.
+    :param tool_names: the tools the chosen provider serves (``image_generate``).
+    :param none_registered_hint: added to the "no provider is registered" error.
+    :param describe_extra: more of a provider for ``hermes tools <family> --json``.
+    :param detail_lines: more lines of a listed provider (from its described dict).
+    """
+
+    name: str
+    title: str
+    provider_type: type  # type[P] refuses an abstract class (mypy's type-abstract)
+    selections: tuple[Selection, ...]
+    model_key: str | None = None
+    cli_name: str | None = None
+    cli_examples: tuple[str, ...] = ()
+    ctx_method: str | None = None
+    context_attributes: Mapping[str, Callable[[Any, str], object]] = attrs.field(factory=dict)
+    provider_kind: str = ""
+    registry_class: type[ProviderRegistry[P]] | None = None
+    read_settings: Callable[[Mapping[str, Any], Path | None], SettingsLike] | None = None
+    install_tools: Callable[[PluginManager, ProviderRegistry[P]], object] | None = None
+    tool_names: tuple[str, ...] = ()
+    none_registered_hint: str = ""
+    describe_extra: Callable[[P], Mapping[str, Any]] | None = None
+    detail_lines: Callable[[Mapping[str, Any]], list[str]] | None = None
+
+    @property
+    def section(self) -> str:
+        """The config section of the main selection key (``image_gen``, ``model``)."""
+        return self.selections[0].section
+
+    @property
+    def kind(self) -> str:
+        """How one provider is named in messages."""
+        return self.provider_kind or f"{self.name} provider"
+
+    @property
+    def model_field(self) -> str | None:
+        """The field of :attr:`model_key` in the section, or ``None``."""
+        return self.model_key.partition(".")[2] if self.model_key else None
+
+    @property
+    def setting_fields(self) -> tuple[str, ...]:
+        """The fields of the section that selection and model keys name."""
+        fields = [s.field for s in self.selections if s.section == self.section]
+        if self.model_field:
+            fields.append(self.model_field)
+        return tuple(fields)
+
+    def settings_from(self, config: Mapping[str, Any], source: Path | None = None) -> SettingsLike:
+        """Read this family's settings from a whole config mapping."""
+        if self.read_settings is not None:
+            return self.read_settings(config, source)
+        return FamilySettings.from_config(self, config, source)
+
+    # -- what the plugin layer's extension point asks of a family ------------------------------
+
+    def create_registry(self, manager: Any) -> ProviderRegistry[P]:
+        """Return a new registry of this family's providers for ``manager``."""
+        if self.registry_class is None:
+            return ProviderRegistry(self, manager.hermes_home)
+        return self.registry_class(manager.hermes_home)
+
+    def install(self, manager: PluginManager, registry: ProviderRegistry[P]) -> None:
+        """Register this family's host tools on ``manager``."""
+        if self.install_tools is not None:
+            self.install_tools(manager, registry)
+
+    def registry(self, manager: PluginManager) -> ProviderRegistry[P]:
+        """Return ``manager``'s registry of this family (``pm.<name>``), typed."""
+        found: ProviderRegistry[P] = manager.backend(self.name)
+        return found
+
+    def list_hint(self) -> str:
+        """Return how people list the providers, for messages."""
+        if self.cli_name is None:
+            return "run 'hermes plugins list --all' to see the plugins"
+        return f"run 'hermes tools {self.cli_name}' to list the providers"
+
+    def choose_hint(self) -> str:
+        """Return how people choose a provider, for messages."""
+        if self.cli_name is None:
+            return f"set {self.selections[0].key} in config.yaml"
+        return f"'hermes tools {self.cli_name} --provider NAME'"
+
+
+class ProviderRegistry(Generic[P]):
+    """One manager's providers of one family, by name, with owners; the last writer wins.
+
+    :param family: the family the providers belong to.
+    :param home: the Hermes home whose ``config.yaml`` chooses the active provider;
+        ``$HERMES_HOME`` (read at each call) when ``None``.
+    """
+
+    def __init__(self, family: Family[P], home: Path | None = None) -> None:
+        self.family = family
+        self.home = home
+        self._registry: Registry[P] = Registry(
+            family.kind, normalize=str.strip, last_writer_wins=True
+        )
+
+    def __len__(self) -> int:
+        return len(self._registry)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._registry
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._registry.names()}>"
+
+    def set_acting_plugins(self, lookup: Callable[[], frozenset[str]] | None) -> None:
+        """Let plugin code register only as itself (see ``Registry.set_acting_plugins``)."""
+        self._registry.set_acting_plugins(lookup)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def register_provider(self, provider: object, *, owner: str = HOST) -> Handle:
+        """Register ``provider`` for ``owner``; an earlier provider of the same name is replaced.
+
+        :returns: a handle whose ``unregister()`` removes this registration and restores the
+            one it replaced.
+        :raises RegistrationError: ``provider`` is not an instance of the family's ABC, or its
+            ``name`` is not a non-empty string without spaces.
+        """
+        family = self.family
+        who = describe_owner(owner)
+        expected = family.provider_type.__name__
+        if not isinstance(provider, family.provider_type):
+            hint = " (a class: pass an instance)" if isinstance(provider, type) else ""
+            raise RegistrationError(
+                f"{family.name} provider from {who} is refused: expected an {expected} "
+                f"instance (from hermes_hooks), found {type(provider).__name__}{hint}"
+            )
+        try:
+            raw = provider.name  # type: ignore[attr-defined]
+        except Exception as exc:
+            raise RegistrationError(
+                f"{family.name} provider {type(provider).__name__} from {who} is refused: its "
+                f"name property raised {type(exc).__name__}: {exc}"
+            ) from exc
+        if not isinstance(raw, str) or not raw.strip() or any(c.isspace() for c in raw.strip()):
+            raise RegistrationError(
+                f"{family.name} provider {type(provider).__name__} from {who} is refused: name "
+                f"must be a non-empty string without spaces (used as "
+                f"{family.selections[0].key}), found {raw!r}"
+            )
+        previous = self._registry.owner_of(raw)
+        if previous is not None:
+            logger.debug(
+                "%s provider %r from %s replaces the one from %s",
+                family.name,
+                raw.strip(),
+                who,
+                describe_owner(previous),
+            )
+        accepted: P = provider  # type: ignore[assignment]  # checked against provider_type
+        return self._registry.register(raw, accepted, owner=owner)
+
+    def remove_owner(self, owner: str) -> list[str]:
+        """Remove every provider ``owner`` registered, restoring what they replaced."""
+        return self._registry.remove_owner(owner)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def get_provider(self, name: object) -> P | None:
+        """Return the provider registered last under ``name``, or ``None``."""
+        return self._registry.get(name) if isinstance(name, str) else None
+
+    def owner_of(self, name: object) -> str | None:
+        """Return who registered the active provider ``name``, or ``None``."""
+        return self._registry.owner_of(name) if isinstance(name, str) else None
+
+    def names(self, *, owner: str | None = None) -> list[str]:
+        """Return the registered provider names, sorted; only those ``owner`` registered."""
+        return self._registry.names(owner=owner)
+
+    def list_providers(self) -> list[P]:
+        """Return the active provider of every name, sorted by name."""
+        return [entry.value for entry in self._registry.entries()]
+
+    def has_providers(self) -> bool:
+        """Return whether any provider is registered (the family's tools check it)."""
+        return len(self._registry) > 0
+
+    # -- choosing -----------------------------------------------------------------------------
+
+    def config_home(self) -> Path:
+        """Return the home whose ``config.yaml`` chooses: this registry's, else ``$HERMES_HOME``."""
+        return self.home if self.home is not None else get_hermes_home()
+
+    def settings(self) -> Any:
+        """Read the family's settings from this registry's home now.
+
+        :raises ConfigError: ``config.yaml`` is unreadable or the section is malformed.
+        """
+        home = self.config_home()
+        return self.family.settings_from(load_config(home), home / "config.yaml")
+
+    def select_provider(
+        self, settings: SettingsLike | None = None, *, selection: Selection | None = None
+    ) -> P:
+        """Return the provider that serves ``selection`` (the family's first by default).
+
+        Its key's value when set and registered, even if that provider is not available (so
+        its own "key missing" error reaches the person); when unset, the single available
+        provider, else the selection's default when it is available.
+
+        :raises ProviderNotRegisteredError: the key names no registered provider; another
+            backend is never chosen silently instead.
+        :raises NoProviderError: unset, and no provider (or several) can be chosen.
+        :raises ConfigError: ``config.yaml`` cannot be read.
+        """
+        family = self.family
+        chosen_by = selection if selection is not None else family.selections[0]
+        settings = settings if settings is not None else self.settings()
+        providers = {
+            entry.name: entry.value
+            for entry in self._registry.entries()
+            if chosen_by.accepts is None or chosen_by.accepts(entry.value)
+        }
+        configured = settings.choice(chosen_by)
+        if configured is not None:
+            found = providers.get(configured)
+            if found is not None:
+                return found
+            close = difflib.get_close_matches(configured, list(providers), n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+            known = ", ".join(sorted(providers)) or "none"
+            raise ProviderNotRegisteredError(
+                f"{chosen_by.key} is {configured!r}, but no loaded plugin registered "
+                f"{_article(family.kind)} {family.kind} of that name{hint} (registered: "
+                f"{known}); {family.list_hint()}, {family.choose_hint()} to choose one, and "
+                f"'hermes plugins list --all' to see whether its plugin is enabled"
+            )
+        available = sorted(name for name, p in providers.items() if is_available_safe(p))
+        if len(available) == 1:
+            return providers[available[0]]
+        if chosen_by.default is not None and chosen_by.default in available:
+            return providers[chosen_by.default]
+        if not providers:
+            raise NoProviderError(
+                f"no {family.title} provider is registered: enable {_article(family.name)} "
+                f"{family.name} plugin ('hermes plugins list --all' shows them"
+                f"{family.none_registered_hint}) or install one, then choose it with "
+                f"{family.choose_hint()}"
+            )
+        if not available:
+            raise NoProviderError(
+                f"no {family.title} provider is available (registered: "
+                f"{', '.join(sorted(providers))}); {family.list_hint()} with what each one "
+                f"needs, or set {chosen_by.key} with {family.choose_hint()}"
+            )
+        raise NoProviderError(
+            f"several {family.title} providers are available ({', '.join(available)}) and "
+            f"{chosen_by.key} is not set; choose one with {family.choose_hint()}"
+        )
+
+    def get_active_provider(self, *, selection: Selection | None = None) -> P | None:
+        """Return the active provider as :meth:`select_provider` chooses it, or ``None``.
+
+        Hermes' ``get_active_provider()``; never raises.
+        """
+        try:
+            return self.select_provider(selection=selection)
+        except HermesHooksError as exc:
+            logger.debug("no active %s provider: %s", self.family.name, exc)
+            return None
+
+
+_VOWELS: Final = frozenset("aeiou")
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in _VOWELS else "a"

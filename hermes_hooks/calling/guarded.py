@@ -1,0 +1,300 @@
+"""``GuardedManager``: a pluggy manager whose every implementation runs under its hook's contract.
+
+What it adds to pluggy, and nothing about plugins' files: each hookspec's
+:class:`~hermes_hooks.spec.contract.HookContract` is read once; every implementation is wrapped
+by the guard of :mod:`hermes_hooks.calling.guards` before pluggy adds it to its hook; calls are
+served by call plans (:mod:`hermes_hooks.calling.plans`) when no tracing or monitoring is on;
+failures are counted per plugin and logged once each. The plugin manager
+(:class:`hermes_hooks.plugins.manager.PluginManager`) builds discovery, loading and status on
+top of it.
+"""
+
+from __future__ import annotations
+
+import collections
+import difflib
+import logging
+import threading
+import types
+from typing import Any, Final, Protocol
+
+import attrs
+import pluggy
+
+from hermes_hooks.calling.guards import guard_hookimpl
+from hermes_hooks.calling.plans import CallPlan
+from hermes_hooks.calling.pluggy_private import PluggySeams, live_hookimpls
+from hermes_hooks.errors import HookTimeoutError
+from hermes_hooks.spec.contract import HookContract, get_contract
+
+__all__ = ["FailureCount", "FailureSlot", "GuardedManager"]
+
+logger = logging.getLogger("hermes_hooks")
+
+_MAX_LOGGED_FAILURES: Final = 1024
+"""Distinct failures remembered (to log each once), and plugins counted without a record."""
+_MAX_MESSAGE_CHARS: Final = 1000
+
+
+def clip(message: str) -> str:
+    """Bound a failure message kept on a status: a plugin's exception text can be any size."""
+    if len(message) <= _MAX_MESSAGE_CHARS:
+        return message
+    return message[:_MAX_MESSAGE_CHARS] + "… [truncated]"
+
+
+@attrs.frozen
+class FailureCount:
+    """How often a plugin's code failed (hooks, tool and command handlers), and the last time."""
+
+    count: int = 0
+    last: str | None = None
+
+
+class FailureSlot(Protocol):
+    """Where the failures of one plugin are counted (the plugin manager's status record)."""
+
+    hook_errors: int
+    last_hook_error: str | None
+    hook_timeouts: int
+
+
+class GuardedManager(PluggySeams):
+    """A ``pluggy.PluginManager`` that guards every implementation by its hook's contract.
+
+    :param project_name: pluggy's project name (the hookimpl marker's).
+    :param strict: re-raise an implementation's failure instead of isolating it.
+    """
+
+    def __init__(self, project_name: str, *, strict: bool = False) -> None:
+        super().__init__(project_name)
+        self.strict = strict
+        self._direct_plans: dict[str, CallPlan] = {}  # the ones get_call_plan may hand out
+        self._contracts: dict[str, tuple[HookContract, bool]] = {}
+        self._lock = threading.RLock()
+        self._failures_lock = threading.Lock()
+        self._logged_failures: collections.OrderedDict[tuple[str, str, str], None] = (
+            collections.OrderedDict()
+        )
+        self._other_failures: collections.OrderedDict[str, FailureCount] = collections.OrderedDict()
+
+    # -- hook specs and contracts --------------------------------------------------------------
+
+    def add_hookspecs(self, module_or_class: types.ModuleType | type) -> None:
+        """Add hookspecs (as pluggy does) and remember each one's contract."""
+        super().add_hookspecs(module_or_class)
+        self._contracts.clear()
+
+    def get_hook_contract(self, name: str) -> HookContract:
+        """Return the contract of hook ``name`` (observe/open for unknown hooks)."""
+        return self._contract_of(name)[0]
+
+    def _contract_of(self, name: str) -> tuple[HookContract, bool]:
+        cached = self._contracts.get(name)
+        if cached is None:
+            caller = getattr(self.hook, name, None)
+            spec = caller.spec if caller is not None else None
+            if spec is None:
+                cached = (get_contract(None), False)
+            else:
+                cached = (get_contract(spec.function), bool(spec.opts.get("firstresult")))
+            if spec is not None:
+                self._contracts[name] = cached
+        return cached
+
+    def hook_argnames(self, name: str) -> tuple[str, ...] | None:
+        """Return the argument names of hook ``name``, or ``None`` for an unknown hook."""
+        caller = getattr(self.hook, name, None)
+        if caller is None or caller.spec is None:
+            return None
+        return tuple(caller.spec.argnames)
+
+    def known_hooks(self) -> list[str]:
+        """Return the names of every hook with a spec, sorted."""
+        return sorted(
+            name
+            for name, caller in vars(self.hook).items()
+            if isinstance(caller, pluggy.HookCaller) and caller.spec is not None
+        )
+
+    # -- dispatch -------------------------------------------------------------------------------
+
+    def get_call_plan(self, name: str) -> CallPlan | None:
+        """Return the call plan that serves hook ``name`` now, or ``None`` when pluggy's loop must.
+
+        ``None`` for an unknown or historic hook, one whose spec has argument defaults, one
+        with a wrapper, and for every hook while tracing or monitoring is on. Calling the plan
+        with every argument of the hook is calling ``pm.hook.<name>(...)``.
+        """
+        if not self.is_untraced():
+            return None
+        caller = getattr(self.hook, name, None)
+        plan = self._direct_plans.get(name)
+        # The list pluggy holds (not get_hookimpls()'s copy): the facade asks on every call.
+        if plan is not None and caller is not None and plan.impls == live_hookimpls(caller):
+            return plan
+        if not isinstance(caller, pluggy.HookCaller) or caller.is_historic():
+            return None
+        if caller.spec is not None and caller.spec.kwargdefaults:
+            return None
+        impls = caller.get_hookimpls()
+        plan = self._plans.get(name)
+        if plan is None or not plan.serves(impls):
+            plan = self._make_plan(name, impls)
+        if plan is None or not plan.is_fast:
+            return None
+        self._direct_plans[name] = plan
+        return plan
+
+    # -- registration with isolation -----------------------------------------------------------
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        """Register a plugin object (as pluggy does) and guard each of its hookimpls."""
+        with self._lock:
+            try:
+                plugin_name = super().register(plugin, name)
+            except BaseException:
+                # pluggy leaves a half-registered plugin behind when validation fails.
+                if self.is_registered(plugin):
+                    self.unregister(plugin)
+                raise
+            if plugin_name is None:
+                return None
+            # Implementations of hooks with a spec were guarded as pluggy verified them; only
+            # hooks without one are left. Looking at those alone, rather than at every hook's
+            # implementations (get_hookcallers), keeps registering N plugins linear in N.
+            for caller in list(vars(self.hook).values()):
+                if not isinstance(caller, pluggy.HookCaller) or caller.spec is not None:
+                    continue
+                mine = [impl for impl in live_hookimpls(caller) if impl.plugin is plugin]
+                for impl in mine:
+                    self._guard(impl, caller.name)
+                if mine:
+                    self._warn_unknown_hook(plugin_name, caller.name)
+            return plugin_name
+
+    def on_hookimpl_verified(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
+        """Guard an implementation pluggy has checked against its spec, before it is added.
+
+        So a hook called from another thread meanwhile never runs it unguarded.
+        """
+        self._guard(hookimpl, hook.name)
+
+    def _guard(self, impl: pluggy.HookImpl, hook_name: str) -> None:
+        contract, firstresult = self._contract_of(hook_name)
+        guard_hookimpl(
+            impl,
+            hook_name,
+            contract,
+            self._report_failure,
+            strict=self.strict,
+            firstresult=firstresult,
+            timeout=self._hook_callback_timeout,
+        )
+
+    def _hook_callback_timeout(self) -> float:
+        """Return the bound of each bounded hook call, read at every call; none by default."""
+        return 0.0
+
+    def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:
+        close = difflib.get_close_matches(hook_name, self.known_hooks(), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        message = f"implements unknown hook {hook_name!r} (kept for newer hosts){hint}"
+        self._note_unknown_hook(plugin_key, hook_name, message)
+
+    def _note_unknown_hook(self, plugin_key: str, hook_name: str, message: str) -> None:
+        """Record that a plugin implements a hook without a spec; logged here."""
+        logger.warning("plugin %r %s", plugin_key, message)
+
+    # -- failures -------------------------------------------------------------------------------
+
+    def _failure_slot(self, plugin_key: str) -> FailureSlot | None:
+        """Return where plugin ``plugin_key``'s failures are counted, or ``None`` (kept here)."""
+        return None
+
+    def _report_failure(
+        self, plugin_key: str, hook_name: str, message: str, exc: BaseException | None
+    ) -> None:
+        message = clip(message)
+        self.count_failure(plugin_key, hook_name, message)
+        if isinstance(exc, HookTimeoutError):
+            with self._failures_lock:
+                slot = self._failure_slot(plugin_key)
+                if slot is not None:
+                    slot.hook_timeouts += 1
+        fingerprint = (plugin_key, hook_name, message)
+        with self._failures_lock:
+            if fingerprint in self._logged_failures:
+                return
+            # Bounded: messages that vary (ids, timestamps) must not grow it without end.
+            self._logged_failures[fingerprint] = None
+            if len(self._logged_failures) > _MAX_LOGGED_FAILURES:
+                self._logged_failures.popitem(last=False)
+        logger.warning(
+            "plugin %r failed in hook %r: %s",
+            plugin_key,
+            hook_name,
+            message,
+            exc_info=exc if exc is not None and logger.isEnabledFor(logging.DEBUG) else None,
+        )
+
+    def count_failure(self, plugin_key: str, where: str, message: str) -> None:
+        """Count one failure of plugin ``plugin_key``'s code on its status, without logging it.
+
+        For a discovered plugin it shows in ``PluginInfo.hook_errors``/``last_hook_error``;
+        for an object the host registered itself (``pm.register(obj, name=...)``), in
+        :meth:`get_failures`.
+
+        :param where: the hook, or ``tool 'name'`` / ``command '/name'`` for a handler.
+        """
+        last = f"{where}: {clip(message)}"
+        with self._failures_lock:
+            slot = self._failure_slot(plugin_key)
+            if slot is not None:
+                slot.hook_errors += 1
+                slot.last_hook_error = last
+                return
+            count = self._other_failures.pop(plugin_key, FailureCount()).count
+            self._other_failures[plugin_key] = FailureCount(count + 1, last)
+            if len(self._other_failures) > _MAX_LOGGED_FAILURES:
+                self._other_failures.popitem(last=False)
+
+    def get_failures(self, name: str) -> FailureCount:
+        """Return how often plugin ``name``'s code failed, and the last failure.
+
+        Works for discovered plugins and for objects registered directly with
+        ``pm.register(obj, name=...)``.
+        """
+        with self._failures_lock:
+            slot = self._failure_slot(name)
+            if slot is not None:
+                return FailureCount(slot.hook_errors, slot.last_hook_error)
+            return self._other_failures.get(name, FailureCount())
+
+    # -- Hermes-compatible calls ----------------------------------------------------------------
+
+    def has_hook(self, name: str) -> bool:
+        """Return whether any implementation of hook ``name`` is registered."""
+        caller = getattr(self.hook, name, None)
+        return isinstance(caller, pluggy.HookCaller) and bool(live_hookimpls(caller))
+
+    def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
+        """Call hook ``name`` as Hermes does and return the non-``None`` results.
+
+        Arguments of the hook that the caller leaves out are passed as ``None``; an unknown
+        hook or one with no implementations returns ``[]``.
+        """
+        caller = getattr(self.hook, name, None)
+        if not isinstance(caller, pluggy.HookCaller) or not live_hookimpls(caller):
+            return []
+        # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
+        # unknown to this host, whatever its callbacks ask for).
+        argnames = list(caller.spec.argnames) if caller.spec is not None else []
+        for impl in live_hookimpls(caller):
+            argnames.extend(impl.argnames)
+        for argname in argnames:
+            kwargs.setdefault(argname, None)
+        result = caller(**kwargs)
+        if self._contract_of(name)[1]:
+            return [] if result is None else [result]
+        return [r for r in result if r is not None]

@@ -1,0 +1,128 @@
+"""``hermes tools <family>``: list a provider family's providers, and choose one.
+
+One command per family with a ``cli_name`` (``hermes tools image-gen``), made from the family's
+declaration. The logic (which providers exist, which one is active, what a model id may be)
+lives in :mod:`hermes_hooks.backends.listing`; this module formats it. The commands are
+sub-commands of ``hermes tools`` (:mod:`hermes_hooks.cli.hooks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import click
+
+from hermes_hooks.backends.family import Family, ProviderChoiceError
+from hermes_hooks.cli.common import build_manager, echo_json, warn
+
+__all__ = ["family_command", "family_commands", "print_listing"]
+
+
+def print_listing(family: Family[Any], info: Mapping[str, Any]) -> None:
+    """Print what :func:`~hermes_hooks.backends.listing.describe_family` returned, for people."""
+    keys = [(s.key, s.field) for s in family.selections]
+    if family.model_key and family.model_field:
+        keys.append((family.model_key, family.model_field))
+    click.echo("    ".join(f"{key}: {info.get(field) or '(not set)'}" for key, field in keys))
+    if info["error"]:
+        warn(info["error"])
+    if not info["providers"]:
+        click.echo(f"No {family.title} provider is registered.")
+        return
+    click.echo("")
+    for p in info["providers"]:
+        mark = "*" if p["active"] else " "
+        state = "available" if p["available"] else "not available"
+        badge = f" [{p['badge']}]" if p["badge"] else ""
+        click.echo(
+            f"{mark} {p['name']}  {p['display_name']}{badge}  ({state}; plugin {p['plugin']})"
+        )
+        if p["tag"]:
+            click.echo(f"      {p['tag']}")
+        for line in family.detail_lines(p) if family.detail_lines is not None else []:
+            click.echo(f"      {line}")
+        ids = [str(m.get("id")) for m in p["models"] if isinstance(m, dict) and m.get("id")]
+        if ids:
+            shown = [f"{i} (default)" if i == p["default_model"] else i for i in ids]
+            click.echo(f"      models: {', '.join(shown)}")
+        for var in p["env_vars"]:
+            status = "set" if var["set"] else "missing"
+            url = f"  {var['url']}" if var.get("url") else ""
+            click.echo(f"      needs {var.get('key')} ({status}){url}")
+    if info["active"]:
+        serves = ", ".join(family.tool_names) or family.selections[0].key
+        click.echo(f"\n* serves {serves}: {info['active']}")
+
+
+def family_command(family: Family[Any]) -> click.Command:
+    """Return the ``hermes tools <family>`` command of ``family`` (which has a ``cli_name``)."""
+    assert family.cli_name is not None
+    main = family.selections[0]
+    model_key, model_field = family.model_key, family.model_field
+
+    def run(
+        ctx: click.Context, provider_name: str | None, model: str | None, as_json: bool
+    ) -> None:
+        from hermes_hooks.backends.listing import choose_provider, describe_family
+
+        pm = build_manager(ctx)
+        registry = family.registry(pm)
+        if provider_name is None and model is None:
+            info = describe_family(registry)
+            if as_json:
+                echo_json(info)
+            else:
+                print_listing(family, info)
+            return
+        try:
+            written = choose_provider(registry, pm.hermes_home, provider_name, model)
+        except ProviderChoiceError as exc:
+            raise click.UsageError(str(exc)) from exc
+        if as_json:
+            echo_json(written)
+            return
+        chosen = written[main.field]
+        shown = f"{main.key} = {chosen}"
+        if model_key and model_field and written.get(model_field):
+            shown += f", {model_key} = {written[model_field]}"
+        click.echo(shown)
+        if not written["available"]:
+            warn(
+                f"{chosen!r} is not available yet; "
+                f"'hermes tools {family.cli_name}' shows what it needs"
+            )
+
+    params: list[click.Parameter] = [
+        click.Option(["--provider", "provider_name"], metavar="NAME", help=f"Set {main.key}."),
+    ]
+    if model_key:
+        model_help = f"Set {model_key} (a model of the provider)."
+        params.append(click.Option(["--model"], metavar="ID", help=model_help))
+    params.append(
+        click.Option(["--json", "as_json"], is_flag=True, help="Print JSON instead of text.")
+    )
+    serves = ", ".join(family.tool_names) or main.key
+    examples = [f"hermes tools {family.cli_name}"]
+    examples += [f"hermes tools {family.cli_name} {args}" for args in family.cli_examples]
+    help_text = (
+        f"List {family.title} providers, or choose the one behind {serves}.\n\n\b\nExamples:\n"
+        + "\n".join(f"  {line}" for line in examples)
+    )
+
+    @click.pass_context
+    def callback(ctx: click.Context, /, **kwargs: Any) -> None:
+        run(ctx, kwargs["provider_name"], kwargs.get("model"), kwargs["as_json"])
+
+    return click.Command(family.cli_name, callback=callback, params=params, help=help_text)
+
+
+def family_commands() -> list[click.Command]:
+    """Return the ``hermes tools`` section of every family that has one, in listing order."""
+    from hermes_hooks.plugins import extensions
+
+    return [
+        family_command(family)  # type: ignore[arg-type]
+        for family in extensions.families()
+        if getattr(family, "cli_name", None)
+    ]
