@@ -1,12 +1,16 @@
 """The contract each hook carries: its mode, the check on a returned value, its error policy.
 
 :mod:`hermes_hooks.spec.hookspecs` attaches one :class:`HookContract` to every hookspec with the
-:func:`contract` decorator; the manager reads it to guard every implementation of that hook.
+:func:`contract` decorator; the manager reads it to guard every implementation of that hook, and
+:mod:`hermes_hooks.calling.facadegen` reads its defaults to write the typed facade's methods.
 """
 
 from __future__ import annotations
 
+import difflib
 import enum
+import inspect
+import types
 from collections.abc import Callable, Mapping
 from typing import Final, TypeVar
 
@@ -52,6 +56,13 @@ class Policy(enum.Enum):
     """The failure turns into the hook's safe decision (for ``pre_tool_call``: a block)."""
 
 
+_NO_DEFAULTS: Final[Mapping[str, object]] = types.MappingProxyType({})
+
+
+def _read_only(defaults: Mapping[str, object]) -> Mapping[str, object]:
+    return types.MappingProxyType(dict(defaults))
+
+
 @attrs.frozen
 class HookContract:
     """The rules one hook's implementations run under.
@@ -63,6 +74,9 @@ class HookContract:
     :param safe_result: for :attr:`Policy.CLOSED`, builds the safe decision from the plugin key
         and the failure message.
     :param timeout: whether ``plugins.hook_callback_timeout`` applies to the hook.
+    :param defaults: for each argument a host may leave out, what leaving it out means; an
+        argument not named here is required. An empty ``[]`` or ``{}`` stands for a fresh empty
+        list or dict per call.
     """
 
     mode: Mode
@@ -71,6 +85,8 @@ class HookContract:
     expects: str = "anything (the value is ignored)"
     safe_result: Callable[[str, str], object] | None = None
     timeout: bool = True
+    # Left out of the hash, which a mapping has not; equal contracts still hash alike.
+    defaults: Mapping[str, object] = attrs.field(factory=dict, converter=_read_only, hash=False)
 
     def fits(self, value: object) -> bool:
         """Return whether a non-``None`` value returned by an implementation fits the contract."""
@@ -85,8 +101,13 @@ def contract(
     expects: str = "anything (the value is ignored)",
     safe_result: Callable[[str, str], object] | None = None,
     timeout: bool = True,
+    defaults: Mapping[str, object] = _NO_DEFAULTS,
 ) -> Callable[[_F], _F]:
-    """Attach a :class:`HookContract` to a hookspec function."""
+    """Attach a :class:`HookContract` to a hookspec function.
+
+    :raises ValueError: for a fail-closed contract without ``safe_result``, or a default that
+        names no argument of the hookspec or could be shared between calls.
+    """
     if policy is Policy.CLOSED and safe_result is None:
         raise ValueError("a fail-closed contract needs a safe_result")
     value = HookContract(
@@ -96,13 +117,38 @@ def contract(
         expects=expects,
         safe_result=safe_result,
         timeout=timeout,
+        defaults=defaults,
     )
 
     def attach(func: _F) -> _F:
+        _check_defaults(func, value.defaults)
         setattr(func, CONTRACT_ATTR, value)
         return func
 
     return attach
+
+
+_DEFAULT_TYPES: Final = (type(None), bool, int, float, str)
+
+
+def _check_defaults(func: Callable[..., object], defaults: Mapping[str, object]) -> None:
+    """Raise when a default names no argument of ``func`` or is a value calls would share."""
+    hook = getattr(func, "__name__", repr(func))
+    arguments = list(inspect.signature(func).parameters)
+    for name, value in defaults.items():
+        if name not in arguments:
+            close = difflib.get_close_matches(name, arguments, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"hook {hook}: the default for {name!r} names no argument of the hookspec "
+                f"(its arguments: {', '.join(arguments)}){hint}"
+            )
+        fresh = type(value) in (list, dict) and not value
+        if not (isinstance(value, _DEFAULT_TYPES) or fresh):
+            raise ValueError(
+                f"hook {hook}: the default for {name!r} must be None, a bool, int, float or "
+                f"str, or an empty [] or {{}} (a fresh one per call); got {value!r}"
+            )
 
 
 _OBSERVE: Final = HookContract(mode=Mode.OBSERVE)

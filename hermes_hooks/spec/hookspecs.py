@@ -4,8 +4,9 @@ Hook and argument names are the ones Hermes fires (``hermes_cli/plugins.py`` ``V
 the fire sites in ``model_tools.py``, ``agent/*.py``, ``tools/*.py``, ``gateway/run.py`` and
 ``hermes_cli/kanban_db.py``); they are API, because plugins name them. Each hookspec carries a
 :class:`~hermes_hooks.spec.contract.HookContract` (mode, result check, error policy) that the
-manager reads to guard every implementation. Pluggy hookspecs have no body: the docstring is
-the body.
+manager reads to guard every implementation, and the ``defaults`` of the arguments a host may
+leave out, from which the typed facade's methods are generated. Pluggy hookspecs have no body:
+the docstring is the body.
 """
 
 from __future__ import annotations
@@ -54,6 +55,14 @@ def _block_naming_plugin(plugin_key: str, message: str) -> dict[str, str]:
         '{"action": "modify", "args": {...}} or the legacy {"blocked": True, "reason"?: str}'
     ),
     safe_result=_block_naming_plugin,
+    defaults={
+        "task_id": "",
+        "session_id": "",
+        "tool_call_id": "",
+        "turn_id": "",
+        "api_request_id": "",
+        "middleware_trace": [],
+    },
 )
 def pre_tool_call(
     tool_name: str,
@@ -87,7 +96,21 @@ def pre_tool_call(
 
 
 @hookspec
-@contract(Mode.OBSERVE)
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "task_id": "",
+        "session_id": "",
+        "tool_call_id": "",
+        "turn_id": "",
+        "api_request_id": "",
+        "duration_ms": 0,
+        "status": "ok",
+        "error_type": None,
+        "error_message": None,
+        "middleware_trace": [],
+    },
+)
 def post_tool_call(
     tool_name: str,
     args: dict[str, Any],
@@ -130,6 +153,17 @@ def post_tool_call(
     Mode.FIRST_RESULT,
     check=is_str,
     expects="a str that replaces the tool result (an empty string counts)",
+    defaults={
+        "task_id": "",
+        "session_id": "",
+        "tool_call_id": "",
+        "turn_id": "",
+        "api_request_id": "",
+        "duration_ms": 0,
+        "status": "ok",
+        "error_type": None,
+        "error_message": None,
+    },
 )
 def transform_tool_result(
     tool_name: str,
@@ -170,6 +204,7 @@ def transform_tool_result(
     Mode.FIRST_RESULT,
     check=is_str,
     expects="a str that replaces the captured terminal output",
+    defaults={"task_id": "", "env_type": ""},
 )
 def transform_terminal_output(
     command: str,
@@ -200,6 +235,7 @@ def transform_terminal_output(
     Mode.FIRST_RESULT,
     check=is_non_empty_str,
     expects="a non-empty str that replaces the final response",
+    defaults={"session_id": "", "model": "", "platform": "", "turn_id": ""},
 )
 def transform_llm_output(
     response_text: str,
@@ -227,6 +263,16 @@ def transform_llm_output(
     Mode.COLLECT,
     check=is_context,
     expects='a str or {"context": str}, appended to the user message',
+    defaults={
+        "session_id": "",
+        "task_id": "",
+        "turn_id": "",
+        "is_first_turn": False,
+        "model": "",
+        "platform": "",
+        "parent_session_id": "",
+        "sender_id": "",
+    },
 )
 def pre_llm_call(
     session_id: str,
@@ -261,7 +307,10 @@ def pre_llm_call(
 
 
 @hookspec
-@contract(Mode.OBSERVE)
+@contract(
+    Mode.OBSERVE,
+    defaults={"session_id": "", "task_id": "", "turn_id": "", "model": "", "platform": ""},
+)
 def post_llm_call(
     session_id: str,
     task_id: str,
@@ -289,7 +338,32 @@ def post_llm_call(
 
 
 @hookspec
-@contract(Mode.OBSERVE)
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "task_id": "",
+        "turn_id": "",
+        "api_request_id": "",
+        "session_id": "",
+        "user_message": "",
+        "conversation_history": [],
+        "platform": "",
+        "model": "",
+        "provider": "",
+        "base_url": "",
+        "api_mode": "chat_completions",
+        "api_call_count": 1,
+        "retry_count": 0,
+        "message_count": 0,
+        "tool_count": 0,
+        "approx_input_tokens": 0,
+        "request_char_count": 0,
+        "max_tokens": None,
+        "started_at": 0.0,
+        "middleware_trace": [],
+        "request": {},
+    },
+)
 def pre_api_request(
     task_id: str,
     turn_id: str,
@@ -345,7 +419,34 @@ def pre_api_request(
 
 
 @hookspec
-@contract(Mode.OBSERVE)
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "task_id": "",
+        "turn_id": "",
+        "api_request_id": "",
+        "session_id": "",
+        "platform": "",
+        "model": "",
+        "provider": "",
+        "base_url": "",
+        "api_mode": "chat_completions",
+        "api_call_count": 1,
+        "api_duration": 0.0,
+        "started_at": 0.0,
+        "ended_at": 0.0,
+        "first_chunk_at": None,
+        "first_delta_at": None,
+        "finish_reason": None,
+        "message_count": 0,
+        "response_model": None,
+        "response": {},
+        "usage": None,
+        "assistant_message": None,
+        "assistant_content_chars": 0,
+        "assistant_tool_call_count": 0,
+    },
+)
 def post_api_request(
     task_id: str,
     turn_id: str,
@@ -403,7 +504,32 @@ def post_api_request(
 
 
 @hookspec
-@contract(Mode.OBSERVE)
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "task_id": "",
+        "turn_id": "",
+        "api_request_id": "",
+        "session_id": "",
+        "platform": "",
+        "model": "",
+        "provider": "",
+        "base_url": "",
+        "api_mode": "chat_completions",
+        "api_call_count": 1,
+        "api_duration": 0.0,
+        "started_at": 0.0,
+        "ended_at": 0.0,
+        "first_chunk_at": None,
+        "first_delta_at": None,
+        "status_code": None,
+        "retry_count": None,
+        "max_retries": None,
+        "retryable": None,
+        "reason": None,
+        "request": {},
+    },
+)
 def api_request_error(
     task_id: str,
     turn_id: str,
@@ -462,7 +588,7 @@ def api_request_error(
 
 
 @hookspec
-@contract(Mode.OBSERVE)
+@contract(Mode.OBSERVE, defaults={"model": "", "platform": ""})
 def on_session_start(session_id: str, model: str, platform: str) -> None:
     """Fires once on the first turn of a brand-new session, not when a session continues.
 
@@ -476,7 +602,21 @@ def on_session_start(session_id: str, model: str, platform: str) -> None:
 
 
 @hookspec
-@contract(Mode.OBSERVE)
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "task_id": "",
+        "turn_id": "",
+        "completed": False,
+        "failed": False,
+        "interrupted": False,
+        "turn_exit_reason": "",
+        "model": "",
+        "platform": "",
+        "reason": None,
+        "api_request_id": None,
+    },
+)
 def on_session_end(
     session_id: str,
     task_id: str,
@@ -510,7 +650,11 @@ def on_session_end(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={"platform": "", "reason": None, "old_session_id": None, "new_session_id": None},
+)
 def on_session_finalize(
     session_id: str | None,
     platform: str,
@@ -533,7 +677,11 @@ def on_session_finalize(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={"platform": "", "reason": None, "old_session_id": None, "new_session_id": None},
+)
 def on_session_reset(
     session_id: str | None,
     platform: str,
@@ -559,7 +707,11 @@ def on_session_reset(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={"parent_turn_id": "", "parent_subagent_id": None, "child_role": "leaf"},
+)
 def subagent_start(
     parent_session_id: str | None,
     parent_turn_id: str,
@@ -587,7 +739,17 @@ def subagent_start(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "parent_turn_id": "",
+        "child_role": None,
+        "child_summary": None,
+        "tool_call_history": [],
+        "duration_ms": 0,
+    },
+)
 def subagent_stop(
     parent_session_id: str | None,
     parent_turn_id: str,
@@ -627,6 +789,7 @@ def subagent_stop(
     expects='{"action": "skip", "reason"?: str}, {"action": "rewrite", "text": str} '
     'or {"action": "allow"}',
     timeout=False,
+    defaults={"gateway": None, "session_store": None},
 )
 def pre_gateway_dispatch(event: Any, gateway: Any, session_store: Any) -> dict[str, str] | None:
     """Fires once per incoming non-internal gateway message, before auth, pairing and dispatch.
@@ -650,6 +813,7 @@ def pre_gateway_dispatch(event: Any, gateway: Any, session_store: Any) -> dict[s
     Mode.FIRST_RESULT,
     check=is_verify_decision,
     expects='{"action": "continue", "message"?: str} or {"decision": "block", "reason"?: str}',
+    defaults={"session_id": "", "platform": "", "model": "", "coding": True, "attempt": 0},
 )
 def pre_verify(
     session_id: str,
@@ -682,7 +846,19 @@ def pre_verify(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "description": "",
+        "pattern_key": "",
+        "pattern_keys": [],
+        "session_key": "",
+        "surface": "cli",
+        "turn_id": "",
+        "tool_call_id": "",
+    },
+)
 def pre_approval_request(
     command: str,
     description: str,
@@ -710,7 +886,20 @@ def pre_approval_request(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "description": "",
+        "pattern_key": "",
+        "pattern_keys": [],
+        "session_key": "",
+        "surface": "cli",
+        "turn_id": "",
+        "tool_call_id": "",
+        "decided_by": None,
+    },
+)
 def post_approval_response(
     command: str,
     description: str,
@@ -746,7 +935,11 @@ def post_approval_response(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={"profile_name": "default", "board": None, "assignee": None, "run_id": None},
+)
 def kanban_task_claimed(
     task_id: str,
     profile_name: str,
@@ -768,7 +961,17 @@ def kanban_task_claimed(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "profile_name": "default",
+        "board": None,
+        "assignee": None,
+        "run_id": None,
+        "summary": None,
+    },
+)
 def kanban_task_completed(
     task_id: str,
     profile_name: str,
@@ -792,7 +995,17 @@ def kanban_task_completed(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "profile_name": "default",
+        "board": None,
+        "assignee": None,
+        "run_id": None,
+        "reason": None,
+    },
+)
 def kanban_task_blocked(
     task_id: str,
     profile_name: str,
