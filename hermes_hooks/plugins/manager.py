@@ -11,7 +11,7 @@ import time
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
@@ -168,9 +168,17 @@ class PluginManager(GuardedManager):
         self._backends: dict[str, Any] = {}
         families = extensions.families()
         for family in families:
+            if hasattr(self, family.name):
+                raise AttributeError(
+                    f"provider family {family.name!r} would hide PluginManager.{family.name}: "
+                    f"give the family another name"
+                )
             backend = family.create_registry(self)
             backend.set_acting_plugins(self._code_owners.on_stack)
             self._backends[family.name] = backend
+            # pm.image_gen: a plain attribute (a __getattr__ would slow every attribute
+            # access on the manager, hook calls included: CPython does not specialise those).
+            setattr(self, family.name, backend)
         for family in families:
             family.install(self, self._backends[family.name])
 
@@ -205,12 +213,11 @@ class PluginManager(GuardedManager):
             known = ", ".join(sorted(self._backends)) or "none"
             raise KeyError(f"no provider family {family!r} (families: {known})") from None
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached when normal lookup fails: pm.image_gen is the image_gen family's registry.
-        backends = self.__dict__.get("_backends")
-        if backends is not None and name in backends:
-            return backends[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    if TYPE_CHECKING:
+        # For type checkers only: pm.image_gen and the other families' registries are set in
+        # __init__ from the families listed, so they are Any to them; typed access is
+        # FAMILY.registry(pm). A real __getattr__ would slow every attribute access.
+        def __getattr__(self, name: str) -> Any: ...
 
     def _add_hook_callback(
         self, plugin_key: str, hook_name: str, callback: Callable[..., Any]
