@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from cli_support import GOOD, hermes, home, invoke
+from cli_support import GOOD, clean_env, hermes, home, invoke
 from plugin_builders import user_plugin, write_config
 
 from hermes_hooks import __version__
@@ -83,6 +85,28 @@ def test_list_fits_a_narrow_terminal(home: Path, monkeypatch: pytest.MonkeyPatch
         assert len(line) <= 80 or " " not in line.strip(), line
     assert sum(1 for line in lines if line.startswith("    error: ")) == 1
     assert any(line.startswith(" " * 11) for line in lines)  # the error wraps under itself
+
+
+def test_list_into_a_pipe_is_never_clipped(home: Path) -> None:
+    long = "A plugin whose description goes on and on well past the edge of any terminal"
+    message = "a long message " * 8
+    user_plugin(home, "good", GOOD, manifest={"description": long})
+    user_plugin(home, "broken", f"raise RuntimeError({message!r})\n")
+    write_config(home, ["good", "broken"])
+    env = {k: v for k, v in clean_env(home).items() if k != "COLUMNS"}
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_hooks", "plugins", "list"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout
+    assert long in done.stdout
+    (error,) = [line for line in done.stdout.splitlines() if line.startswith("    error: ")]
+    assert message.strip() in error  # one line, whole
 
 
 def test_list_json_has_the_plugin_info_fields(home: Path) -> None:

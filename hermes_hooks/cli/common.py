@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import textwrap
@@ -28,8 +29,6 @@ __all__ = [
     "wrap",
 ]
 
-DEFAULT_WIDTH: Final = 80
-"""The width assumed when the output is not a terminal and ``COLUMNS`` is not set."""
 
 
 def get_home(ctx: click.Context) -> Path:
@@ -80,13 +79,32 @@ def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-def terminal_width() -> int:
-    """Return the width to fit: ``COLUMNS``, the terminal's, or 80 when not a terminal."""
-    return max(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, 20)
+MIN_WIDTH: Final = 20
 
 
-def wrap(text: str, width: int, indent: str = "", subsequent: str | None = None) -> list[str]:
-    """Wrap *text* to *width* without breaking words or paths (a longer word overflows)."""
+def terminal_width() -> int | None:
+    """Return the width to fit: ``COLUMNS``, else the terminal's; ``None`` when not a terminal.
+
+    Output that goes to a file or a pipe is never clipped or wrapped (as ``pip list`` does):
+    ``hermes plugins list | grep ...`` sees whole descriptions and errors.
+    """
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(int(columns), MIN_WIDTH)
+    if not sys.stdout.isatty():
+        return None
+    return max(shutil.get_terminal_size().columns, MIN_WIDTH)
+
+
+def wrap(
+    text: str, width: int | None, indent: str = "", subsequent: str | None = None
+) -> list[str]:
+    """Wrap *text* to *width* without breaking words or paths (a longer word overflows).
+
+    With no width (the output is not a terminal), the text stays one line.
+    """
+    if width is None:
+        return [(indent + " ".join(text.split())).rstrip()]
     return textwrap.wrap(
         text,
         width=width,
@@ -101,16 +119,18 @@ def _clip(cell: str, width: int) -> str:
     return cell if len(cell) <= width else cell[: max(width - 1, 0)] + "…"
 
 
-def fit_table(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[str]:
+def fit_table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], width: int | None
+) -> list[str]:
     """Lay out a table whose last column shrinks (and is clipped with ``…``) to fit *width*.
 
     The other columns keep their widths, so keys stay whole and copyable; when even they do
-    not fit, the last column is dropped.
+    not fit, the last column is dropped. With no width (not a terminal), nothing is clipped.
     """
     table = [list(headers), *(list(row) for row in rows)]
     widths = [max(len(row[i]) for row in table) for i in range(len(headers) - 1)]
     fixed = sum(widths) + 2 * (len(widths))
-    room = width - fixed
+    room = width - fixed if width is not None else max(len(row[-1]) for row in table)
     lines = []
     for row in table:
         cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])]

@@ -106,9 +106,10 @@ def render() -> str:
         "",
         "Exit codes: `0` success, `1` a user error or a failed check, `2` a usage error.",
         "Errors are one line on stderr; `--debug` (or `HERMES_PLUGINS_DEBUG=1`) shows the",
-        "traceback. Output fits the terminal's width (80 columns when it is not a terminal);",
-        "`--json` output has the shapes below and is stable. Commands that plugins register",
-        "with `ctx.register_cli_command` appear as `hermes NAME` under *Plugin commands*.",
+        "traceback. Output fits the terminal's width (`COLUMNS` when set); when it goes to a",
+        "file or a pipe it is never clipped or wrapped. `--json` output has the shapes below",
+        "and is stable. Commands that plugins register with `ctx.register_cli_command` appear",
+        "as `hermes NAME` under *Plugin commands*.",
         "",
     ]
     for path, command, ctx in iter_commands():

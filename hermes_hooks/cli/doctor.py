@@ -21,7 +21,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _finding_lines(finding: Finding, width: int) -> list[str]:
+def _finding_lines(finding: Finding, width: int | None) -> list[str]:
     lines = wrap(f"{finding.level}: {finding.message}", width, "  ", "    ")
     if finding.where:
         lines.append(f"    at {finding.where}")
@@ -105,7 +105,7 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
         ctx.exit(1)
 
 
-def _fact_lines(facts: Sequence[tuple[str, str]], width: int) -> list[str]:
+def _fact_lines(facts: Sequence[tuple[str, str]], width: int | None) -> list[str]:
     label_width = max(len(label) for label, _ in facts) + 2
     lines = []
     for label, value in facts:

@@ -66,7 +66,8 @@ def hooks(ctx: click.Context, name: str | None, as_json: bool) -> None:
         rows = [
             [str(impl.position), impl.plugin, _options(impl), impl.function] for impl in order.impls
         ]
-        for line in fit_table(["#", "PLUGIN", "OPTIONS", "FUNCTION"], rows, width - 2):
+        inner = width - 2 if width is not None else None
+        for line in fit_table(["#", "PLUGIN", "OPTIONS", "FUNCTION"], rows, inner):
             click.echo(f"  {line}")
 
 
