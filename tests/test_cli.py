@@ -30,6 +30,10 @@ CLI_PLUGIN = """\
 
         ctx.register_cli_command("hello", "Say hello", setup, hello)
         ctx.register_cli_command("boom", "Fail", setup, boom)
+        ctx.register_cli_command("greet", "Return a greeting", setup, lambda a: f"hi {a.who}")
+        ctx.register_cli_command("code", "Return an exit code", setup, lambda a: 3)
+        ctx.register_cli_command("data", "Return data", setup, lambda a: {"who": a.who})
+        ctx.register_cli_command("flag", "Return a bool", setup, lambda a: False)
     """
 
 
@@ -185,6 +189,16 @@ def test_plugin_cli_commands_run_as_hermes_subcommands(home: Path) -> None:
     listing = invoke("--help").output
     assert "Plugin commands:" in listing
     assert "hello" in listing.split("Plugin commands:")[1]
+
+
+def test_what_a_plugin_command_returns_is_its_output_or_exit_code(home: Path) -> None:
+    user_plugin(home, "greeter", CLI_PLUGIN)
+    write_config(home, ["greeter"])
+    assert (invoke("greet", "--who", "Ada").output, invoke("greet").exit_code) == ("hi Ada\n", 0)
+    assert invoke("code").exit_code == 3
+    assert invoke("code").output == ""
+    assert json.loads(invoke("data", "--who", "Bo").output) == {"who": "Bo"}
+    assert (invoke("flag").output, invoke("flag").exit_code) == ("False\n", 0)
 
 
 def test_a_failing_command_is_one_line_unless_debug(home: Path) -> None:

@@ -8,6 +8,7 @@ takes every argument raw and hands them to
 
 from __future__ import annotations
 
+import json
 from collections.abc import Set
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from hermes_hooks.cli.common import build_manager, warn
 if TYPE_CHECKING:
     from hermes_hooks.registries.commands import CliCommand
 
-__all__ = ["load_plugin_commands", "make_click_command"]
+__all__ = ["load_plugin_commands", "make_click_command", "show_result"]
 
 _RAW_ARGS: dict[str, Any] = {
     "ignore_unknown_options": True,
@@ -32,9 +33,7 @@ def make_click_command(command: CliCommand) -> click.Command:
 
     @click.pass_context
     def run(ctx: click.Context) -> None:
-        result = command.run(list(ctx.args))
-        if isinstance(result, int) and not isinstance(result, bool) and result:
-            ctx.exit(result)
+        show_result(ctx, command.run(list(ctx.args)))
 
     summary = command.help or f"A command of plugin {command.owner!r}."
     return click.Command(
@@ -45,6 +44,24 @@ def make_click_command(command: CliCommand) -> click.Command:
         context_settings=dict(_RAW_ARGS),
         add_help_option=False,
     )
+
+
+def show_result(ctx: click.Context, result: object) -> None:
+    """Turn what a plugin command's handler returned into output and an exit code.
+
+    A ``str`` is printed (as is, with a newline added when it has none); an ``int`` is the exit
+    code; ``None`` prints nothing; a ``dict`` or ``list`` is printed as JSON, anything else as
+    ``str(result)``. A ``bool`` is not an exit code: ``True`` and ``False`` are printed.
+    """
+    if result is None:
+        return
+    if isinstance(result, int) and not isinstance(result, bool):
+        ctx.exit(result)
+    if isinstance(result, dict | list):
+        text = json.dumps(result, indent=2, ensure_ascii=False, default=str)
+    else:
+        text = result if isinstance(result, str) else str(result)
+    click.echo(text, nl=not text.endswith("\n"))
 
 
 def load_plugin_commands(ctx: click.Context, builtin: Set[str]) -> dict[str, click.Command]:
