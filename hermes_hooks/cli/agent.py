@@ -88,13 +88,18 @@ def run_oneshot(ctx: click.Context, prompt: str, as_json: bool) -> None:
 def chat(ctx: click.Context) -> None:
     """Talk with the agent: one line per turn, /help lists the commands, /exit ends.
 
-    Approvals are asked on the terminal; with no terminal they are denied.
+    On a terminal the line can be edited and Up and Down walk the history (kept in
+    $HERMES_HOME/chat_history); approvals are asked there. Without a terminal the lines are
+    read as they come and approvals are denied. A message a plugin injects while the chat
+    waits for a line runs as the next input at once. Ctrl-C or Ctrl-D ends the chat
+    (Ctrl-C with exit code 130).
 
     \b
     Examples:
       hermes chat
       printf 'run `ls`\\n/exit\\n' | hermes chat
     """
+    from hermes_hooks.cli.chatinput import HISTORY_FILE, WAKE, LineReader, StreamReader
     from hermes_hooks.host.approval import TerminalApprover
     from hermes_hooks.host.session import Session
 
@@ -102,20 +107,28 @@ def chat(ctx: click.Context) -> None:
     stdin: IO[str] = sys.stdin
     approver = TerminalApprover(stdin=stdin)
     session = Session(pm, model, approver=approver, **_session_options(settings))
-    interactive = stdin.isatty()
+    reader: LineReader
+    if stdin.isatty() and sys.stdout.isatty():
+        from hermes_hooks.cli.chatinput import TerminalReader
+
+        reader = TerminalReader(pm.hermes_home / HISTORY_FILE)
+    else:
+        reader = StreamReader(stdin)
+    session.on_pending = reader.wake
     click.echo(f"hermes chat on {model.describe()}: /help lists the commands, /exit ends.")
     reason = "exit"
     try:
         while True:
-            if interactive:
-                click.echo("> ", nl=False)
-            line = stdin.readline()
-            if not line:
+            # Injected before the reader listened (while the session started), or just now.
+            line = WAKE if session.pending else reader.read("> ")
+            if line is None:
                 break
-            text = line.strip()
-            if not text:
+            if line is WAKE:
+                replies = session.run_pending()
+            elif isinstance(line, str) and line.strip():
+                replies = session.send(line.strip())
+            else:
                 continue
-            replies = session.send(text)
             for reply in replies:
                 click.echo(reply.text)
             if any(getattr(reply, "exit", False) for reply in replies):
@@ -124,8 +137,11 @@ def chat(ctx: click.Context) -> None:
         reason = "interrupted"
         click.echo("")
     finally:
+        session.on_pending = None
         session.close(reason)
         model.close()
+    if reason == "interrupted":
+        ctx.exit(130)
 
 
 @click.group("gateway")

@@ -96,6 +96,9 @@ class HermesGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except BrokenPipeError:
+            # The reader went away (| head): click ends quietly, like other commands do.
+            raise
         except Exception as exc:
             if ctx.meta.get("hermes.debug"):
                 raise

@@ -133,6 +133,9 @@ class Session:
         self.closed = False
         self._started = False
         self._pending: collections.deque[str] = collections.deque()
+        #: Called, from the injecting thread, when a message is queued while no turn runs:
+        #: a surface waiting for input (hermes chat) wakes and calls :meth:`run_pending`.
+        self.on_pending: Callable[[], None] | None = None
         self._interrupts: collections.deque[str] = collections.deque()
         self._previous_sink: Callable[[str, str], bool] | None = None
         self._attached = attach and parent is None
@@ -177,7 +180,13 @@ class Session:
         if self.closed:
             return False
         message = content if role == "user" else f"[{role}] {content}"
-        (self._interrupts if self.is_running else self._pending).append(message)
+        if self.is_running:
+            self._interrupts.append(message)
+            return True
+        self._pending.append(message)
+        wake = self.on_pending
+        if wake is not None:
+            wake()
         return True
 
     def note_changed_path(self, path: str) -> None:
@@ -199,9 +208,16 @@ class Session:
             replies.append(run_slash_command(self, text))
         else:
             replies.append(self.run_turn(text))
-        followups = 0
-        while self._pending and followups < self.max_followups and not self.closed:
-            followups += 1
+        return replies + self.run_pending()
+
+    def run_pending(self) -> list[TurnResult | CommandReply]:
+        """Run the injected messages waiting to become turns (at most ``max_followups``).
+
+        :meth:`send` calls it after each input; a surface that was woken by
+        :attr:`on_pending` while it waited for input calls it directly.
+        """
+        replies: list[TurnResult | CommandReply] = []
+        while self._pending and len(replies) < self.max_followups and not self.closed:
             replies.append(self.run_turn(self._pending.popleft()))
         return replies
 
