@@ -50,13 +50,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 class Terminal:
     """``hermes chat`` on a pseudo-terminal: type keys, read the screen's text."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *args: str) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
         env = clean_env(home, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
         env.pop("COLUMNS", None)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "hermes_hooks", "chat"],
+            [sys.executable, "-m", "hermes_hooks", *(args or ("chat",))],
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -123,6 +123,15 @@ def test_on_a_terminal_lines_are_edited_and_the_history_is_kept(home: Path) -> N
     again.prompt()
     again.type("\x04")  # Ctrl-D on an empty line ends the chat
     assert again.wait() == 0
+
+
+def test_bare_hermes_on_a_terminal_is_the_chat(home: Path) -> None:
+    term = Terminal(home, "--debug")  # no command: HERMES_PLUGINS_DEBUG=1 hermes, say
+    term.expect("hermes chat on offline/")
+    term.prompt()
+    term.type("/exit\r")
+    term.expect("Bye.")
+    assert term.wait() == 0
 
 
 def test_ctrl_c_ends_the_chat_with_130_on_a_new_line(home: Path) -> None:

@@ -168,6 +168,13 @@ def test_a_plugin_that_exits_does_not_end_the_command(home: Path) -> None:
     assert "SystemExit" in info["error"]
 
 
+def test_bare_hermes_prints_the_help_off_a_terminal(home: Path) -> None:
+    result = hermes(home)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Usage: hermes [OPTIONS] [COMMAND] [ARGS]...")
+    assert "starts 'hermes chat'" in result.stdout
+
+
 def test_unknown_command_is_a_usage_error_with_the_closest_names(home: Path) -> None:
     result = invoke("plugin", "list")
     assert result.exit_code == 2

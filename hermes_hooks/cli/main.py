@@ -131,7 +131,6 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     cls=HermesGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
     invoke_without_command=True,
-    no_args_is_help=True,
 )
 @click.version_option(__version__, "--version", "-V", prog_name="hermes")
 @click.option(
@@ -162,6 +161,9 @@ def cli(
 ) -> None:
     """Manage Hermes plugins and their hooks, and run the agent.
 
+    With no command, on a terminal, it starts 'hermes chat' (as Hermes does); elsewhere it
+    prints this help.
+
     \b
     Examples:
       hermes -z "Generate an image of a corgi in a spacesuit"
@@ -176,6 +178,13 @@ def cli(
         run_oneshot(ctx, oneshot, as_json)
     elif as_json and ctx.invoked_subcommand is None:
         raise click.UsageError("--json here goes with -z PROMPT; commands have their own --json")
+    elif ctx.invoked_subcommand is None:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            from hermes_hooks.cli.agent import chat
+
+            ctx.invoke(chat)
+        else:
+            click.echo(ctx.get_help())
 
 
 def _register_commands() -> None:
