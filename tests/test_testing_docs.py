@@ -11,12 +11,14 @@ from __future__ import annotations
 import inspect
 import re
 import shlex
+import shutil
 import sys
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from plugin_builders import write_distribution
 
 import hermes_hooks.testing
@@ -65,7 +67,10 @@ def test_every_code_block_of_the_tutorial_is_the_file_it_names() -> None:
     for info, body in code_blocks(TUTORIAL):
         title = _TITLE.search(info)
         if title is None:
-            assert info.startswith("console"), f"a block names no file: {info!r}\n{body}"
+            # Transcripts run as commands; the config block is checked against what they wrote.
+            assert info.startswith("console") or info == "yaml config", (
+                f"a block names no file: {info!r}\n{body}"
+            )
             continue
         path = FILES / title["path"]
         assert path.is_file(), f"the tutorial shows {title['path']}, which is not in {FILES}"
@@ -75,32 +80,40 @@ def test_every_code_block_of_the_tutorial_is_the_file_it_names() -> None:
 
 
 @pytest.fixture
-def tutorial_plugin_copied(hermes_plugin_dir: Callable[..., Path]) -> Path:
-    """What ``cp -r no_rm ~/.hermes/plugins/no-rm`` does, in the test's home."""
-    return hermes_plugin_dir(FILES / "no_rm", enabled=False)
+def tutorial_folder(hermes_home: HermesHome) -> Path:
+    """Step 1: the folder ``no_rm`` in the current folder, as the reader wrote it."""
+    folder = hermes_home.workdir / "no_rm"
+    shutil.copytree(FILES / "no_rm", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
 
 
-def run_transcript(body: str, hermes_cli: Callable[..., CliOutcome]) -> None:
+def run_transcript(
+    body: str, hermes_cli: Callable[..., CliOutcome], hermes_home: HermesHome
+) -> None:
     for command, expected in transcript(body):
         if not command.startswith("hermes "):
-            continue
+            continue  # rm, pip: the packaging test simulates them
         outcome = hermes_cli(*shlex.split(command)[1:])
         assert outcome.exit_code == 0, outcome
-        assert outcome.stdout == expected, f"$ {command}\n{outcome}"
+        # The reader's home is ~/.hermes; the test's is a temporary folder.
+        shown = outcome.stdout.replace(str(hermes_home.path), "~/.hermes")
+        assert shown == expected, f"$ {command}\n{outcome}"
 
 
 def test_the_tutorial_transcripts_are_what_the_commands_print(
-    tutorial_plugin_copied: Path, hermes_cli: Callable[..., CliOutcome]
+    tutorial_folder: Path, hermes_home: HermesHome, hermes_cli: Callable[..., CliOutcome]
 ) -> None:
+    """A fresh home (no plugins folder yet) and the folder of step 1: every command runs."""
+    shutil.rmtree(hermes_home.path / "plugins", ignore_errors=True)
     blocks = [body for info, body in code_blocks(TUTORIAL) if info == "console test"]
     assert len(blocks) == 2
     commands = [command for body in blocks for command, _ in transcript(body)]
-    # The one command not run is the copy the fixture made.
-    assert [c for c in commands if not c.startswith("hermes ")] == [
-        "cp -r no_rm ~/.hermes/plugins/no-rm"
-    ]
+    assert all(command.startswith("hermes ") for command in commands), commands
     for body in blocks:
-        run_transcript(body, hermes_cli)
+        run_transcript(body, hermes_cli, hermes_home)
+    (config,) = [body for info, body in code_blocks(TUTORIAL) if info == "yaml config"]
+    written = yaml.safe_load((hermes_home.path / "config.yaml").read_text(encoding="utf-8"))
+    assert written["plugins"]["enabled"] == yaml.safe_load(config)["plugins"]["enabled"]
 
 
 @pytest.fixture
@@ -131,7 +144,7 @@ def test_the_packaged_plugin_is_found_through_its_entry_point(
 ) -> None:
     hermes_home.enable("no-rm")
     (packaging,) = [body for _, body in code_blocks(TUTORIAL) if "$ pip install ." in body]
-    run_transcript(packaging, hermes_cli)
+    run_transcript(packaging, hermes_cli, hermes_home)
     outcome = hermes_cli("-z", "run `rm -rf build`")
     assert "no-rm: deleting build recursively is not allowed" in outcome.stdout, outcome
 
