@@ -47,6 +47,16 @@ def test_wheel_ships_py_typed(wheel: zipfile.ZipFile) -> None:
     assert "hermes_hooks/py.typed" in wheel.namelist()
 
 
+def test_wheel_ships_the_new_plugin_templates(wheel: zipfile.ZipFile) -> None:
+    root = Path(__file__).resolve().parent.parent / "hermes_hooks" / "admin" / "plugin-template"
+    templates = {
+        f"hermes_hooks/admin/plugin-template/{p.relative_to(root).as_posix()}"
+        for p in root.rglob("*.tmpl")
+    }
+    assert len(templates) == 6
+    assert templates <= set(wheel.namelist())
+
+
 def test_wheel_ships_every_bundled_manifest(wheel: zipfile.ZipFile) -> None:
     names = set(wheel.namelist())
     manifests = sorted(

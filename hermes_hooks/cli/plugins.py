@@ -263,6 +263,44 @@ def info(ctx: click.Context, name: str, as_json: bool) -> None:
         click.echo(line)
 
 
+@plugins.command("new")
+@click.argument("name")
+@click.option(
+    "--dir",
+    "parent",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default="the current folder",
+    help="Where the project folder NAME is made.",
+)
+@click.option("--description", default="", help="The plugin's one-line description.")
+@click.option("--author", default="", help="The manifest's author.")
+def new(name: str, parent: Path, description: str, author: str) -> None:
+    """Start a plugin project NAME: the plugin, a test on the fixtures, a pyproject.toml.
+
+    Writes NAME/pyproject.toml (a pip package with the hermes_agent.plugins entry point and
+    the manifest and skills as package data), NAME/MODULE/plugin.yaml and __init__.py (a
+    tool and a pre_tool_call hook through register(ctx)), NAME/MODULE/skills/ and
+    NAME/tests/. Nothing is written over.
+
+    \b
+    Examples:
+      hermes plugins new pr-review
+      hermes plugins new pr-review --dir ~/src --description "Reviews pull requests"
+    """
+    from hermes_hooks.admin.scaffold import create_plugin_project
+
+    made = create_plugin_project(name, parent, description=description, author=author)
+    click.echo(f"Created plugin project {name!r} in {made.root}:")
+    for relative in made.files:
+        click.echo(f"  {relative}")
+    module = made.module.name
+    click.echo("")
+    click.echo("Next:")
+    click.echo(f"  cd {made.root} && pip install -e '.[test]' && python -m pytest")
+    click.echo(f"  hermes plugins install ./{module} && hermes plugins enable {name}")
+
+
 def _register_subcommands() -> None:
     from hermes_hooks.cli.doctor import plugin_doctor
     from hermes_hooks.cli.install import install, remove
