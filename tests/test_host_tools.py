@@ -282,10 +282,11 @@ def test_bad_arguments_from_the_model_are_a_tool_error(home: Path) -> None:
 
 def test_host_tools_are_host_owned_and_installed_once(tmp_path: Path) -> None:
     pm = PluginManager(tmp_path / "home")
-    assert install_builtin_tools(pm) == ["read_file", "terminal", "delegate_task"]
+    installed = ["read_file", "terminal", "delegate_task", "skill_view"]
+    assert install_builtin_tools(pm) == installed
     assert install_builtin_tools(pm) == []
-    assert {pm.tools.owner_of(n) for n in ("read_file", "terminal", "delegate_task")} == {HOST}
-    # delegate_task is offered only inside a session's turn.
+    assert {pm.tools.owner_of(n) for n in installed} == {HOST}
+    # delegate_task is offered only inside a session's turn; skill_view when there are skills.
     assert [d["function"]["name"] for d in pm.tools.definitions()] == ["read_file", "terminal"]
 
 

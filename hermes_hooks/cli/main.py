@@ -191,6 +191,7 @@ def _register_commands() -> None:
     cli.add_lazy_command("plugins", "hermes_hooks.cli.plugins:plugins")
     cli.add_lazy_command("hooks", "hermes_hooks.cli.hooks:hooks")
     cli.add_lazy_command("tools", "hermes_hooks.cli.hooks:tools")
+    cli.add_lazy_command("skills", "hermes_hooks.cli.skills:skills")
     cli.add_lazy_command("doctor", "hermes_hooks.cli.doctor:doctor")
     cli.add_lazy_command("chat", "hermes_hooks.cli.agent:chat")
     cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")

@@ -21,6 +21,7 @@ HOST_COMMANDS: Final[dict[str, str]] = {
     "new": "start a fresh conversation (also /reset, /clear)",
     "tools": "list the tools offered to the model",
     "plugins": "list the loaded plugins",
+    "skills": "list the skills the agent can load (skill_view)",
     "model": "show the model in use",
     "exit": "end the session (also /quit)",
 }
@@ -55,6 +56,15 @@ def run_slash_command(session: Session, text: str) -> CommandReply:
     if name == "plugins":
         loaded = [info.key for info in session.pm.list_plugins() if info.status == "enabled"]
         return CommandReply(name, "Plugins: " + (", ".join(loaded) if loaded else "(none)"))
+    if name == "skills":
+        from hermes_hooks.host.skills import list_skills
+
+        skills = list_skills(session.pm)
+        if not skills:
+            return CommandReply(name, "Skills: (none)")
+        width = max(len(s.name) for s in skills)
+        lines = [f"{s.name:<{width}}  {s.description}".rstrip() for s in skills]
+        return CommandReply(name, "Skills:\n" + "\n".join(lines))
     if name == "model":
         return CommandReply(name, f"Model: {session.model.describe()}")
     command = session.pm.commands.get(name)

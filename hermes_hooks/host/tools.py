@@ -1,4 +1,4 @@
-"""The host's own tools: ``read_file``, ``terminal`` and ``delegate_task``.
+"""The host's own tools: ``read_file``, ``terminal``, ``delegate_task`` and ``skill_view``.
 
 They are registered in ``pm.tools`` with the host as owner, before plugins load, so a plugin
 can replace one only with the operator's grant (DESIGN §6). While a session runs a turn, the
@@ -47,7 +47,7 @@ OUTPUT_LIMIT: Final = 50_000
 READ_LIMIT_BYTES: Final = 2_000_000
 DEFAULT_READ_LINES: Final = 500
 
-BUILTIN_TOOLS: Final = ("read_file", "terminal", "delegate_task")
+BUILTIN_TOOLS: Final = ("read_file", "terminal", "delegate_task", "skill_view")
 
 
 def record_changed_path(path: str | os.PathLike[str]) -> None:
@@ -280,4 +280,9 @@ def install_builtin_tools(pm: PluginManager) -> list[str]:
             logger.warning("host tool %r not installed: %s", name, exc)
             continue
         installed.append(name)
+    if pm.tools.owner_of("skill_view") is None:
+        from hermes_hooks.host.skills import install_skill_view
+
+        install_skill_view(pm)
+        installed.append("skill_view")
     return installed

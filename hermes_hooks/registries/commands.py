@@ -29,7 +29,18 @@ BUILTIN_SLASH_COMMANDS: Final = frozenset(
 """Slash commands the host keeps for itself; plugins cannot register these names."""
 
 BUILTIN_CLI_COMMANDS: Final = frozenset(
-    {"plugins", "hooks", "tools", "doctor", "chat", "gateway", "version", "help", "config"}
+    {
+        "plugins",
+        "hooks",
+        "tools",
+        "skills",
+        "doctor",
+        "chat",
+        "gateway",
+        "version",
+        "help",
+        "config",
+    }
 )
 """``hermes`` sub-commands of the framework; plugins cannot register these names."""
 
