@@ -605,3 +605,39 @@ def test_the_entry_point_is_named_after_the_module() -> None:
 
     found = [(e.name, e.value) for e in entry_points(group="pytest11") if "hermes" in e.value]
     assert found == [("hermes_hooks.testing", "hermes_hooks.testing")]
+
+
+COMMANDS = """\
+async def later(raw):
+    return "later " + raw
+
+def boom(raw):
+    raise ValueError("no " + raw)
+
+def register(ctx):
+    ctx.register_command("later", later)
+    ctx.register_command("boom", boom)
+"""
+
+
+def test_session_command_runs_plugin_and_host_commands(
+    hermes_plugin_dir: Any, hermes_session: Any
+) -> None:
+    hermes_plugin_dir("cmds", COMMANDS)
+    assert hermes_session.command("/later  a b ").text == "later a b"  # awaited, args stripped
+    with pytest.raises(ValueError, match="no way"):
+        hermes_session.command("/boom way")
+    host = hermes_session.command("/help")
+    assert (host.command, host.owner) == ("help", None)
+    assert "/later" in host.text
+    assert [(c.command, c.owner) for c in hermes_session.commands] == [
+        ("later", "cmds"),
+        ("help", None),
+    ]
+    with pytest.raises(ValueError, match="starts with '/'"):
+        hermes_session.command("help")
+
+
+def test_session_skill_fails_the_test_with_the_tools_error(hermes_session: Any) -> None:
+    with pytest.raises(AssertionError, match=r"skill_view\('nope:x'\) failed: no plugin 'nope'"):
+        hermes_session.skill("nope:x")

@@ -42,11 +42,12 @@ if TYPE_CHECKING:
     from hermes_hooks.testing.cli import CliOutcome
     from hermes_hooks.testing.home import HermesHome
     from hermes_hooks.testing.recorder import HookCall, HookCalls, HookRecorder, ImplResult
-    from hermes_hooks.testing.session import ScriptedSession, ScriptedTurn
+    from hermes_hooks.testing.session import CommandCall, ScriptedSession, ScriptedTurn
 
 __all__ = [
     "MARKER",
     "CliOutcome",
+    "CommandCall",
     "HermesHome",
     "HookCall",
     "HookCalls",
@@ -73,6 +74,7 @@ _DEFAULTS: Final[dict[str, bool]] = {
 
 _LAZY: Final[dict[str, str]] = {
     "CliOutcome": "hermes_hooks.testing.cli",
+    "CommandCall": "hermes_hooks.testing.session",
     "HermesHome": "hermes_hooks.testing.home",
     "HookCall": "hermes_hooks.testing.recorder",
     "HookCalls": "hermes_hooks.testing.recorder",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
     from hermes_hooks.testing.recorder import HookCalls, HookRecorder
 
-__all__ = ["ScriptedSession", "ScriptedTurn"]
+__all__ = ["CommandCall", "ScriptedSession", "ScriptedTurn"]
 
 
 @attrs.frozen
@@ -57,6 +58,25 @@ class ScriptedTurn:
         return self.hooks.names()
 
 
+@attrs.frozen
+class CommandCall:
+    """One slash command run through :meth:`ScriptedSession.command`.
+
+    :param command: its name, without the ``/``.
+    :param args: the raw text after the name.
+    :param text: the reply (a plugin command's returned value as text).
+    :param owner: the plugin whose command it is, or ``None`` for the host's own.
+    """
+
+    command: str
+    args: str
+    text: str
+    owner: str | None
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class ScriptedSession:
     """A reference-host :class:`~hermes_hooks.host.Session` whose model follows a script.
 
@@ -80,6 +100,8 @@ class ScriptedSession:
         options: dict[str, Any] = {"cwd": workdir, "retry_backoff": 0.0}
         options.update(session_options)
         self.session = Session(pm, self.model, **options)
+        #: Every :meth:`command` call, in order.
+        self.commands: list[CommandCall] = []
 
     @property
     def session_id(self) -> str:
@@ -117,6 +139,50 @@ class ScriptedSession:
             raise failure
         self.model.check(ended=turn.exit_reason)
         return ScriptedTurn(turn, hooks, tuple(self.model.requests), self.recorder)
+
+    def command(self, text: str) -> CommandCall:
+        """Run a slash command as the chat does: ``hermes_session.command("/wc one two")``.
+
+        A plugin's command runs its handler with the raw arguments; an exception it raises is
+        raised here (the chat would answer "/wc failed: ..."), and an async handler is awaited.
+        The host's own commands (``/help``, ``/skills``...) answer as in the chat. Every call
+        is kept in :attr:`commands`.
+
+        :raises ValueError: ``text`` does not start with ``/``.
+        """
+        __tracebackhide__ = True
+        from hermes_hooks.calling import aio
+        from hermes_hooks.host.slash import run_slash_command
+
+        if not text.startswith("/"):
+            raise ValueError(f"a slash command starts with '/', found {text!r}")
+        name, _, raw_args = text[1:].strip().partition(" ")
+        raw_args = raw_args.strip()
+        entry = self.pm.commands.get_entry(name)
+        if entry is not None:
+            reply = aio.resolve(entry.value.handler(raw_args))
+            text_reply = "" if reply is None else str(reply)
+            call = CommandCall(entry.name, raw_args, text_reply, entry.owner)
+        else:
+            host_reply = run_slash_command(self.session, text)
+            call = CommandCall(host_reply.command, raw_args, host_reply.text, None)
+        self.commands.append(call)
+        return call
+
+    def skill(self, name: str, file_path: str | None = None) -> dict[str, Any]:
+        """Load skill ``name`` (``plugin:skill``) as the model does with ``skill_view``.
+
+        :returns: the tool's answer, parsed: ``content``, ``linked_files``... on success.
+        :raises AssertionError: the skill (or its file) cannot be loaded; the message is the
+            tool's error.
+        """
+        __tracebackhide__ = True
+        from hermes_hooks.host.skills import view_skill
+
+        answer: dict[str, Any] = json.loads(view_skill(self.pm, name, file_path))
+        if not answer.get("success"):
+            raise AssertionError(f"skill_view({name!r}) failed: {answer.get('error')}")
+        return answer
 
     def close(self) -> None:
         """Close the host session (``on_session_finalize``); the fixture does it at tear-down."""
