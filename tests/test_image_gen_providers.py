@@ -30,6 +30,8 @@ from plugin_builders import load as load_home
 
 from hermes_hooks import PluginManager
 
+pytest_plugins = ["pytester"]
+
 Route = Callable[["Request"], tuple[int, dict[str, str], bytes]]
 
 
@@ -639,18 +641,14 @@ def test_the_example_without_its_key_is_not_replaced_by_another_backend(
     assert "'my-backend'" in result["error"]
 
 
-def test_the_how_to_test_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_how_to_test_passes(pytester: pytest.Pytester) -> None:
+    """The how-to's test file, as an author has it next to the plugin, in its own pytest run."""
     files = how_to_files()
-    plugin = tmp_path / "project" / "my-backend"
-    plugin.mkdir(parents=True)
+    plugin = pytester.path / "my-backend"
+    plugin.mkdir()
     for path, body in files.items():
         if path.startswith("my-backend/"):
             (plugin / path.removeprefix("my-backend/")).write_text(body, encoding="utf-8")
-    namespace: dict[str, Any] = {"__file__": str(tmp_path / "project" / "test_my_backend.py")}
-    exec(compile(files["test_my_backend.py"], str(HOW_TO), "exec"), namespace)
-    for name in ("HERMES_BUNDLED_PLUGINS", "HERMES_SAFE_MODE", "HERMES_PLUGINS_STRICT"):
-        monkeypatch.delenv(name, raising=False)
-    try:
-        namespace["test_my_backend_saves_the_image"](tmp_path / "run", monkeypatch)
-    finally:
-        sys.modules.pop("my_backend_sdk", None)
+    pytester.makepyfile(test_my_backend=files["test_my_backend.py"])
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", timeout=120)
+    result.assert_outcomes(passed=2)
