@@ -70,7 +70,7 @@ def test_block_beats_approve_beats_modify_across_plugin_folders(home: Path, tmp_
     assert not (tmp_path / "made").exists()
     assert not (tmp_path / "nope").exists()
     assert asked == []
-    assert result.text == "The terminal tool did not run: not today"
+    assert result.text == "The terminal call failed: not today"
     post = dict(recorded(pm))["post_tool_call"]
     assert (post["status"], post["duration_ms"], post["error_message"]) == (
         "blocked",
@@ -278,6 +278,15 @@ def test_bad_arguments_from_the_model_are_a_tool_error(home: Path) -> None:
     assert result.tool_calls[0].status == "error"
     assert "not a JSON object" in (result.tool_calls[0].error_message or "")
     assert "pre_tool_call" not in names(recorded(pm))
+
+
+def test_hermes_tools_says_what_the_host_tools_depend_on(tmp_path: Path) -> None:
+    pm = create_manager(tmp_path / "home")
+    assert pm.tools.unavailable_reason("delegate_task") == (
+        "not offered now: Offered inside a session's turn, to sessions that may delegate (the "
+        "top-level one and orchestrators below the depth limit): outside a turn nobody can "
+        "delegate"
+    )
 
 
 def test_host_tools_are_host_owned_and_installed_once(tmp_path: Path) -> None:

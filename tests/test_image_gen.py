@@ -401,7 +401,10 @@ def test_every_manager_offers_image_generate_as_a_host_tool(pm: PluginManager) -
         "image_url",
         "reference_image_urls",
     }
-    assert pm.tools.unavailable_reason("image_generate") == "check_fn returned false"
+    assert pm.tools.unavailable_reason("image_generate") == (
+        "not offered now: Offered while an image generation provider is registered "
+        "(an image_gen plugin)"
+    )
     handle = pm.image_gen.register_provider(Fake())
     (definition,) = [d for d in pm.tools.definitions() if d["function"]["name"] == "image_generate"]
     assert definition["function"]["parameters"]["required"] == ["prompt"]

@@ -98,7 +98,7 @@ def test_tool_results_are_summarized() -> None:
     assert text.split("\n\n") == [
         "Ran `echo hi` (exit code 0):\nhi",
         "a.txt:\nA",
-        "The other tool did not run: blocked by policy",
+        "The other call failed: blocked by policy",
     ]
 
 

@@ -149,6 +149,16 @@ def test_definitions_only_for_tools_whose_check_passes(tools: ToolRegistry) -> N
 
     assert [d["function"]["name"] for d in tools.definitions()] == ["plain", "yes"]
     assert tools.unavailable_reason("no") == "check_fn returned false"
+
+    def only_at_night() -> bool:
+        """Offered at night only.
+
+        More text that the reason leaves out.
+        """
+        return False
+
+    tools.register_tool("owl", "demo", SCHEMA, echo, check_fn=only_at_night)
+    assert tools.unavailable_reason("owl") == "not offered now: Offered at night only"
     reason = tools.unavailable_reason("broken")
     assert reason is not None
     assert "RuntimeError: docker is not running" in reason

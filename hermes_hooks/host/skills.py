@@ -372,6 +372,7 @@ def install_skill_view(pm: PluginManager) -> None:
         return view_skill(pm, args.get("name"), args.get("file_path"))
 
     def has_skills() -> bool:
+        """Offered while a plugin has registered a skill or $HERMES_HOME/skills holds one."""
         return len(pm.skills) > 0 or any(True for _ in _iter_local(local_skills_dir(pm)))
 
     pm.tools.register_tool(

@@ -213,6 +213,9 @@ def delegate_task(args: Mapping[str, Any], **kwargs: Any) -> str:
 
 
 def _can_delegate() -> bool:
+    """Offered inside a session's turn, to sessions that may delegate (the top-level one and
+    orchestrators below the depth limit): outside a turn nobody can delegate.
+    """
     session = current_session.get()
     return session is not None and session.can_delegate
 

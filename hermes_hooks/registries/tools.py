@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
@@ -53,6 +54,15 @@ def _error(message: str, **extra: object) -> str:
     if len(message) > _MAX_ERROR_CHARS:
         message = message[:_MAX_ERROR_CHARS] + "… [truncated]"
     return json.dumps({"error": message, **extra}, ensure_ascii=False, default=str)
+
+
+def _check_description(check_fn: Callable[[], Any]) -> str:
+    """Say why a tool is not offered: its ``check_fn``'s docstring says when it is."""
+    doc = inspect.getdoc(check_fn)
+    if doc:
+        first = " ".join(doc.split("\n\n", 1)[0].split())  # the first paragraph, one line
+        return f"not offered now: {first.rstrip('.')}"
+    return "check_fn returned false"
 
 
 def _env_names(requires_env: Iterable[str] | str | None) -> tuple[str, ...]:
@@ -188,7 +198,7 @@ class ToolRegistry(Registry[ToolEntry]):
                 logger.debug("check_fn of tool %r raised", name, exc_info=True)
                 return f"check_fn raised {type(exc).__name__}: {exc}"
             if not ok:
-                return "check_fn returned false"
+                return _check_description(entry.check_fn)
         return None
 
     def is_available(self, name: str) -> bool:

@@ -60,5 +60,5 @@ def test_hermes_z_is_blocked_too(hermes_run):
     outcome = hermes_run("run `rm -rf build`")
     assert outcome.exit_code == 0, outcome
     assert outcome.stdout == (
-        "The terminal tool did not run: no-rm: deleting build recursively is not allowed\n"
+        "The terminal call failed: no-rm: deleting build recursively is not allowed\n"
     )

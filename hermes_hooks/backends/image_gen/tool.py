@@ -352,12 +352,18 @@ def make_image_generate_handler(
 
 def install_image_generate_tool(pm: ImageGenHost) -> Handle:
     """Register ``image_generate`` as a host tool of ``pm``, available while a provider is."""
+    registry = pm.image_gen
+
+    def has_provider() -> bool:
+        """Offered while an image generation provider is registered (an image_gen plugin)."""
+        return registry.has_providers()
+
     return pm.tools.register_tool(
         TOOL_NAME,
         TOOLSET,
-        _ActiveProviderSchema(pm.image_gen),
-        make_image_generate_handler(pm.image_gen),
-        check_fn=pm.image_gen.has_providers,
+        _ActiveProviderSchema(registry),
+        make_image_generate_handler(registry),
+        check_fn=has_provider,
         description=IMAGE_GENERATE_SCHEMA["description"],
         emoji="🎨",
         owner=HOST,

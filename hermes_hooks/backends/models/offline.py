@@ -120,7 +120,9 @@ def _describe_result(tool: str, args: Mapping[str, Any], result: str) -> str:
             head = f"`{command}` failed: {error}"
         return f"{head}:\n{output}" if output else head + "."
     if error:
-        return f"The {tool} tool did not run: {error}"
+        # A block and a failure give the model the same {"error": ...} (as in Hermes): the
+        # call failed either way, whether the gate stopped it or the tool itself.
+        return f"The {tool} call failed: {error}"
     if tool == "read_file" and "content" in data:
         return f"{data.get('path', args.get('path', ''))}:\n{data['content']}"
     if tool == "image_generate" and data.get("image"):
