@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from hermes_hooks.cli.common import build_manager, echo_json, fit_table, terminal_width
+from hermes_hooks.cli.common import (
+    build_manager,
+    echo_json,
+    fit_table,
+    is_terminal,
+    terminal_width,
+)
 from hermes_hooks.cli.families import family_commands
 
 __all__ = ["hooks", "tools"]
@@ -95,6 +103,10 @@ class ToolsGroup(click.Group):
 def tools(ctx: click.Context, as_json: bool) -> None:
     """List registered tools, their owners, and whether each is available.
 
+    On a terminal it then asks which provider each family uses (image generation...): choose
+    a family, a provider and a model, and enter a missing API key, which is saved to
+    $HERMES_HOME/.env. 'hermes tools FAMILY --provider NAME' does the same without asking.
+
     \b
     Examples:
       hermes tools
@@ -104,10 +116,19 @@ def tools(ctx: click.Context, as_json: bool) -> None:
         return
     from hermes_hooks.admin.introspect import list_tools
 
-    infos = list_tools(build_manager(ctx))
+    pm = build_manager(ctx)
+    infos = list_tools(pm)
     if as_json:
         echo_json([info.to_dict() for info in infos])
         return
+    _print_tools(infos)
+    if is_terminal():
+        from hermes_hooks.cli.picker import run_picker
+
+        run_picker(pm)
+
+
+def _print_tools(infos: list[Any]) -> None:
     if not infos:
         click.echo("No tools are registered: enable a plugin that provides some.")
         return
