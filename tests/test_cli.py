@@ -48,6 +48,17 @@ def test_version_prints_the_version_and_imports_no_plugin_code(home: Path) -> No
     assert invoke("-V").output.strip() == f"hermes, version {__version__}"
 
 
+def test_double_v_lists_the_plugins_that_load(home: Path) -> None:
+    user_plugin(home, "good", GOOD)
+    user_plugin(home, "idle", GOOD)
+    write_config(home, ["good"])
+    lines = hermes(home, "-VV").stdout.splitlines()
+    assert lines[:2] == [f"hermes, version {__version__}", "loaded plugins:"]
+    assert any(line.startswith("  good-1.0 (user) at ") for line in lines)
+    assert "  image_gen/local-1.0.0 (bundled) at " in "\n".join(lines)  # bundled backends load
+    assert not any("idle" in line for line in lines)  # not enabled
+
+
 def test_every_command_has_help_with_an_example(home: Path) -> None:
     paths = []
     for path, _command, _ctx in iter_commands():

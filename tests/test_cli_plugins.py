@@ -182,3 +182,13 @@ def test_info_shows_manifest_status_and_hook_positions(home: Path) -> None:
     missing = invoke("plugins", "info", "third")
     assert missing.exit_code == 1
     assert "Plugin 'third' is not installed or bundled" in missing.stderr
+
+
+def test_info_json_gives_its_error_as_json_too(home: Path) -> None:
+    user_plugin(home, "good", GOOD)
+    result = invoke("plugins", "info", "godo", "--json")
+    assert result.exit_code == 1
+    error = json.loads(result.stdout)
+    assert error["type"] == "PluginNotFoundError"
+    assert "godo" in error["error"]
+    assert error["candidates"] == ["good"]

@@ -89,9 +89,15 @@ class HermesGroup(click.Group):
             with formatter.section(title):
                 formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in visible])
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["hermes.argv"] = tuple(args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         from hermes_hooks.errors import HermesHooksError
 
+        # A command asked for JSON gets its error as JSON too.
+        wants_json = "--json" in ctx.meta.get("hermes.argv", ())
         try:
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -102,13 +108,45 @@ class HermesGroup(click.Group):
         except Exception as exc:
             if ctx.meta.get("hermes.debug"):
                 raise
-            if isinstance(exc, HermesHooksError):
+            if wants_json:
+                _echo_json_error(exc)
+            elif isinstance(exc, HermesHooksError):
                 click.echo(f"Error: {exc}", err=True)
             else:
                 click.echo(
                     f"Error: {type(exc).__name__}: {exc} (--debug shows the traceback)", err=True
                 )
             ctx.exit(1)
+
+
+def _echo_json_error(exc: BaseException) -> None:
+    """Print a failure as the JSON object ``--json`` commands give on failure, on stdout."""
+    import json
+
+    from hermes_hooks.errors import HermesHooksError
+
+    message = str(exc) if isinstance(exc, HermesHooksError) else f"{type(exc).__name__}: {exc}"
+    error: dict[str, Any] = {"error": message, "type": type(exc).__name__}
+    candidates = getattr(exc, "candidates", None)
+    if isinstance(candidates, tuple):
+        error["candidates"] = list(candidates)
+    click.echo(json.dumps(error, indent=2, ensure_ascii=False))
+
+
+def _show_version(ctx: click.Context, param: click.Parameter, value: int) -> None:
+    """``-V``: the version (imports no plugin code); ``-VV``: and the plugins that load."""
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"hermes, version {__version__}")
+    if value >= 2:
+        from hermes_hooks.cli.common import build_manager
+
+        loaded = [info for info in build_manager(ctx).list_plugins() if info.status == "enabled"]
+        click.echo("loaded plugins:" if loaded else "loaded plugins: none")
+        for info in loaded:
+            where = f" at {info.path}" if info.path else ""
+            click.echo(f"  {info.key}-{info.version or '?'} ({info.source}){where}")
+    ctx.exit()
 
 
 def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -132,7 +170,15 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     context_settings={"help_option_names": ["-h", "--help"]},
     invoke_without_command=True,
 )
-@click.version_option(__version__, "--version", "-V", prog_name="hermes")
+@click.option(
+    "-V",
+    "--version",
+    count=True,
+    is_eager=True,
+    expose_value=False,
+    callback=_show_version,
+    help="Show the version and exit; -VV also lists the plugins that load, as pytest -VV does.",
+)
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
