@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from cli_support import clean_env
 
-from hermes_hooks.admin.install import Source, parse_source, publish, stage
+from hermes_hooks.admin.install import (
+    LEFTOVER_AGE,
+    Source,
+    exchange_paths,
+    parse_source,
+    publish,
+    recover_interrupted_installs,
+    stage,
+)
 from hermes_hooks.errors import InstallError
 
 
@@ -77,3 +91,103 @@ def test_publish_replaces_atomically_and_leaves_no_staging(tmp_path: Path) -> No
         assert publish(staged, plugins, force=True) == first
     assert not (first / "marker").exists()
     assert [p.name for p in plugins.iterdir()] == ["demo"]
+
+
+# --- a --force install killed at the swap ------------------------------------------------------
+
+KILLER = """\
+import os, signal, sys
+from pathlib import Path
+
+from hermes_hooks.admin import install
+from hermes_hooks.admin.install import Source, publish, stage
+
+plugins, source, mode = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+if mode == "no-exchange":
+    install.exchange_paths = lambda first, second: False  # a system without RENAME_EXCHANGE
+renames = []
+
+def kill_at_the_swap(event, args):
+    if event == "os.rename":
+        renames.append(args)
+        if len(renames) == 2:  # the second rename: the old plugin is out, the new not in
+            os.kill(os.getpid(), signal.SIGKILL)
+    elif event == "ctypes.dlsym" and args[1] == "renameat2" and mode == "exchange":
+        os.kill(os.getpid(), signal.SIGKILL)  # at the one-step swap: no step comes between
+
+with stage(Source("folder", source)) as staged:
+    sys.addaudithook(kill_at_the_swap)
+    publish(staged, plugins, force=True)
+print("not killed")
+"""
+
+
+@pytest.mark.parametrize("mode", ["exchange", "no-exchange"])
+def test_a_force_install_killed_at_the_swap_never_leaves_no_plugin(
+    tmp_path: Path, mode: str
+) -> None:
+    plugins = tmp_path / "plugins"
+    with stage(Source("folder", str(make_plugin(tmp_path / "v1")))) as staged:
+        installed = publish(staged, plugins)
+    (installed / "version").write_text("1")
+    new = make_plugin(tmp_path / "v2")
+    (new / "version").write_text("2")
+    script = tmp_path / "killer.py"
+    script.write_text(KILLER)
+    done = subprocess.run(
+        [sys.executable, str(script), str(plugins), str(new), mode],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stdout + done.stderr
+    if mode == "exchange":  # killed before the swap: the old plugin is in place
+        assert (installed / "version").read_text() == "1"
+    else:  # killed between the renames: the next start puts the old one back
+        assert not installed.exists()
+        assert recover_interrupted_installs(plugins) == ["demo"]
+        assert (installed / "version").read_text() == "1"
+    assert [p.name for p in plugins.iterdir() if not p.name.startswith(".")] == ["demo"]
+
+
+def test_every_hermes_command_recovers_an_interrupted_install(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    staging = home / "plugins" / ".demo.install-abc123"
+    make_plugin(staging / "previous")
+    (staging / "plugin").mkdir()
+    listed = subprocess.run(
+        [sys.executable, "-m", "hermes_hooks", "plugins", "list"],
+        env={**clean_env(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "plugin 'demo' was restored from an install that did not finish" in listed.stderr
+    assert listed.stdout.splitlines()[1].split()[0] == "demo"
+    assert not staging.exists()
+
+
+def test_recovery_leaves_a_young_install_in_progress_alone(tmp_path: Path) -> None:
+    plugins = tmp_path / "plugins"
+    in_progress = plugins / ".demo.install-xyz"
+    (in_progress / "plugin").mkdir(parents=True)
+    assert recover_interrupted_installs(plugins) == []
+    assert in_progress.exists()
+    old = time.time() - 2 * LEFTOVER_AGE
+    os.utime(in_progress, (old, old))
+    assert recover_interrupted_installs(plugins) == []
+    assert not in_progress.exists()
+
+
+def test_exchange_paths_swaps_two_folders(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    (first / "x").write_text("a")
+    (second / "x").write_text("b")
+    if not exchange_paths(first, second):
+        pytest.skip("this file system has no RENAME_EXCHANGE")
+    assert ((first / "x").read_text(), (second / "x").read_text()) == ("b", "a")

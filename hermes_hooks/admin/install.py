@@ -2,9 +2,14 @@
 
 A folder or repository is copied into ``$HERMES_HOME/plugins/<manifest name>/`` atomically: it
 is staged in a hidden temporary folder next to the target (discovery skips hidden folders) and
-renamed into place, so a plugin is either fully there or not at all. Nothing is installed that
-would land or point outside the plugins folder: the name must be a valid plugin name, a
-``#subdir`` must stay inside the repository, and a symlink must stay inside the plugin.
+renamed into place, so a plugin is either fully there or not at all. Replacing an installed
+plugin (``--force``) swaps the two folders in one step where the kernel can
+(``renameat2(RENAME_EXCHANGE)`` on Linux); elsewhere it takes two renames, and a process killed
+between them leaves the old plugin in the staging folder, from where
+:func:`recover_interrupted_installs` (run by every ``hermes`` command) puts it back. Nothing
+is installed that would land or point outside the plugins folder: the name must be a valid
+plugin name, a ``#subdir`` must stay inside the repository, and a symlink must stay inside the
+plugin.
 
 Installing software into the running Python (a ``pip:NAME`` source, a plugin's
 ``pip_dependencies``) is a separate step, :func:`run_pip`, that callers run only after the
@@ -14,6 +19,8 @@ person agreed. Git and pip run as subprocesses (``git``, ``sys.executable -m pip
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import importlib
 import os
 import re
@@ -21,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final, Literal
@@ -249,6 +257,81 @@ def stage(source: Source) -> Iterator[StagedPlugin]:
         yield StagedPlugin(source, folder, manifest)
 
 
+_STAGING_MARK: Final = ".install-"
+_TRASH_MARK: Final = ".remove-"
+LEFTOVER_AGE: Final = 3600.0
+"""Seconds after which a staging or trash folder is surely not an install in progress."""
+_AT_FDCWD: Final = -100
+_RENAME_EXCHANGE: Final = 2
+_NO_EXCHANGE: Final = frozenset({errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EXDEV})
+
+
+def exchange_paths(first: Path, second: Path) -> bool:
+    """Swap two existing paths in one step (``renameat2(RENAME_EXCHANGE)``).
+
+    :returns: ``False`` when this system or file system cannot (not Linux, an old kernel or
+        libc, a file system without the flag); the paths are untouched then.
+    :raises OSError: the swap failed for another reason.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    renameat2.restype = ctypes.c_int
+    done = renameat2(
+        _AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE
+    )
+    if done == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_EXCHANGE:
+        return False
+    raise OSError(code, os.strerror(code), str(first), None, str(second))
+
+
+def _staging_name(name: str) -> str:
+    return f".{name}{_STAGING_MARK}"
+
+
+def recover_interrupted_installs(plugins_dir: Path) -> list[str]:
+    """Finish what an install or removal killed half-way left behind; return what it restored.
+
+    A staging folder whose plugin is missing from its place gives its ``previous`` copy back
+    (the plugin as it was before the interrupted ``--force``). Leftover staging and trash
+    folders older than :data:`LEFTOVER_AGE` are deleted; younger ones may belong to an
+    install running in another process.
+    """
+    restored: list[str] = []
+    if not plugins_dir.is_dir():
+        return restored
+    now = time.time()
+    for leftover in sorted(plugins_dir.glob(".*")):
+        name, mark, _ = leftover.name[1:].partition(_STAGING_MARK)
+        if not mark and _TRASH_MARK not in leftover.name:
+            continue
+        if mark and is_valid_plugin_name(name):
+            previous = leftover / "previous"
+            target = plugins_dir / name
+            if previous.is_dir() and not os.path.lexists(target):
+                with contextlib.suppress(OSError):
+                    os.rename(previous, target)
+                    restored.append(name)
+        with contextlib.suppress(OSError):
+            if now - leftover.lstat().st_mtime > LEFTOVER_AGE or restored[-1:] == [name]:
+                shutil.rmtree(leftover, ignore_errors=True)
+    return restored
+
+
 def publish(staged: StagedPlugin, plugins_dir: Path, *, force: bool = False) -> Path:
     """Copy a staged plugin to ``plugins_dir/<name>`` atomically and return that folder.
 
@@ -261,13 +344,15 @@ def publish(staged: StagedPlugin, plugins_dir: Path, *, force: bool = False) -> 
         raise InstallError(
             f"Plugin {staged.name!r} is already installed in {target}; use --force to replace it"
         )
-    staging = Path(tempfile.mkdtemp(prefix=f".{staged.name}.install-", dir=plugins_dir))
+    staging = Path(tempfile.mkdtemp(prefix=_staging_name(staged.name), dir=plugins_dir))
     try:
         new = staging / "plugin"
         shutil.copytree(staged.folder, new, symlinks=True, ignore=_IGNORED)
         old = staging / "previous"
+        if os.path.lexists(target) and exchange_paths(new, target):
+            return target  # the old plugin is in staging now, deleted below
         if os.path.lexists(target):
-            os.rename(target, old)
+            os.rename(target, old)  # killed from here to the next rename: recovered later
         try:
             os.rename(new, target)
         except OSError:
@@ -307,7 +392,7 @@ def remove_plugin(plugins_dir: Path, candidate: Candidate) -> Path:
         return path
     if path.resolve() == root or not _inside(path.resolve(), root):
         raise InstallError(f"Plugin {key!r}: {path} resolves outside {plugins_dir}; refusing")
-    trash = Path(tempfile.mkdtemp(prefix=f".{path.name}.remove-", dir=path.parent))
+    trash = Path(tempfile.mkdtemp(prefix=f".{path.name}{_TRASH_MARK}", dir=path.parent))
     try:
         os.rename(path, trash / "plugin")
         shutil.rmtree(trash)

@@ -53,6 +53,11 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
         return cached
     home = get_home(ctx)
     apply_env_file(home)
+    # A plugin install killed half-way (--force without an atomic swap) is put right first.
+    from hermes_hooks.admin.install import recover_interrupted_installs
+
+    for name in recover_interrupted_installs(home / "plugins"):
+        warn(f"plugin {name!r} was restored from an install that did not finish")
     # The same manager the agent host builds: its tools are host tools before any plugin
     # loads, so a plugin's status here is the status it has in `hermes -z`.
     pm = create_manager(home, load=load)
