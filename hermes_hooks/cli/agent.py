@@ -12,7 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from hermes_hooks.cli.common import echo_json, get_home
+from hermes_hooks.cli.common import build_manager, echo_json
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.models import ModelProvider, ModelSettings
@@ -27,13 +27,9 @@ def open_host(ctx: click.Context) -> tuple[PluginManager, ModelProvider, ModelSe
 
     :raises ConfigError: ``config.yaml`` cannot be read, or its ``model:`` section is wrong.
     """
-    from hermes_hooks.admin.envfile import apply_env_file
     from hermes_hooks.backends.models import get_models, load_model_settings
-    from hermes_hooks.host.runtime import create_manager
 
-    home = get_home(ctx)
-    apply_env_file(home)
-    pm = create_manager(home)
+    pm = build_manager(ctx)  # .env applied, host tools first, then the plugins
     settings = load_model_settings(pm)
     return pm, get_models(pm).create_model(settings), settings
 

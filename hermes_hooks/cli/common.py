@@ -60,7 +60,12 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
         warn(f"plugin {name!r} was restored from an install that did not finish")
     # The same manager the agent host builds: its tools are host tools before any plugin
     # loads, so a plugin's status here is the status it has in `hermes -z`.
-    pm = create_manager(home, load=load)
+    from hermes_hooks.cli.lifetime import watch
+
+    pm = create_manager(home, load=False)
+    watch(pm)  # before plugins load: what they leave running is named at the end
+    if load:
+        pm.discover_and_load()
     ctx.find_root().meta["hermes.manager"] = pm
     return pm
 

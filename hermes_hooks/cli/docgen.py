@@ -109,7 +109,9 @@ def render() -> str:
         "traceback. Output fits the terminal's width (`COLUMNS` when set); when it goes to a",
         "file or a pipe it is never clipped or wrapped. `--json` output has the shapes below",
         "and is stable. Commands that plugins register with `ctx.register_cli_command` appear",
-        "as `hermes NAME` under *Plugin commands*.",
+        "as `hermes NAME` under *Plugin commands*. When a command is done, a thread a plugin",
+        "left running has 2 seconds to end; then the command names it (and the plugin that",
+        "started it) on stderr and exits anyway, with its own exit code.",
         "",
     ]
     for path, command, ctx in iter_commands():

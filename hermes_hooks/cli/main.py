@@ -247,5 +247,16 @@ _register_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Run the ``hermes`` command (the console script's entry point)."""
-    cli.main(args=list(argv) if argv is not None else sys.argv[1:], prog_name="hermes")
+    """Run the ``hermes`` command (the console script's entry point).
+
+    When the command is done, a thread a plugin left running does not keep the process alive
+    for more than a short grace period (:mod:`hermes_hooks.cli.lifetime`).
+    """
+    try:
+        cli.main(args=list(argv) if argv is not None else sys.argv[1:], prog_name="hermes")
+    except SystemExit as exc:
+        from hermes_hooks.cli.lifetime import finish
+
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        finish(code)
+        raise
