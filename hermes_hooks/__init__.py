@@ -57,13 +57,14 @@ if TYPE_CHECKING:
     from hermes_hooks.plugins.context import PluginContext
     from hermes_hooks.plugins.manager import PluginInfo, PluginManager
     from hermes_hooks.plugins.manifest import PluginManifest
-    from hermes_hooks.spec.contract import HookContract, Mode, Policy
+    from hermes_hooks.spec.contract import HERMES_CONTRACT_VERSION, HookContract, Mode, Policy
     from hermes_hooks.spec.hookspecs import VALID_HOOKS
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_ASPECT_RATIO",
+    "HERMES_CONTRACT_VERSION",
     "PROJECT_NAME",
     "VALID_ASPECT_RATIOS",
     "VALID_HOOKS",
@@ -111,6 +112,7 @@ _MODELS = "hermes_hooks.backends.models"
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
     "DEFAULT_ASPECT_RATIO": _IMAGE_GEN,
+    "HERMES_CONTRACT_VERSION": "hermes_hooks.spec.contract",
     "HermesHooksError": "hermes_hooks.errors",
     "HookContract": "hermes_hooks.spec.contract",
     "HookResultError": "hermes_hooks.errors",

@@ -703,3 +703,46 @@ def test_the_reference_example_is_a_valid_manifest(tmp_path: Path) -> None:
     assert (m.name, m.version, m.kind) == ("weather", "1.2.0", "standalone")
     assert m.required_env_names == ("WEATHER_API_KEY", "WEATHER_SECRET")
     assert dict(m.extra) == {}
+
+
+# --- requires_hermes and version, checked with packaging ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("requirement", "fits"),
+    [
+        ("0.19", True),  # a bare version means >=
+        (">=0.19", True),
+        (">=0.19,<1", True),
+        ("~=0.21.0", True),
+        (">=99", False),
+        ("99", False),
+        ("<0.1", False),
+    ],
+)
+def test_requires_hermes_is_checked_against_the_hermes_contract_version(
+    requirement: str, fits: bool
+) -> None:
+    from hermes_hooks.spec.contract import HERMES_CONTRACT_VERSION
+
+    manifest = PluginManifest.from_mapping({"name": "p", "requires_hermes": requirement})
+    mismatch = manifest.hermes_mismatch(HERMES_CONTRACT_VERSION)
+    assert (mismatch is None) is fits
+    if not fits:
+        assert mismatch == (
+            f"requires Hermes {requirement} (requires_hermes), and this host implements the "
+            f"plugin contract of Hermes {HERMES_CONTRACT_VERSION}"
+        )
+
+
+def test_a_requires_hermes_that_is_no_requirement_is_refused() -> None:
+    with pytest.raises(ManifestError, match=r"requires_hermes.*a version \(meaning '>='\)"):
+        PluginManifest.from_mapping({"name": "p", "requires_hermes": "soon!"})
+
+
+@pytest.mark.parametrize(
+    ("version", "ok"), [("1.0.0", True), ("2", True), ("not-a-version!!", False)]
+)
+def test_an_invalid_version_is_a_problem_to_warn_about(version: str, ok: bool) -> None:
+    manifest = PluginManifest.from_mapping({"name": "p", "version": version})
+    assert (manifest.version_problem is None) is ok

@@ -42,6 +42,7 @@ from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
 from hermes_hooks.registries.skills import SkillRegistry
 from hermes_hooks.registries.tools import ToolRegistry
 from hermes_hooks.spec import hookspecs
+from hermes_hooks.spec.contract import HERMES_CONTRACT_VERSION
 from hermes_hooks.spec.markers import PROJECT_NAME
 
 __all__ = ["FailureCount", "PluginInfo", "PluginManager", "Status"]
@@ -288,6 +289,10 @@ class PluginManager(GuardedManager):
             self._records = {c.key: _Record(c) for c in self.discover()}
             self._discovered = True
             for record in self._records.values():
+                manifest = record.candidate.manifest
+                if manifest is not None and manifest.version_problem is not None:
+                    # As in Hermes, a warning: the plugin loads all the same (strict refuses).
+                    record.warnings.append(manifest.version_problem)
                 status, reason = self._gate(record.candidate)
                 record.status, record.reason = status, reason
                 if status == "error":
@@ -328,6 +333,12 @@ class PluginManager(GuardedManager):
             if untrusted is not None:
                 return "error", untrusted
         manifest = candidate.manifest
+        if manifest is not None:
+            mismatch = manifest.hermes_mismatch(HERMES_CONTRACT_VERSION)
+            if mismatch is not None:
+                return "error", mismatch
+            if manifest.version_problem is not None and self.strict:
+                return "error", manifest.version_problem
         missing = (
             [n for n in manifest.required_env_names if not os.environ.get(n)] if manifest else []
         )

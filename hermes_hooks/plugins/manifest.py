@@ -19,11 +19,14 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import attrs
 
 from hermes_hooks.errors import ManifestError
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 from hermes_hooks.plugins.safe_yaml import (
     MAX_YAML_DEPTH,
     MAX_YAML_NODES,
@@ -190,6 +193,30 @@ class PluginManifest:
     path: Path | None = None
     """The manifest file, when it came from one."""
 
+    def hermes_mismatch(self, hermes_version: str) -> str | None:
+        """Say why this plugin does not fit a host implementing Hermes ``hermes_version``.
+
+        :returns: ``None`` when ``requires_hermes`` is unset or admits the version.
+        """
+        if not self.requires_hermes:
+            return None
+        if hermes_specifier(self.requires_hermes).contains(hermes_version, prereleases=True):
+            return None
+        return (
+            f"requires Hermes {self.requires_hermes} (requires_hermes), and this host implements "
+            f"the plugin contract of Hermes {hermes_version}"
+        )
+
+    @property
+    def version_problem(self) -> str | None:
+        """Say why ``version`` is not a version (PEP 440), or ``None`` (also when it is unset).
+
+        Hermes only warns about it; strict mode refuses the plugin.
+        """
+        if not self.version or is_valid_version(self.version):
+            return None
+        return f"version {self.version!r} is not a version such as '1.0.0' (PEP 440)"
+
     @property
     def required_env_names(self) -> tuple[str, ...]:
         """The names in ``requires_env``, in order."""
@@ -300,7 +327,7 @@ class PluginManifest:
             provides_browser_providers=r.texts("provides_browser_providers"),
             provides_web_providers=r.texts("provides_web_providers"),
             provides_locales=r.locales(),
-            requires_hermes=r.version("requires_hermes"),
+            requires_hermes=r.requirement("requires_hermes"),
             manifest_version=manifest_version,
             api_version=r.integer("api_version", minimum=0),
             requires_plugins=r.plugins(),
@@ -387,6 +414,18 @@ class _Reader:
         if not isinstance(value, str):
             raise self.fail(field, "a string", value, at)
         return value
+
+    def requirement(self, field: str) -> str:
+        """A Hermes version requirement: a specifier set, or a bare version meaning ``>=``."""
+        text = self.version(field).strip()
+        if text:
+            try:
+                hermes_specifier(text)
+            except ValueError as exc:
+                raise self.fail(
+                    field, "a version (meaning '>=') or a specifier such as '>=0.19,<1'", text
+                ) from exc
+        return text
 
     def version(self, field: str = "version") -> str:
         value = self.data.get(field)
@@ -577,6 +616,31 @@ def _describe(value: object) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{kind} {text}"
+
+
+def hermes_specifier(text: str) -> SpecifierSet:
+    """Return the specifier set of a ``requires_hermes``: a bare version ``0.19`` means ``>=0.19``.
+
+    :raises ValueError: ``text`` is neither a version nor a specifier set.
+    """
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    text = text.strip()
+    try:
+        return SpecifierSet(f">={text}" if text[:1].isdigit() else text)
+    except InvalidSpecifier as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def is_valid_version(text: str) -> bool:
+    """Return whether ``text`` is a version as Python packaging reads it (PEP 440)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
 
 
 def _where(path: Path | None) -> str:

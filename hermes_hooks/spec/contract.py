@@ -18,6 +18,7 @@ import attrs
 
 __all__ = [
     "CONTRACT_ATTR",
+    "HERMES_CONTRACT_VERSION",
     "HookContract",
     "Mode",
     "Policy",
@@ -32,6 +33,14 @@ __all__ = [
 ]
 
 CONTRACT_ATTR: Final = "hermes_contract"
+
+HERMES_CONTRACT_VERSION: Final = "0.21.3"
+"""The Hermes Agent release whose plugin contract this project implements.
+
+A plugin's ``requires_hermes`` is checked against it (not against hermes-hooks' own 0.x
+version), so a plugin written for Hermes asking for ``>=0.19`` loads, and one asking for a
+newer Hermes is not loaded and says which version it needs.
+"""
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
