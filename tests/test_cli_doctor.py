@@ -264,14 +264,18 @@ def test_doctor_reports_host_tool_clashes_and_override_requests(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HERMES_PLUGINS_STRICT", "1")  # the trial reports, it does not raise
-    clash = 'def register(ctx):\n    ctx.register_tool("image_generate", "x", {}, print)\n'
+    # A handler that takes **kwargs: one like print() would be reported as well (tool-handler).
+    clash = (
+        'def register(ctx):\n    ctx.register_tool("image_generate", "x", {}, '
+        "lambda args, **kw: 'x')\n"
+    )
     folder = write_plugin(tmp_path, "clash", clash)
     data = json.loads(invoke("plugins", "doctor", str(folder), "--json").output)
     (finding,) = data["plugins"][0]["findings"]
     assert finding["check"] == "load"
     assert "'image_generate', which is a host tool" in finding["message"]
 
-    asks = clash.replace("print)", "print, override=True)")
+    asks = clash.replace("'x')", "'x', override=True)")
     folder = write_plugin(tmp_path, "asks", asks)
     data = json.loads(invoke("plugins", "doctor", str(folder), "--json").output)
     checks = [f["check"] for f in data["plugins"][0]["findings"]]

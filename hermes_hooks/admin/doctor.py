@@ -267,6 +267,34 @@ def _declared_findings(
     return findings
 
 
+def _tool_findings(pm: TrialManager, tools: Iterable[str]) -> list[Finding]:
+    """Errors a model or the dispatcher would meet later: a bad schema, a handler's signature."""
+    from hermes_hooks.registries.schemas import schema_problem
+
+    findings = []
+    for name in tools:
+        entry = pm.tools.get(name)
+        if entry is None:
+            continue
+        problem = schema_problem(entry.schema)
+        if problem is not None:
+            message = f"tool {name!r}: its schema is not a valid JSON Schema: {problem}"
+            findings.append(_located("error", "tool-schema", message, entry.handler))
+        handler = inspect.unwrap(entry.handler)
+        try:
+            parameters = list(inspect.signature(handler).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            message = (
+                f"tool {name!r}: its handler {getattr(handler, '__qualname__', handler)} takes "
+                f"no **kwargs, so every call fails: the host passes task_id (and other context) "
+                f"by keyword, as Hermes does; declare it as handler(args, **kwargs)"
+            )
+            findings.append(_located("error", "tool-handler", message, handler))
+    return findings
+
+
 def _load_findings(pm: TrialManager, candidate: Candidate, found: list[Finding]) -> list[Finding]:
     info = pm.get_plugin_info(candidate.key)
     if info is None:
@@ -283,6 +311,7 @@ def _load_findings(pm: TrialManager, candidate: Candidate, found: list[Finding])
         return [Finding("warning", "load", f"not loaded: {info.reason or info.status}")]
     known = set(pm.known_hooks())  # an unknown hook is reported as such already
     findings = _declared_findings(candidate, info.tools, [h for h in info.hooks if h in known])
+    findings.extend(_tool_findings(pm, info.tools))
     for tool in pm.override_requests:
         message = (
             f"registers tool {tool!r} with override=True: replacing a host tool also needs "

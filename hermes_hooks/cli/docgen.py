@@ -35,7 +35,8 @@ one).""",
 `{"key", "path", "source", "status", "ok", "errors", "warnings", "findings"}` and each finding
 `{"level": "error" | "warning", "check", "message", "file", "line"}` (`file` and `line` may
 be `null`). `check` is one of `manifest`, `requires-env`, `pip-dependencies`, `load`,
-`unknown-hook`, `hookimpl-args`, `register-hook-kwargs`, `declared`, `tool-override`.""",
+`unknown-hook`, `hookimpl-args`, `register-hook-kwargs`, `tool-schema`, `tool-handler`,
+`declared`, `tool-override`.""",
     "hermes hooks": """\
 A list of hooks sorted by name, each
 `{"hook", "known", "firstresult", "mode", "policy", "impls": [...]}`; `impls` are in call

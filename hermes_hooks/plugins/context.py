@@ -214,6 +214,15 @@ class PluginContext:
             the plugin failed to load or was unloaded (every ``register_*`` call refuses then).
         """
         self._check_active("tool", name)
+        if self._manager.strict and isinstance(schema, Mapping):
+            from hermes_hooks.registries.schemas import schema_problem
+
+            problem = schema_problem(schema)
+            if problem is not None:
+                raise RegistrationError(
+                    f"plugin {self._plugin_id!r}: tool {name!r} has a schema that is not a valid "
+                    f"JSON Schema (strict mode refuses it): {problem}"
+                )
         if callable(handler):
             handler = self._guard_handler(f"tool {name!r}", handler, wants_str=True)
         if callable(check_fn):

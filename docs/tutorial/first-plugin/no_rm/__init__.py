@@ -9,8 +9,8 @@ def register(ctx):
     # Read once, when the plugin loads: plugins.entries.no-rm.settings.allow in config.yaml
     allowed = set(ctx.get_config("allow", []))
 
-    def block_recursive_rm(tool_name, args):
-        # Only the arguments named here are passed; add **kwargs to get them all.
+    def block_recursive_rm(tool_name, args, **kwargs):
+        # Hermes passes every hook argument by keyword: **kwargs takes the ones not used here.
         if tool_name != "terminal":
             return None
         match = RECURSIVE_RM.search(args.get("command", ""))
