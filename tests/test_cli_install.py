@@ -171,6 +171,32 @@ def test_pip_dependencies_need_consent(home: Path, tmp_path: Path, no_pip: list[
     assert read_config(home) == {"plugins": {"enabled": ["needy"]}}
 
 
+def test_enable_offers_missing_pip_dependencies(
+    home: Path, no_pip: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deps = {"pip_dependencies": ["hermes-test-missing-dist>=1"]}
+    write_plugin(home / "plugins", "needy", GOOD, manifest=deps)
+    quiet = invoke("plugins", "enable", "needy")
+    assert quiet.exit_code == 0, quiet.output
+    assert "Plugin 'needy' enabled." in quiet.stdout
+    assert "needs pip packages: hermes-test-missing-dist>=1" in quiet.stdout
+    assert "not installing them (no terminal to ask; pass --yes to agree)" in quiet.stderr
+    assert no_pip == []
+
+    agreed = invoke("plugins", "enable", "needy", "--yes")
+    assert agreed.exit_code == 0, agreed.output
+    assert no_pip == [["hermes-test-missing-dist>=1"]]
+
+    import hermes_hooks.cli.common
+    import hermes_hooks.cli.enabling
+
+    for module in (hermes_hooks.cli.common, hermes_hooks.cli.enabling):
+        monkeypatch.setattr(module, "is_terminal", lambda: True)
+    asked = invoke("plugins", "enable", "needy", input="y\n")
+    assert "Install them into" in asked.stdout
+    assert no_pip == [["hermes-test-missing-dist>=1"]] * 2
+
+
 def test_requires_env_is_asked_on_a_terminal_and_saved_in_dot_env(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

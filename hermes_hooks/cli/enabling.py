@@ -1,10 +1,14 @@
-"""Enabling a plugin from the command line: the config change and the tool-override question.
+"""Enabling a plugin from the command line: the config change, its pip dependencies, and the
+tool-override question.
 
-Shared by ``hermes plugins enable`` and ``hermes plugins install --enable``.
+Shared by ``hermes plugins enable`` and ``hermes plugins install --enable``. Missing
+``pip_dependencies`` are offered here, after the person agrees (or ``--yes``), never when
+plugins load.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +19,40 @@ from hermes_hooks.cli.common import confirm, get_home, is_terminal, warn
 if TYPE_CHECKING:
     from hermes_hooks.plugins.discovery import Candidate
 
-__all__ = ["enable_candidate"]
+__all__ = ["consent_to_pip", "enable_candidate", "offer_pip_dependencies"]
+
+
+def consent_to_pip(what: str, yes: bool) -> tuple[bool, str]:
+    """Return whether pip may install *what*, and why not."""
+    if yes:
+        return True, ""
+    if not is_terminal():
+        return False, "no terminal to ask; pass --yes to agree"
+    if confirm(f"Install {what} into {sys.executable} with pip?"):
+        return True, ""
+    return False, "you declined"
+
+
+def offer_pip_dependencies(candidate: Candidate, yes: bool) -> bool:
+    """Install *candidate*'s missing ``pip_dependencies`` if the person agrees; return whether
+    nothing is missing now."""
+    from hermes_hooks.admin import install as installer
+
+    manifest = candidate.manifest
+    missing = installer.missing_pip_dependencies(manifest) if manifest is not None else []
+    if not missing:
+        return True
+    click.echo(f"Plugin {candidate.key!r} needs pip packages: {', '.join(missing)}.")
+    agreed, why = consent_to_pip("them", yes)
+    if not agreed:
+        warn(
+            f"not installing them ({why}): {candidate.key!r} will fail to import until they "
+            f"are installed ('hermes plugins enable {candidate.key} --yes', or pip install)"
+        )
+        return False
+    installer.run_pip(missing)
+    click.echo(f"Installed {', '.join(missing)}.")
+    return True
 
 
 def _grant_tool_override(home: Path, candidate: Candidate, answer: bool | None) -> None:
@@ -56,8 +93,19 @@ def _grant_tool_override(home: Path, candidate: Candidate, answer: bool | None) 
         )
 
 
-def enable_candidate(ctx: click.Context, candidate: Candidate, allow: bool | None) -> None:
-    """Enable *candidate* in config and settle its tool-override grant; say what happened."""
+def enable_candidate(
+    ctx: click.Context,
+    candidate: Candidate,
+    allow: bool | None,
+    *,
+    yes: bool = False,
+    offer_pip: bool = True,
+) -> None:
+    """Enable *candidate* in config, offer its missing pip dependencies (``--yes`` agrees), and
+    settle its tool-override grant; say what happened.
+
+    :param offer_pip: ask about missing pip dependencies (``install`` asked already).
+    """
     from hermes_hooks.admin.actions import set_enabled
 
     home = get_home(ctx)
@@ -68,4 +116,6 @@ def enable_candidate(ctx: click.Context, candidate: Candidate, allow: bool | Non
         click.echo(f"Plugin {key!r} is already enabled.")
     if candidate.error is not None:
         warn(f"{key!r} cannot load as it is: {candidate.error}")
+    elif offer_pip and not offer_pip_dependencies(candidate, yes):
+        return  # the override probe would only import it and fail
     _grant_tool_override(home, candidate, allow)

@@ -2,35 +2,22 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from hermes_hooks.admin import install as installer
-from hermes_hooks.cli.common import build_manager, confirm, get_home, is_terminal, warn
+from hermes_hooks.cli.common import build_manager, get_home, is_terminal, warn
+from hermes_hooks.cli.enabling import consent_to_pip, enable_candidate
 from hermes_hooks.errors import InstallError
 
 __all__ = ["install", "remove"]
 
 
-def _consent_to_pip(what: str, yes: bool) -> tuple[bool, str]:
-    """Return whether pip may install *what*, and why not."""
-    if yes:
-        return True, ""
-    if not is_terminal():
-        return False, "no terminal to ask; pass --yes to agree"
-    if confirm(f"Install {what} into {sys.executable} with pip?"):
-        return True, ""
-    return False, "you declined"
-
-
 def _install_pip(
     ctx: click.Context, requirement: str, enable: bool, force: bool, yes: bool
 ) -> None:
-    from hermes_hooks.cli.enabling import enable_candidate
-
-    agreed, why = _consent_to_pip(repr(requirement), yes)
+    agreed, why = consent_to_pip(repr(requirement), yes)
     if not agreed:
         raise InstallError(f"Not installing {requirement!r} with pip: {why}")
     click.echo(f"Installing {requirement!r} with pip ...")
@@ -44,7 +31,7 @@ def _install_pip(
     for candidate in found:
         click.echo(f"Installed plugin {candidate.key!r} from {candidate.distribution}.")
         if enable:
-            enable_candidate(ctx, candidate, None)
+            enable_candidate(ctx, candidate, None, offer_pip=False)  # asked above
         else:
             click.echo(f"Enable it with: hermes plugins enable {candidate.key}")
 
@@ -118,7 +105,7 @@ def install(ctx: click.Context, source: str, enable: bool, force: bool, yes: boo
         agreed, why = False, ""
         if deps:
             click.echo(f"{staged.name!r} needs pip packages: {', '.join(deps)}.")
-            agreed, why = _consent_to_pip("them", yes)
+            agreed, why = consent_to_pip("them", yes)
         target = installer.publish(staged, plugins_dir, force=force)
     click.echo(f"Installed plugin {staged.name!r} in {target}.")
     if deps and agreed:
@@ -136,10 +123,9 @@ def install(ctx: click.Context, source: str, enable: bool, force: bool, yes: boo
             f"{', '.join(deps)} are missing; run again with --force --yes to install them"
         )
     from hermes_hooks.admin.actions import resolve_plugin
-    from hermes_hooks.cli.enabling import enable_candidate
 
     candidate = resolve_plugin(installer.user_candidates(home), target.name)
-    enable_candidate(ctx, candidate, None)
+    enable_candidate(ctx, candidate, None, offer_pip=False)  # asked above
 
 
 @click.command("remove")

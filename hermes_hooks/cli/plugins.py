@@ -112,13 +112,18 @@ def _resolve(ctx: click.Context, name: str) -> Candidate:
     default=None,
     help="Answer whether the plugin may replace host tools, without asking.",
 )
+@click.option(
+    "--yes", is_flag=True, help="Install missing pip_dependencies without asking."
+)
 @click.pass_context
-def enable(ctx: click.Context, name: str, allow: bool | None) -> None:
+def enable(ctx: click.Context, name: str, allow: bool | None, yes: bool) -> None:
     """Enable plugin NAME (a key, a manifest name or the leaf of a category key).
 
-    Adds it to plugins.enabled and removes it from plugins.disabled. When a plugin that is
-    not bundled asks to replace host tools, you are asked once whether to allow it; without
-    a terminal the answer is no. A project plugin is trusted as its files are now: their
+    Adds it to plugins.enabled and removes it from plugins.disabled. Missing pip_dependencies
+    are offered for installation with pip (--yes installs them without asking; without a
+    terminal and --yes they are not installed). When a plugin that is not bundled asks to
+    replace host tools, you are asked once whether to allow it; without a terminal the answer
+    is no. A project plugin is trusted as its files are now: their
     hash is recorded, and once they change it does not load until it is enabled again.
 
     \b
@@ -126,7 +131,7 @@ def enable(ctx: click.Context, name: str, allow: bool | None) -> None:
       hermes plugins enable no-rm
       hermes plugins enable openai --no-allow-tool-override
     """
-    enable_candidate(ctx, _resolve(ctx, name), allow)
+    enable_candidate(ctx, _resolve(ctx, name), allow, yes=yes)
 
 
 @plugins.command("disable")
