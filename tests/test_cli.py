@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import GOOD, clean_env, hermes, home, invoke
+from cli_support import GOOD, clean_env, hermes, home, invoke, read_config
 from plugin_builders import user_plugin, write_config
 
 from hermes_hooks import __version__
@@ -265,3 +265,20 @@ def test_list_status_is_the_status_the_agent_host_gives(home: Path) -> None:
     (info,) = json.loads(invoke("plugins", "list", "--json").output)
     assert info["status"] == "error"
     assert "host tool" in info["error"]
+
+
+def test_a_plugin_is_turned_off_for_one_run_without_editing_config(home: Path) -> None:
+    user_plugin(home, "good", GOOD)
+    user_plugin(home, "other", GOOD)
+    write_config(home, ["good", "other"])
+    listed = hermes(home, "--disable", "good", "plugins", "list", "--json")
+    status = {p["key"]: (p["status"], p["reason"]) for p in json.loads(listed.stdout)}
+    assert status["good"] == ("disabled", "disabled for this run (HERMES_DISABLE_PLUGINS)")
+    assert status["other"][0] == "enabled"
+    by_env = hermes(home, "plugins", "list", "--json", HERMES_DISABLE_PLUGINS="good, other")
+    assert {p["status"] for p in json.loads(by_env.stdout) if p["source"] == "user"} == {
+        "disabled"
+    }
+    again = hermes(home, "plugins", "list", "--json")
+    assert {p["status"] for p in json.loads(again.stdout) if p["source"] == "user"} == {"enabled"}
+    assert read_config(home)["plugins"]["enabled"] == ["good", "other"]

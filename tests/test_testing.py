@@ -641,3 +641,50 @@ def test_session_command_runs_plugin_and_host_commands(
 def test_session_skill_fails_the_test_with_the_tools_error(hermes_session: Any) -> None:
     with pytest.raises(AssertionError, match=r"skill_view\('nope:x'\) failed: no plugin 'nope'"):
         hermes_session.skill("nope:x")
+
+
+# --- pip-installed copies of the plugin under test ---------------------------------------------
+
+INSTALLED = "def register(ctx):\n    ctx.register_command('where', lambda raw: 'installed')\n"
+
+
+@pytest.fixture
+def installed_no_rm(site: Path) -> Path:
+    """``pip install`` of a plugin ``no-rm`` (module ``no_rm``, no plugin.yaml)."""
+    from plugin_builders import write_distribution
+
+    write_distribution(site, "hermes-no-rm", {"no-rm": "no_rm"}, {"no_rm/__init__.py": INSTALLED})
+    return site
+
+
+def test_hermes_cli_sees_no_pip_installed_plugin_by_default(
+    installed_no_rm: Path, hermes_cli: Any
+) -> None:
+    listed = hermes_cli("plugins", "list", "--all", "--json").json
+    assert "no-rm" not in [p["key"] for p in listed]
+
+
+@pytest.mark.hermes(entry_points=True)
+def test_hermes_cli_sees_them_when_marked(installed_no_rm: Path, hermes_cli: Any) -> None:
+    listed = hermes_cli("plugins", "list", "--all", "--json").json
+    assert ("no-rm", "entrypoint") in [(p["key"], p["source"]) for p in listed]
+
+
+def test_a_folder_without_a_manifest_is_keyed_as_its_entry_point(
+    installed_no_rm: Path, tmp_path: Path, hermes_plugin_dir: Any, hermes_pm: Any
+) -> None:
+    folder = tmp_path / "src" / "no_rm"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(INSTALLED.replace("installed", "folder"))
+    assert hermes_plugin_dir(folder).name == "no-rm"  # the key it has once installed
+    assert hermes_pm.get_plugin_info("no-rm").status == "enabled"
+
+
+@pytest.mark.hermes(entry_points=True)
+def test_a_folder_an_installed_copy_shadows_is_warned_about(
+    installed_no_rm: Path, hermes_plugin_dir: Any
+) -> None:
+    from hermes_hooks.testing.home import HermesFixtureWarning
+
+    with pytest.warns(HermesFixtureWarning, match="the installed copy, not this folder, loads"):
+        hermes_plugin_dir("no-rm", INSTALLED)

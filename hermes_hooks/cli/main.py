@@ -149,6 +149,16 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: int) -> Non
     ctx.exit()
 
 
+def _set_disabled(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+    # Eager and in the environment: every manager of this run, and its subprocesses, see it.
+    if not value:
+        return
+    from hermes_hooks.plugins.config import DISABLE_PLUGINS_ENV
+
+    before = os.environ.get(DISABLE_PLUGINS_ENV, "")
+    os.environ[DISABLE_PLUGINS_ENV] = ",".join([*filter(None, before.split(",")), *value])
+
+
 def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     ctx.meta["hermes.home"] = value
     return value
@@ -186,6 +196,16 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     help="The Hermes home folder (default: $HERMES_HOME or ~/.hermes).",
     callback=_set_home,
     is_eager=True,
+)
+@click.option(
+    "--disable",
+    "disable",
+    multiple=True,
+    metavar="NAME",
+    callback=_set_disabled,
+    is_eager=True,
+    expose_value=False,
+    help="Do not load plugin NAME in this run (repeatable; also HERMES_DISABLE_PLUGINS=a,b).",
 )
 @click.option(
     "--debug",

@@ -60,6 +60,17 @@ DEBUG_ENV: Final = "HERMES_PLUGINS_DEBUG"
 """When truthy, the CLI shows tracebacks."""
 BUNDLED_PLUGINS_ENV: Final = "HERMES_BUNDLED_PLUGINS"
 """Overrides the folder of bundled plugins (packaged installs)."""
+DISABLE_PLUGINS_ENV: Final = "HERMES_DISABLE_PLUGINS"
+"""Plugin keys (comma-separated) not loaded in this run, as ``plugins.disabled`` but without
+editing ``config.yaml`` (``hermes --disable NAME``; pytest's ``-p no:NAME``)."""
+NO_ENTRY_POINTS_ENV: Final = "HERMES_PLUGINS_NO_ENTRY_POINTS"
+"""When truthy, pip-installed (entry point) plugins are not discovered in this run."""
+
+
+def disabled_for_this_run(env: Mapping[str, str] | None = None) -> frozenset[str]:
+    """Return the plugin keys ``HERMES_DISABLE_PLUGINS`` names (comma- or space-separated)."""
+    raw = (os.environ if env is None else env).get(DISABLE_PLUGINS_ENV, "")
+    return frozenset(part for part in raw.replace(",", " ").split() if part)
 CONFIG_FILENAME: Final = "config.yaml"
 
 MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024

@@ -20,8 +20,11 @@ from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
 from hermes_hooks.plugins import extensions
 from hermes_hooks.plugins.config import (
     DEBUG_ENV,
+    DISABLE_PLUGINS_ENV,
+    NO_ENTRY_POINTS_ENV,
     STRICT_ENV,
     PluginsConfig,
+    disabled_for_this_run,
     env_flag,
     get_hermes_home,
     load_config,
@@ -270,8 +273,15 @@ class PluginManager(GuardedManager):
     # -- discovery, gating, loading -------------------------------------------------------------
 
     def discover(self) -> list[Candidate]:
-        """Return every discovered plugin, reading manifests only (no plugin code runs)."""
-        return discover_candidates(hermes_home=self.hermes_home, cwd=self.cwd)
+        """Return every discovered plugin, reading manifests only (no plugin code runs).
+
+        Pip-installed plugins are left out while ``HERMES_PLUGINS_NO_ENTRY_POINTS`` is set.
+        """
+        return discover_candidates(
+            hermes_home=self.hermes_home,
+            cwd=self.cwd,
+            include_entry_points=not env_flag(NO_ENTRY_POINTS_ENV),
+        )
 
     def discover_and_load(self, force: bool = False) -> None:
         """Discover plugins and load the enabled ones; a second call does nothing.
@@ -314,6 +324,8 @@ class PluginManager(GuardedManager):
         names = {candidate.key, candidate.name}
         if names & config.disabled:
             return "disabled", "listed in plugins.disabled"
+        if candidate.key in disabled_for_this_run():
+            return "disabled", f"disabled for this run ({DISABLE_PLUGINS_ENV})"
         if candidate.kind == "exclusive":
             return "not enabled", "kind 'exclusive' plugins are loaded by their own subsystem"
         if names & config.enabled:

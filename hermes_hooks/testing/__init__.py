@@ -158,7 +158,12 @@ def hermes_home(
         hidden = tmp_path / "hermes-no-bundled-plugins"
         hidden.mkdir()
         monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(hidden))
-    return HermesHome(path, workdir=tmp_path / "hermes-work", bundled=options["bundled"])
+    return HermesHome(
+        path,
+        workdir=tmp_path / "hermes-work",
+        bundled=options["bundled"],
+        entry_points=options["entry_points"],
+    )
 
 
 @pytest.fixture
@@ -250,7 +255,13 @@ def hermes_cli(hermes_home: HermesHome) -> Callable[..., CliOutcome]:
     def hermes(*args: str, input: str | None = None) -> CliOutcome:
         from hermes_hooks.testing.cli import run_hermes
 
-        return run_hermes(args, home=hermes_home.path, cwd=hermes_home.workdir, input=input)
+        return run_hermes(
+            args,
+            home=hermes_home.path,
+            cwd=hermes_home.workdir,
+            input=input,
+            entry_points=hermes_home.entry_points,
+        )
 
     return hermes
 

@@ -76,14 +76,25 @@ def _restored_process_state(cwd: Path) -> Iterator[None]:
 
 
 def run_hermes(
-    args: Sequence[str], *, home: Path, cwd: Path, input: str | None = None
+    args: Sequence[str],
+    *,
+    home: Path,
+    cwd: Path,
+    input: str | None = None,
+    entry_points: bool = False,
 ) -> CliOutcome:
     """Run ``hermes ARGS`` in this process on ``home`` and return how it ended.
 
     An exception the command does not handle itself propagates, with its traceback.
+
+    :param entry_points: let pip-installed plugins load, as ``hermes_pm`` does when the test
+        is marked ``entry_points=True``; by default the command sees the home's plugins only.
     """
+    from hermes_hooks.plugins.config import NO_ENTRY_POINTS_ENV
+
     runner = CliRunner()
     env = {"HERMES_HOME": str(home), "COLUMNS": "200"}
+    env[NO_ENTRY_POINTS_ENV] = "" if entry_points else "1"
     with _restored_process_state(cwd):
         result = runner.invoke(
             cli, list(args), input=input, env=env, catch_exceptions=False, prog_name="hermes"

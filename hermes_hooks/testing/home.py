@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import textwrap
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -13,7 +14,7 @@ import yaml
 
 from hermes_hooks.plugins.config import load_config, set_plugin_enabled, update_config, write_config
 
-__all__ = ["HermesHome"]
+__all__ = ["HermesFixtureWarning", "HermesHome"]
 
 _MANIFEST_NAMES: Final = ("plugin.yaml", "plugin.yml")
 _COPY_IGNORED: Final = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
@@ -28,13 +29,18 @@ class HermesHome:
     :param path: the home folder (created, with ``plugins/`` and an empty ``config.yaml``).
     :param workdir: the scratch folder sessions and commands run in.
     :param bundled: whether the bundled plugins are discoverable.
+    :param entry_points: whether pip-installed plugins are discoverable (``hermes_pm`` and
+        ``hermes_cli`` leave them out unless the test is marked ``entry_points=True``).
     """
 
-    def __init__(self, path: Path, *, workdir: Path, bundled: bool = False) -> None:
+    def __init__(
+        self, path: Path, *, workdir: Path, bundled: bool = False, entry_points: bool = False
+    ) -> None:
         self.path = path
         self.plugins_dir = path / "plugins"
         self.workdir = workdir
         self.bundled = bundled
+        self.entry_points = entry_points
         self.plugins_dir.mkdir(parents=True, exist_ok=True)
         workdir.mkdir(parents=True, exist_ok=True)
         write_config(path, {})
@@ -126,7 +132,10 @@ class HermesHome:
         - ``add_plugin("no-rm", {"plugin.yaml": ..., "__init__.py": ..., "rules.py": ...})``:
           every file, by relative path (a missing ``plugin.yaml`` is made as above);
         - ``add_plugin(Path("src/no_rm"))``: a copy of an existing folder (``__pycache__`` and
-          dot files left out), keyed by its manifest's ``name``.
+          dot files left out), keyed by its manifest's ``name``; without a manifest, by the
+          name of the entry point that installs it (``no-rm = "no_rm"``) when one is
+          installed, so the test knows it by the key it has once installed, else by the
+          folder's name.
 
         :param key: the folder under ``plugins/`` (``name`` or ``category/name``).
         :param manifest: the ``plugin.yaml`` text, or fields added to the default one.
@@ -148,7 +157,12 @@ class HermesHome:
             copy_from = Path(source)
             if not copy_from.is_dir():
                 raise FileNotFoundError(f"no plugin folder to copy at {copy_from}")
-            folder_key = key or _manifest_name(copy_from) or copy_from.name
+            folder_key = (
+                key
+                or _manifest_name(copy_from)
+                or _entry_point_name(copy_from.name)
+                or copy_from.name
+            )
         target = self.plugins_dir / folder_key
         if target.exists():
             raise FileExistsError(f"plugin {folder_key!r} exists already at {target}")
@@ -161,10 +175,37 @@ class HermesHome:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(textwrap.dedent(text), encoding="utf-8")
         _complete_manifest(target, folder_key, manifest)
+        if self.entry_points and _entry_point_name(None, key=folder_key) is not None:
+            warnings.warn(
+                f"plugin {folder_key!r} is also installed with pip (an entry point of that "
+                f"name): with entry_points=True the installed copy, not this folder, loads "
+                f"under that key; test the folder without entry_points=True, or uninstall it",
+                HermesFixtureWarning,
+                stacklevel=2,
+            )
         if enabled:
             set_plugin_enabled(self.path, folder_key, True)
         self._changed()
         return target
+
+
+class HermesFixtureWarning(UserWarning):
+    """A test of the fixtures may not test what it means to (an installed copy shadows it)."""
+
+
+def _entry_point_name(module: str | None, *, key: str | None = None) -> str | None:
+    """Return the name of an installed ``hermes_agent.plugins`` entry point for ``module``
+    (its value's module is that package), or the entry point named ``key``."""
+    from importlib.metadata import entry_points
+
+    from hermes_hooks.plugins.discovery import ENTRY_POINT_GROUP
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if key is not None and entry.name == key:
+            return entry.name
+        if module is not None and entry.value.split(":")[0].split(".")[0] == module:
+            return entry.name
+    return None
 
 
 def _manifest_name(folder: Path) -> str | None:
