@@ -22,6 +22,7 @@ import attrs
 from hermes_hooks.backends.family import (
     Family,
     FamilyError,
+    FamilySettings,
     NoProviderError,
     ProviderNotRegisteredError,
     ProviderRegistry,
@@ -83,24 +84,9 @@ class ImageGenSettings:
         :raises ConfigError: ``image_gen`` is not a mapping, or ``provider``/``model`` is not a
             string.
         """
-        where = f"{source}: " if source is not None else ""
-        section = config.get("image_gen")
-        if section is None:
-            return cls()
-        if not isinstance(section, Mapping):
-            raise ConfigError(
-                f"{where}image_gen must be a mapping (provider, model, ...), "
-                f"found {type(section).__name__}"
-            )
-        values: dict[str, str | None] = {}
-        for key in ("provider", "model"):
-            raw = section.get(key)
-            if raw is not None and not isinstance(raw, str):
-                raise ConfigError(
-                    f"{where}image_gen.{key} must be a string, found {type(raw).__name__} {raw!r}"
-                )
-            values[key] = (raw.strip() or None) if isinstance(raw, str) else None
-        return cls(provider=values["provider"], model=values["model"], section=dict(section))
+        read = FamilySettings.from_config(IMAGE_GEN, config, source)
+        provider = read.choice(IMAGE_GEN.selections[0])
+        return cls(provider=provider, model=read.model, section=read.section)
 
     @classmethod
     def from_home(cls, home: Path) -> ImageGenSettings:
