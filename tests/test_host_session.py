@@ -166,6 +166,7 @@ def test_new_finalizes_the_old_session_and_resets_to_a_new_one(pm: PluginManager
             "reason": "/new",
             "old_session_id": None,
             "new_session_id": None,
+            "telemetry_schema_version": "hermes.observer.v1",
         },
     )
     assert reset[0] == "on_session_reset"

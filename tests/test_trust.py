@@ -28,6 +28,7 @@ from hermes_hooks.plugins.loading import CodeOwners
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.plugins.trust import content_hash
 from hermes_hooks.registries.base import HOST
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 MARKER: Final = "hermes_trust_marker"
 
@@ -421,7 +422,9 @@ def intruder(home: Path, tmp_path: Path) -> Iterator[tuple[PluginManager, dict[s
         entries={"granted": {"allow_tool_override": True}},
     )
     pm = create_manager(home)
-    pm.hook.on_session_start(session_id="s", model="m", platform="p")
+    pm.hook.on_session_start(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
+    )
     module = sys.modules["hermes_plugins.intruder"]
     yield pm, module.TRIES
     pm.unload_all()

@@ -30,6 +30,7 @@ from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.records import CommandReply, SubagentOutcome, ToolCallRecord, TurnResult
 from hermes_hooks.host.toolloop import run_tool_call
 from hermes_hooks.host.tools import current_session
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
@@ -234,11 +235,15 @@ class Session:
         try:
             if first:
                 self.hooks.on_session_start(
-                    session_id=self.session_id, model=self.model.model, platform=self.platform
+                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                    session_id=self.session_id,
+                    model=self.model.model,
+                    platform=self.platform,
                 )
             self.messages.append({"role": "user", "content": user_message})
             user_index = len(self.messages) - 1
             context = self.hooks.pre_llm_call(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 session_id=self.session_id,
                 task_id=turn.task_id,
                 turn_id=turn.turn_id,
@@ -263,6 +268,7 @@ class Session:
             outcome["text"] = f"The turn failed: {outcome['error']}"
         finally:
             self.hooks.on_session_end(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 session_id=self.session_id,
                 task_id=turn.task_id,
                 turn_id=turn.turn_id,
@@ -331,6 +337,7 @@ class Session:
             text = response.text
             if turn.changed_paths and nudges < self.max_verify_nudges:
                 decision = self.hooks.pre_verify(
+                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                     session_id=self.session_id,
                     platform=self.platform,
                     model=self.model.model,
@@ -345,6 +352,7 @@ class Session:
                     continue
             if text:
                 text = self.hooks.transform_llm_output(
+                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                     response_text=text,
                     session_id=self.session_id,
                     model=self.model.model,
@@ -355,6 +363,7 @@ class Session:
             outcome.update(text=text, completed=True)
             outcome["exit_reason"] = f"text_response({response.finish_reason or 'stop'})"
             self.hooks.post_llm_call(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 session_id=self.session_id,
                 task_id=turn.task_id,
                 turn_id=turn.turn_id,
@@ -389,6 +398,7 @@ class Session:
         self.approved_rules.clear()
         self._started = False
         self.hooks.on_session_finalize(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             session_id=old,
             platform=self.platform,
             reason=reason,
@@ -396,6 +406,7 @@ class Session:
             new_session_id=new if gateway else None,
         )
         self.hooks.on_session_reset(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             session_id=new,
             platform=self.platform,
             reason=reason,
@@ -410,7 +421,10 @@ class Session:
             return
         self.closed = True
         self.hooks.on_session_finalize(
-            session_id=self.session_id, platform=self.platform, reason=reason
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id=self.session_id,
+            platform=self.platform,
+            reason=reason,
         )
         if self._attached and self.pm.message_sink == self.inject:
             self.pm.message_sink = self._previous_sink

@@ -200,6 +200,15 @@ class PluginManager(GuardedManager):
         """Return the bound of each bounded hook call, read at every call (config may reload)."""
         return self.plugins_config.hook_callback_timeout
 
+    def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
+        """Call hook ``name`` as Hermes' ``invoke_hook`` does and return the non-``None`` results.
+
+        As Hermes, it stamps ``telemetry_schema_version="hermes.observer.v1"`` on every call
+        (a caller's own value wins); other arguments the caller leaves out are ``None``.
+        """
+        kwargs.setdefault("telemetry_schema_version", hookspecs.TELEMETRY_SCHEMA_VERSION)
+        return super().invoke_hook(name, **kwargs)
+
     # -- provider families ------------------------------------------------------------------------
 
     def backend(self, family: str) -> Any:
