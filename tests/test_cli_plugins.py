@@ -66,18 +66,19 @@ def test_enable_twice_says_so(home: Path) -> None:
     assert invoke("plugins", "disable", "good").output == "Plugin 'good' is already disabled.\n"
 
 
-def test_names_resolve_by_key_manifest_name_and_unique_leaf(home: Path) -> None:
+def test_names_resolve_by_key_folder_name_and_unique_leaf(home: Path) -> None:
+    # A flat plugin's key is its manifest name, as in Hermes; its folder name resolves too.
     user_plugin(home, "folder-name", GOOD, manifest={"name": "manifest-name"})
     user_plugin(home, "image_gen/openai", GOOD)
     user_plugin(home, "a/same", GOOD)
     user_plugin(home, "b/same", GOOD)
     write_config(home, text="plugins:\n  disabled: [manifest-name]\n")
-    assert invoke("plugins", "enable", "manifest-name").output == (
-        "Plugin 'folder-name' enabled.\n"
+    assert invoke("plugins", "enable", "folder-name").output == (
+        "Plugin 'manifest-name' enabled.\n"
     )
     assert invoke("plugins", "enable", "openai").output == "Plugin 'image_gen/openai' enabled.\n"
     assert read_config(home) == {
-        "plugins": {"disabled": [], "enabled": ["folder-name", "image_gen/openai"]}
+        "plugins": {"disabled": [], "enabled": ["manifest-name", "image_gen/openai"]}
     }
     ambiguous = invoke("plugins", "enable", "same")
     assert ambiguous.exit_code == 1

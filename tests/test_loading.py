@@ -136,15 +136,16 @@ def test_register_is_called_with_a_context_for_the_plugin(home: Path, user: Path
         """,
         manifest={"name": "shim-name"},
     )
-    write_config(home, enabled=["shim"])
+    write_config(home, enabled=["shim-name"])
 
     pm = load(home)
 
-    module = sys.modules["hermes_plugins.shim"]
-    assert module.calls == [("shim", "shim-name", user / "shim")]
-    context = pm.get_context("shim")
+    # Keyed by its manifest name, as in Hermes; imported under that key's slug.
+    module = sys.modules["hermes_plugins.shim_name"]
+    assert module.calls == [("shim-name", "shim-name", user / "shim")]
+    context = pm.get_context("shim-name")
     assert context is not None
-    assert context.plugin_id == "shim"
+    assert context.plugin_id == "shim-name"
 
 
 def test_register_hook_callbacks_are_hookimpls_of_the_plugin(home: Path, user: Path) -> None:

@@ -89,7 +89,9 @@ def _free_module_name(name: str, init: Path) -> str:
         candidate = f"{name}__{n}"
 
 
-def _import_folder(candidate: Candidate) -> types.ModuleType:
+def _import_folder(
+    candidate: Candidate, on_name: Callable[[str], None] | None = None
+) -> types.ModuleType:
     assert candidate.path is not None
     importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
     init = candidate.path / "__init__.py"
@@ -105,6 +107,8 @@ def _import_folder(candidate: Candidate) -> types.ModuleType:
         module = importlib.util.module_from_spec(spec)
         evict_modules(name)
         sys.modules[name] = module
+    if on_name is not None:
+        on_name(name)
     try:
         spec.loader.exec_module(module)
     except BaseException:
@@ -113,13 +117,16 @@ def _import_folder(candidate: Candidate) -> types.ModuleType:
     return module
 
 
-def import_plugin(candidate: Candidate) -> object:
-    """Import a candidate's code: a module for folders, the entry point's target otherwise."""
+def import_plugin(candidate: Candidate, on_name: Callable[[str], None] | None = None) -> object:
+    """Import a candidate's code: a module for folders, the entry point's target otherwise.
+
+    :param on_name: told the module name a folder is imported as, before its code runs.
+    """
     if candidate.entry_point is not None:
         return candidate.entry_point.load()
     if candidate.path is None:
         raise PluginLoadError(candidate.key, "has neither a folder nor an entry point")
-    return _import_folder(candidate)
+    return _import_folder(candidate, on_name)
 
 
 def find_hookimpls(plugin: object) -> dict[str, Callable[..., Any]]:
