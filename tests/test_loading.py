@@ -9,6 +9,7 @@ import pluggy
 import pytest
 from plugin_builders import (
     call_hook,
+    info,
     load,
     plugin_names,
     status_of,
@@ -17,6 +18,7 @@ from plugin_builders import (
     write_plugin,
 )
 
+from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.plugins.loading import PluginHooks, describe_failure, module_name_for
 from hermes_hooks.plugins.manager import PluginManager
 
@@ -326,18 +328,24 @@ def test_tool_name_clash_is_an_error_naming_both_plugins(home: Path, user: Path)
 
     pm = load(home)
 
-    status, error = status_of(pm, "b-clash")
-    assert status == "error"
-    assert error is not None
-    assert error.startswith("RegistrationError: ")
-    assert "'a-owner'" in error
-    assert "'b-clash'" in error
-    assert f"{folder / '__init__.py'}:5" in error
+    # The clashing tool is refused alone; what else the plugin registers stays.
+    assert status_of(pm, "b-clash") == ("enabled", None)
+    (warning,) = info(pm, "b-clash").warnings
+    assert warning.startswith("tool 'shared' refused: ")
+    assert "'a-owner'" in warning
+    assert "'b-clash'" in warning
     assert pm.tools.owner_of("shared") == "a-owner"
-    assert plugin_names(pm.tools) == ["next_tool", "shared"]
-    assert plugin_names(pm.commands) == []
-    assert pm.hook.post_tool_call.get_hookimpls() == []
+    assert plugin_names(pm.tools) == ["clash_own", "next_tool", "shared"]
+    assert plugin_names(pm.commands) == ["clash-cmd"]
+    assert len(pm.hook.post_tool_call.get_hookimpls()) == 1
     assert status_of(pm, "c-next") == ("enabled", None)
+
+    # Strict mode fails the plugin, pointing at the line, and removes what it had registered.
+    pm.unload_all()
+    with pytest.raises(PluginLoadError) as raised:
+        load(home, strict=True)
+    assert raised.value.key == "b-clash"
+    assert f"{folder / '__init__.py'}:5" in str(raised.value)
 
 
 def test_what_a_failed_plugin_registered_is_free_for_the_next(home: Path, user: Path) -> None:
@@ -393,7 +401,7 @@ def test_hookimpl_with_an_argument_the_spec_lacks_is_an_error(home: Path, user: 
     assert status_of(pm, "next") == ("enabled", None)
 
 
-def test_register_hook_callback_requiring_an_unknown_argument_is_an_error(
+def test_register_hook_callback_requiring_an_unknown_argument_is_refused(
     home: Path, user: Path
 ) -> None:
     write_plugin(
@@ -407,12 +415,14 @@ def test_register_hook_callback_requiring_an_unknown_argument_is_an_error(
 
     pm = load(home)
 
-    status, error = status_of(pm, "needy")
-    assert status == "error"
-    assert error is not None
-    assert "'invented'" in error
-    assert "post_tool_call" in error
-    assert plugin_names(pm.tools) == []
+    assert status_of(pm, "needy") == ("enabled", None)
+    (warning,) = info(pm, "needy").warnings
+    assert "'invented'" in warning
+    assert "post_tool_call" in warning
+    assert plugin_names(pm.tools) == ["needy_tool"]
+    assert pm.hook.post_tool_call.get_hookimpls() == []
+    with pytest.raises(PluginLoadError, match="'invented'"):
+        load(home, strict=True)
 
 
 def test_plugin_key_taken_by_a_host_object_is_an_error_and_the_host_keeps_it(
@@ -608,7 +618,7 @@ def test_entry_point_register_failure_names_the_plugin_file(home: Path, site: Pa
         {
             "hh_ep_raises.py": "def register(ctx):\n"
             + tool_code("ep_raises_tool")
-            + "    ctx.register_command('help', print)\n"
+            + "    raise RuntimeError('cannot start')\n"
         },
     )
     write_config(home, enabled=["ep-raises"])

@@ -40,7 +40,9 @@ from hermes_hooks.plugins.loading import (
     make_hook_adapter,
     plugin_roots,
 )
+from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
+from hermes_hooks.registries.platforms import PlatformRegistry
 from hermes_hooks.registries.skills import SkillRegistry
 from hermes_hooks.registries.tools import ToolRegistry
 from hermes_hooks.spec import hookspecs
@@ -140,6 +142,7 @@ class _Record:
     """The module name its folder is being imported as, known before the import finishes."""
     platforms: list[str] = attrs.Factory(list)
     served_by: str | None = None
+    unload_callbacks: list[tuple[Callable[[], Any], Handle]] = attrs.Factory(list)
 
 
 class PluginManager(GuardedManager):
@@ -173,9 +176,10 @@ class PluginManager(GuardedManager):
         self.commands = CommandRegistry()
         self.cli_commands = CliCommandRegistry()
         self.skills = SkillRegistry()
+        self.platforms = PlatformRegistry()
         # Plugin code may register only as itself, whatever owner it passes to a registry.
         self._code_owners = CodeOwners()
-        for registry in (self.tools, self.commands, self.cli_commands, self.skills):
+        for registry in self._registries():
             registry.set_acting_plugins(self._code_owners.on_stack)
         self.message_sink: Callable[[str, str], bool] | None = None
         self._records: dict[str, _Record] = {}
@@ -524,7 +528,8 @@ class PluginManager(GuardedManager):
         # Only our own holder: the key may be taken by an object the host registered.
         if record.holder is not None and self.is_registered(record.holder):
             self.unregister(record.holder)
-        for registry in (self.tools, self.commands, self.cli_commands, self.skills):
+        self._run_unload_callbacks(record)
+        for registry in self._registries():
             registry.remove_owner(key)
         for backend in self._backends.values():
             backend.remove_owner(key)
@@ -539,6 +544,33 @@ class PluginManager(GuardedManager):
         record.context = None
         record.import_name = None
         record.platforms = []
+
+    def _registries(self) -> tuple[Any, ...]:
+        return (self.tools, self.commands, self.cli_commands, self.skills, self.platforms)
+
+    def add_unload_callback(self, key: str, callback: Callable[[], Any]) -> Handle:
+        """Run ``callback()`` when plugin ``key`` unloads or fails (``ctx.on_unload``)."""
+        record = self._records.get(key)
+        if record is None:
+            raise RegistrationError(f"plugin {key!r} was not discovered: on_unload is refused")
+        entry: list[tuple[Callable[[], Any], Handle]] = record.unload_callbacks
+
+        def forget() -> None:
+            entry[:] = [pair for pair in entry if pair[1] is not handle]
+
+        handle = Handle(forget, getattr(callback, "__name__", "callback"), key, "on_unload")
+        entry.append((callback, handle))
+        return handle
+
+    def _run_unload_callbacks(self, record: _Record) -> None:
+        callbacks, record.unload_callbacks = record.unload_callbacks, []
+        for callback, _ in reversed(callbacks):
+            try:
+                callback()
+            except (Exception, SystemExit):
+                logger.warning(
+                    "plugin %r: an on_unload callback raised", record.candidate.key, exc_info=True
+                )
 
     def unload_plugin(self, key: str) -> bool:
         """Unload one plugin: unregister its hookimpls and every entry it registered."""
