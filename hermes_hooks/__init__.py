@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         resolve_aspect_ratio,
         save_b64_image,
         save_image_bytes,
+        save_url_image,
         success_response,
     )
     from hermes_hooks.backends.models import (
@@ -102,6 +103,7 @@ __all__ = [
     "resolve_aspect_ratio",
     "save_b64_image",
     "save_image_bytes",
+    "save_url_image",
     "success_response",
 ]
 
@@ -144,6 +146,7 @@ _LAZY: dict[str, str] = {
     "resolve_aspect_ratio": _IMAGE_GEN,
     "save_b64_image": _IMAGE_GEN,
     "save_image_bytes": _IMAGE_GEN,
+    "save_url_image": _IMAGE_GEN,
     "success_response": _IMAGE_GEN,
 }
 """Each public name not imported at once: ``module`` (the same name there) or ``module:name``."""
