@@ -10,9 +10,11 @@ import pytest
 from plugin_builders import (
     call_hook,
     info,
+    isolated_home,
     load,
     plugin_names,
     status_of,
+    user_plugin,
     write_config,
     write_distribution,
     write_plugin,
@@ -777,3 +779,32 @@ def test_register_hook_names_are_never_compiled_as_code(home: Path, user: Path) 
     assert not marker.exists()
     assert pm.has_hook("my-hook")
     assert pm.has_hook("class")
+
+
+def test_an_alias_of_a_plugin_module_goes_when_the_plugin_unloads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hermes' plugins import themselves as plugins.<key>: that second name must not keep the
+    # old module alive (and importable) after the plugin unloads or reloads.
+    from hermes_hooks.plugins.loading import register_alias
+
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "aliased", "def register(ctx):\n    pass\n", files={"sub.py": "X = 1\n"})
+    write_config(home, ["aliased"])
+    pm = PluginManager(hermes_home=home)
+    pm.discover_and_load()
+    real = module_name_for("aliased")
+    __import__(f"{real}.sub")
+    sys.modules["test_alias_pkg"] = sys.modules[real]
+    sys.modules["test_alias_pkg.sub"] = sys.modules[f"{real}.sub"]
+    register_alias("test_alias_pkg", real)
+    register_alias("test_alias_pkg.sub", f"{real}.sub")
+    sys.modules["test_alias_other"] = sys.modules[real]  # not registered: left alone
+    try:
+        assert pm.unload_plugin("aliased")
+        assert real not in sys.modules
+        assert "test_alias_pkg" not in sys.modules
+        assert "test_alias_pkg.sub" not in sys.modules
+        assert "test_alias_other" in sys.modules
+    finally:
+        sys.modules.pop("test_alias_other", None)

@@ -206,6 +206,10 @@ class Gateway:
 
     def dispatch(self, event: MessageEvent) -> DispatchOutcome:
         """Decide, then route one inbound message; return what happened to it."""
+        with self.pm.activate():
+            return self._dispatch(event)
+
+    def _dispatch(self, event: MessageEvent) -> DispatchOutcome:
         original = event.text
         if not event.internal:
             decision = self.hooks.pre_gateway_dispatch(

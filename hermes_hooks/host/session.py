@@ -196,20 +196,30 @@ class Session:
         from hermes_hooks.host.slash import run_slash_command
 
         replies: list[TurnResult | CommandReply] = []
-        if text.startswith("/"):
-            replies.append(run_slash_command(self, text))
-        else:
-            replies.append(self.run_turn(text))
-        followups = 0
-        while self._pending and followups < self.max_followups and not self.closed:
-            followups += 1
-            replies.append(self.run_turn(self._pending.popleft()))
+        # Hermes modules the plugins import (hermes_constants, tools.registry...) answer for
+        # this session's manager while it handles the input.
+        with self.pm.activate():
+            if text.startswith("/"):
+                replies.append(run_slash_command(self, text))
+            else:
+                replies.append(self.run_turn(text))
+            followups = 0
+            while self._pending and followups < self.max_followups and not self.closed:
+                followups += 1
+                replies.append(self.run_turn(self._pending.popleft()))
         return replies
 
     # -- one turn ---------------------------------------------------------------------------------
 
     def run_turn(self, user_message: str) -> TurnResult:
-        """Run one turn on ``user_message`` and return how it ended; never raises but Ctrl-C."""
+        """Run one turn on ``user_message`` and return how it ended; never raises but Ctrl-C.
+
+        The session's manager is the current one while the turn runs (``pm.activate()``).
+        """
+        with self.pm.activate():
+            return self._run_turn(user_message)
+
+    def _run_turn(self, user_message: str) -> TurnResult:
         if self.closed:
             raise RuntimeError(f"session {self.session_id} is closed")
         turn = TurnState(turn_id=new_id("turn"), task_id=new_id("task"))

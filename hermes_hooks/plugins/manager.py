@@ -650,13 +650,17 @@ class PluginManager(GuardedManager):
         return record.context if record is not None else None
 
     def get_plugin_module(self, key: str) -> types.ModuleType | None:
-        """Return the module of plugin ``key``: loaded, or being imported right now; else ``None``.
+        """Return the module of plugin ``key`` (or of an old folder key of it): loaded, or being
+        imported right now; else ``None``.
 
         While a folder plugin's ``__init__.py`` runs, its module is already in ``sys.modules``
         under its import name, so that its code can import itself by another name (Hermes'
         ``plugins.<key>``) and get this very module.
         """
         record = self._records.get(key)
+        if record is None:
+            # An old folder key names the plugin too (a folder pr_review/ of plugin pr-review).
+            record = next((r for r in self._records.values() if key in r.candidate.aliases), None)
         if record is None:
             return None
         if record.module is not None:
