@@ -6,9 +6,9 @@ never from a layer package; hosts build a :class:`PluginManager`. Everything but
 is imported on first use, so that ``import hermes_hooks`` stays cheap for the many processes
 that only need the markers.
 
-This module is also the composition root: it lists the provider families at the plugin
-layer's extension point, by dotted path, so that no lower layer names a higher one (see
-``docs/explanation/layout.md``).
+This module is also the composition root: it lists the provider families and the
+compatibility layer's import finder at the plugin layer's extension point, by dotted path, so
+that no lower layer names a higher one (see ``docs/explanation/layout.md``).
 """
 
 from __future__ import annotations
@@ -154,6 +154,9 @@ _LAZY: dict[str, str] = {
 # The provider families, by dotted path: imported when a manager, a ctx or the CLI asks.
 _extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
 _extensions.add_family("models", f"{_MODELS}:MODELS")
+# Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
+# the finder is installed by the first manager that discovers plugins, nothing before.
+_extensions.set_import_finder("hermes_hooks.compat.finder:install")
 
 
 def __getattr__(name: str) -> Any:
