@@ -183,3 +183,31 @@ def test_info_shows_manifest_status_and_hook_positions(home: Path) -> None:
     missing = invoke("plugins", "info", "third")
     assert missing.exit_code == 1
     assert "Plugin 'third' is not installed or bundled" in missing.stderr
+
+
+MEMORY_LIKE = """\
+    IMPORTED = True
+
+    def register(ctx):
+        ctx.register_memory_provider(object())
+    """
+
+
+def test_enabling_a_memory_plugin_says_its_family_key_decides(home: Path) -> None:
+    # Hermes serves memory plugins through memory.provider, not plugins.enabled; with no memory
+    # family here, enabling one records it and says plainly that it is listed, not loaded.
+    user_plugin(home, "memory/mem0", MEMORY_LIKE)
+    result = hermes(home, "plugins", "enable", "mem0")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Plugin 'memory/mem0' enabled.\n"
+    assert result.stderr == (
+        "Warning: 'memory/mem0' is a memory provider plugin: Hermes serves it through "
+        "memory.provider, not plugins.enabled, and this version has no memory provider family "
+        "yet, so it is listed, not loaded\n"
+    )  # and no attempt to load it to probe for tool overrides
+    listed = {p["key"]: p for p in json.loads(hermes(home, "plugins", "list", "--json").stdout)}
+    mem0 = listed["memory/mem0"]
+    assert (mem0["kind"], mem0["kind_inferred"], mem0["status"], mem0["served_by"]) == (
+        "exclusive", True, "not enabled", "memory.provider",
+    )  # fmt: skip
+    assert read_config(home) == {"plugins": {"enabled": ["memory/mem0"]}}

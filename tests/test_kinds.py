@@ -185,3 +185,20 @@ def test_an_entry_point_plugin_is_classified_from_its_source_without_import(
     assert candidate.manifest is not None
     assert candidate.manifest.provides_tools == ("recall",)
     assert candidate.manifest.hooks == ("on_session_end",)
+
+
+@pytest.mark.usefixtures("memory_family")
+def test_enabling_a_memory_plugin_points_at_its_family_key(
+    home: Path, user: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli_support import invoke
+
+    write_plugin(user, "memory/honcho", MEMORY_PLUGIN.format(name="honcho"))
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    result = invoke("plugins", "enable", "honcho")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "Plugin 'memory/honcho' enabled.\n"
+        "'memory/honcho' is a memory provider plugin: it loads when memory.provider names it "
+        "(set memory.provider: honcho in config.yaml).\n"
+    )
