@@ -36,9 +36,10 @@ one).""",
     "hermes plugins doctor": """\
 `{"ok": bool, "errors": n, "warnings": n, "plugins": [...]}`; each plugin is
 `{"key", "path", "source", "status", "ok", "errors", "warnings", "findings"}` and each finding
-`{"level": "error" | "warning", "check", "message", "file", "line"}` (`file` and `line` may
-be `null`). `check` is one of `manifest`, `requires-env`, `pip-dependencies`, `load`,
-`unknown-hook`, `hookimpl-args`, `register-hook-kwargs`, `declared`, `tool-override`.""",
+`{"level": "error" | "warning" | "info", "check", "message", "file", "line"}` (`file` and
+`line` may be `null`; `info` findings count as neither). `check` is one of `manifest`,
+`requires-env`, `pip-dependencies`, `load`, `unknown-hook`, `hookimpl-args`,
+`register-hook-kwargs`, `declared`, `tool-override`, `compat`.""",
     "hermes hooks": """\
 A list of hooks sorted by name, each
 `{"hook", "known", "firstresult", "mode", "policy", "impls": [...]}`; `impls` are in call
