@@ -222,9 +222,7 @@ def _settle_claims(found: list[Candidate]) -> list[Candidate]:
                 )
             else:
                 other = next(c for c in claimants if c is not candidate)
-                settled.append(
-                    _claim_conflict(candidate, other, "no folder is named like the key")
-                )
+                settled.append(_claim_conflict(candidate, other, "no folder is named like the key"))
     return settled
 
 
