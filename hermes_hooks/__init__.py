@@ -6,9 +6,9 @@ never from a layer package; hosts build a :class:`PluginManager`. Everything but
 is imported on first use, so that ``import hermes_hooks`` stays cheap for the many processes
 that only need the markers.
 
-This module is also the composition root: it lists the provider families at the plugin
-layer's extension point, by dotted path, so that no lower layer names a higher one (see
-``docs/explanation/layout.md``).
+This module is also the composition root: it lists the provider families and the
+compatibility layer's import finder at the plugin layer's extension point, by dotted path, so
+that no lower layer names a higher one (see ``docs/explanation/layout.md``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         resolve_aspect_ratio,
         save_b64_image,
         save_image_bytes,
+        save_url_image,
         success_response,
     )
     from hermes_hooks.backends.models import (
@@ -103,6 +104,7 @@ __all__ = [
     "resolve_aspect_ratio",
     "save_b64_image",
     "save_image_bytes",
+    "save_url_image",
     "success_response",
 ]
 
@@ -146,6 +148,7 @@ _LAZY: dict[str, str] = {
     "resolve_aspect_ratio": _IMAGE_GEN,
     "save_b64_image": _IMAGE_GEN,
     "save_image_bytes": _IMAGE_GEN,
+    "save_url_image": _IMAGE_GEN,
     "success_response": _IMAGE_GEN,
 }
 """Each public name not imported at once: ``module`` (the same name there) or ``module:name``."""
@@ -153,6 +156,9 @@ _LAZY: dict[str, str] = {
 # The provider families, by dotted path: imported when a manager, a ctx or the CLI asks.
 _extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
 _extensions.add_family("models", f"{_MODELS}:MODELS")
+# Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
+# the finder is installed by the first manager that discovers plugins, nothing before.
+_extensions.set_import_finder("hermes_hooks.compat.finder:install")
 
 
 def __getattr__(name: str) -> Any:

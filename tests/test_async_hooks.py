@@ -30,7 +30,7 @@ from hermes_hooks.calling.facade import Hooks, acall_hook
 from hermes_hooks.errors import HookResultError
 from hermes_hooks.plugins.config import PluginsConfig
 from hermes_hooks.plugins.manager import PluginManager
-from hermes_hooks.spec.hookspecs import HOOK_NAMES
+from hermes_hooks.spec.hookspecs import HOOK_NAMES, TELEMETRY_SCHEMA_VERSION
 
 RAISE = object()
 TOOL_VALUES: list[object] = [
@@ -125,6 +125,7 @@ TOOL_KWARGS: dict[str, Any] = {
     "turn_id": "u",
     "api_request_id": "",
     "middleware_trace": [],
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
 }
 
 
@@ -170,6 +171,7 @@ TEXT_KWARGS: dict[str, Any] = {
     "status": "ok",
     "error_type": None,
     "error_message": None,
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
 }
 
 

@@ -281,3 +281,106 @@ def test_doctor_reports_host_tool_clashes_and_override_requests(
     checks = [f["check"] for f in data["plugins"][0]["findings"]]
     assert "tool-override" in checks
     assert data["ok"] is True
+
+
+# --- Hermes plugins: hooks:, compat names, pip packages -----------------------------------------
+
+HERMES_SHAPED = """\
+    from agent.image_gen_provider import ImageGenProvider, save_url_image, save_thumbnail
+    from tools.registry import tool_result
+    from plugins.shaped.helpers import CLIENT
+
+    try:
+        from agent.redact import redact_sensitive_text  # guarded: the plugin still loads
+    except ImportError:
+        redact_sensitive_text = None
+
+
+    def on_end(session_id="", **_):
+        return None
+
+
+    def register(ctx):
+        ctx.register_hook("on_session_end", on_end)
+    """
+
+
+def test_doctor_reads_hooks_as_the_short_form_of_provides_hooks(tmp_path: Path) -> None:
+    code = 'def register(ctx):\n    ctx.register_hook("on_session_end", lambda **kw: None)\n'
+    folder = write_plugin(tmp_path, "observer", code, manifest={"hooks": ["on_session_end"]})
+    result = hermes(tmp_path / "home", "plugins", "doctor", str(folder))
+    assert result.stdout == "observer: ok\nChecked 1 plugin: 0 errors, 0 warnings.\n"
+    folder = write_plugin(tmp_path, "liar", code, manifest={"hooks": ["pre_llm_call"]})
+    result = hermes(tmp_path / "home", "plugins", "doctor", str(folder), "--json")
+    messages = [f["message"] for f in json.loads(result.stdout)["plugins"][0]["findings"]]
+    assert "hooks declares hook 'pre_llm_call', but the plugin does not register it" in messages
+    assert "registers hook 'on_session_end', which hooks does not declare" in messages
+
+
+def test_doctor_says_which_hermes_modules_a_plugin_imports(tmp_path: Path) -> None:
+    folder = write_plugin(
+        tmp_path,
+        "shaped",
+        HERMES_SHAPED,
+        manifest={"hooks": ["on_session_end"]},
+        files={"helpers.py": "from utils import env_bool\nCLIENT = env_bool('X')\n"},
+    )
+    result = hermes(tmp_path / "home", "plugins", "doctor", str(folder), "--json")
+    report = json.loads(result.stdout)["plugins"][0]
+    by_level: dict[str, list[dict[str, object]]] = {}
+    for finding in report["findings"]:
+        by_level.setdefault(finding["level"], []).append(finding)
+    init = str(folder / "__init__.py")
+    served, selves = by_level["info"]
+    assert served["message"] == (
+        "imports Hermes modules served by hermes-hooks: agent.image_gen_provider "
+        "(ImageGenProvider, save_url_image, save_thumbnail), tools.registry (tool_result), "
+        "utils (env_bool)"
+    )
+    assert (served["file"], served["line"]) == (init, 1)
+    assert selves["message"].startswith(
+        "imports plugins by Hermes' package path: plugins.shaped.helpers"
+    )
+    warnings = {f["message"]: (f["file"], f["line"]) for f in by_level["warning"]}
+    assert warnings == {
+        "imports save_thumbnail from agent.image_gen_provider, which hermes-hooks does not "
+        "provide (see docs/reference/compat.md for what it does)": (init, 1),
+        "imports agent.redact, a Hermes module hermes-hooks does not serve: the plugin stops "
+        "there with ModuleNotFoundError unless the import is guarded (see "
+        "docs/reference/compat.md)": (init, 6),
+    }
+    # save_thumbnail does not exist: the load fails, at the line that imports it.
+    assert [f["check"] for f in by_level["error"]] == ["load"]
+    assert "cannot import name 'save_thumbnail'" in by_level["error"][0]["message"]
+    # Served imports alone are information: the plugin is ok.
+    code = "from tools.registry import tool_result\n\ndef register(ctx):\n    pass\n"
+    folder = write_plugin(tmp_path, "served-only", code)
+    result = hermes(tmp_path / "home", "plugins", "doctor", str(folder))
+    assert (result.returncode, result.stdout) == (
+        0,
+        "served-only: ok\n"
+        "  info: imports Hermes modules served by hermes-hooks: tools.registry (tool_result)\n"
+        f"    at {folder / '__init__.py'}:1\n"
+        "Checked 1 plugin: 0 errors, 0 warnings.\n",
+    ), result.stderr
+
+
+def test_a_plugin_yaml_inside_a_pip_package_is_read_for_its_provides_fields(
+    tmp_path: Path,
+) -> None:
+    from plugin_builders import write_distribution
+
+    site = tmp_path / "site"
+    write_distribution(
+        site,
+        "hermes-observer",
+        {"observer": "hermes_observer"},
+        {
+            "hermes_observer/__init__.py": (
+                "def register(ctx):\n    ctx.register_hook('on_session_end', lambda **kw: None)\n"
+            ),
+            "hermes_observer/plugin.yaml": "name: observer\nhooks: [on_session_end]\n",
+        },
+    )
+    result = hermes(tmp_path / "home", "plugins", "doctor", "observer", PYTHONPATH=str(site))
+    assert result.stdout == "observer: ok\nChecked 1 plugin: 0 errors, 0 warnings.\n", result.stderr

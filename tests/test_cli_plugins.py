@@ -66,18 +66,19 @@ def test_enable_twice_says_so(home: Path) -> None:
     assert invoke("plugins", "disable", "good").output == "Plugin 'good' is already disabled.\n"
 
 
-def test_names_resolve_by_key_manifest_name_and_unique_leaf(home: Path) -> None:
+def test_names_resolve_by_key_folder_name_and_unique_leaf(home: Path) -> None:
+    # A flat plugin's key is its manifest name, as in Hermes; its folder name resolves too.
     user_plugin(home, "folder-name", GOOD, manifest={"name": "manifest-name"})
     user_plugin(home, "image_gen/openai", GOOD)
     user_plugin(home, "a/same", GOOD)
     user_plugin(home, "b/same", GOOD)
     write_config(home, text="plugins:\n  disabled: [manifest-name]\n")
-    assert invoke("plugins", "enable", "manifest-name").output == (
-        "Plugin 'folder-name' enabled.\n"
+    assert invoke("plugins", "enable", "folder-name").output == (
+        "Plugin 'manifest-name' enabled.\n"
     )
     assert invoke("plugins", "enable", "openai").output == "Plugin 'image_gen/openai' enabled.\n"
     assert read_config(home) == {
-        "plugins": {"disabled": [], "enabled": ["folder-name", "image_gen/openai"]}
+        "plugins": {"disabled": [], "enabled": ["manifest-name", "image_gen/openai"]}
     }
     ambiguous = invoke("plugins", "enable", "same")
     assert ambiguous.exit_code == 1
@@ -192,3 +193,31 @@ def test_info_json_gives_its_error_as_json_too(home: Path) -> None:
     assert error["type"] == "PluginNotFoundError"
     assert "godo" in error["error"]
     assert error["candidates"] == ["good"]
+
+
+MEMORY_LIKE = """\
+    IMPORTED = True
+
+    def register(ctx):
+        ctx.register_memory_provider(object())
+    """
+
+
+def test_enabling_a_memory_plugin_says_its_family_key_decides(home: Path) -> None:
+    # Hermes serves memory plugins through memory.provider, not plugins.enabled; with no memory
+    # family here, enabling one records it and says plainly that it is listed, not loaded.
+    user_plugin(home, "memory/mem0", MEMORY_LIKE)
+    result = hermes(home, "plugins", "enable", "mem0")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Plugin 'memory/mem0' enabled.\n"
+    assert result.stderr == (
+        "Warning: 'memory/mem0' is a memory provider plugin: Hermes serves it through "
+        "memory.provider, not plugins.enabled, and this version has no memory provider family "
+        "yet, so it is listed, not loaded\n"
+    )  # and no attempt to load it to probe for tool overrides
+    listed = {p["key"]: p for p in json.loads(hermes(home, "plugins", "list", "--json").stdout)}
+    mem0 = listed["memory/mem0"]
+    assert (mem0["kind"], mem0["kind_inferred"], mem0["status"], mem0["served_by"]) == (
+        "exclusive", True, "not enabled", "memory.provider",
+    )  # fmt: skip
+    assert read_config(home) == {"plugins": {"enabled": ["memory/mem0"]}}

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from plugin_builders import PluginHome, home, info
 
-from hermes_hooks.errors import RegistrationError
+from hermes_hooks.errors import PluginLoadError, RegistrationError
+from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.registries.commands import (
     BUILTIN_CLI_COMMANDS,
     BUILTIN_SLASH_COMMANDS,
@@ -129,22 +130,43 @@ def test_plugin_registers_slash_command(home: PluginHome) -> None:
     assert info(pm, "cmd_slash").commands == ("cmd-slash",)
 
 
-def test_plugin_with_builtin_slash_command_fails_to_load(home: PluginHome) -> None:
+def test_plugin_with_builtin_slash_command_is_refused_and_loads_the_rest(
+    home: PluginHome,
+) -> None:
     home.add_plugin(
         "cmd_builtin",
         """
         def register(ctx):
             ctx.register_command("other", lambda raw: "")
             ctx.register_command("/help", lambda raw: "mine")
+            ctx.register_command("later", lambda raw: "after")
         """,
     )
     pm = home.load()
 
+    # "register_command() will reject the name", as the Hermes guide says; the rest loads.
     status = info(pm, "cmd_builtin")
-    assert status.status == "error"
-    assert status.error is not None
-    assert "'help'" in status.error
-    assert "built-in" in status.error
+    assert (status.status, status.error) == ("enabled", None)
+    assert pm.commands.names() == ["later", "other"]
+    (warning,) = status.warnings
+    assert "slash command '/help' refused" in warning
+    assert "built-in" in warning
+
+
+def test_a_refused_slash_command_fails_the_plugin_in_strict_mode(home: PluginHome) -> None:
+    home.add_plugin(
+        "cmd_strict",
+        """
+        def register(ctx):
+            ctx.register_command("other", lambda raw: "")
+            ctx.register_command("/help", lambda raw: "mine")
+        """,
+    )
+    home.write_config()
+    pm = PluginManager(home.root, strict=True)
+    home.managers.append(pm)
+    with pytest.raises(PluginLoadError, match=r"'help'.*built-in"):
+        pm.discover_and_load()
     assert pm.commands.names() == []  # what it registered before failing is gone too
 
 
@@ -295,17 +317,21 @@ def test_plugin_registers_cli_command_as_hermes_plugins_do(home: PluginHome) -> 
     assert info(pm, "cmd_cli").cli_commands == ("cmd-cli",)
 
 
-def test_plugin_with_builtin_cli_name_fails_to_load(home: PluginHome) -> None:
+def test_plugin_with_builtin_cli_name_is_refused_and_loads_the_rest(home: PluginHome) -> None:
     home.add_plugin(
         "cmd_clibuiltin",
         """
         def register(ctx):
-            ctx.register_cli_command("plugins", "mine", lambda p: None)
+            refused = ctx.register_cli_command("plugins", "mine", lambda p: None)
+            assert refused is None
+            ctx.register_cli_command("mine", "mine", lambda p: None)
         """,
     )
     pm = home.load()
 
     status = info(pm, "cmd_clibuiltin")
-    assert status.status == "error"
-    assert status.error is not None
-    assert "'plugins'" in status.error
+    assert (status.status, status.error) == ("enabled", None)
+    assert status.cli_commands == ("mine",)
+    (warning,) = status.warnings
+    assert warning.startswith("CLI command 'plugins' refused: ")
+    assert "built-in" in warning

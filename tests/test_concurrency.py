@@ -26,6 +26,7 @@ from plugin_builders import isolate_environment, isolated_home, write_config, wr
 
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 THREADS: Final = 6
 ROUNDS: Final = int(os.environ.get("HERMES_CONCURRENCY_ROUNDS", "40"))
@@ -164,7 +165,12 @@ def test_hooks_called_while_plugins_load_and_unload(home: Path, counter: Any) ->
     def call_raw() -> None:
         _results_are_consistent(pm.hook.pre_llm_call(**_args("pre_llm_call", session_id="s")))
         assert pm.hook.transform_tool_result(**_args("transform_tool_result", result="r")) is None
-        pm.hook.on_session_start(session_id="s", model="m", platform="p")
+        pm.hook.on_session_start(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id="s",
+            model="m",
+            platform="p",
+        )
 
     def call_facade() -> None:
         context = hooks.pre_llm_call(**_args("pre_llm_call", session_id="s"))

@@ -329,3 +329,96 @@ def test_context_reference_documents_every_public_member() -> None:
             for param in inspect.signature(member).parameters:
                 if param not in ("self", "kwargs"):
                     assert param in text, f"{name}: {param} ({params})"
+
+
+# --- what Hermes plugins also call ---------------------------------------------------------------
+
+
+def test_has_plugin_answers_by_key_or_manifest_name(home: PluginHome) -> None:
+    home.add_plugin("ctx_other_dir", "def register(ctx):\n    pass\n", manifest={"name": "other"})
+    home.add_plugin("ctx_probe", CAPTURE)
+    home.add_plugin("ctx_idle", "def register(ctx):\n    pass\n", enable=False)
+    ctx = context_of(home.load(), "ctx_probe")
+    assert ctx.has_plugin("other") is True
+    assert ctx.has_plugin("ctx_probe") is True
+    assert ctx.has_plugin("ctx_idle") is False  # discovered, not loaded
+    assert ctx.has_plugin("nowhere") is False
+
+
+def test_on_unload_runs_latest_first_and_a_raising_callback_is_logged(
+    home: PluginHome,
+) -> None:
+    home.add_plugin(
+        "ctx_unload",
+        """
+        log = []
+
+        def register(ctx):
+            ctx.on_unload(lambda: log.append("first"))
+            ctx.on_unload(lambda: 1 / 0)  # logged, never raised
+            taken_back = ctx.on_unload(lambda: log.append("taken back"))
+            taken_back.dispose()
+            ctx.on_unload(lambda: log.append("last"))
+        """,
+    )
+    pm = home.load()
+    unload = sys.modules["hermes_plugins.ctx_unload"]
+    assert pm.unload_plugin("ctx_unload")
+    assert unload.log == ["last", "first"]
+    with pytest.raises(TypeError, match="must be callable"):
+        PluginContext(pm, "x", PluginManifest(name="x"), None).on_unload("not a function")  # type: ignore[arg-type]
+
+
+def test_on_unload_of_a_failed_load_runs_its_callbacks(home: PluginHome) -> None:
+    home.add_plugin(
+        "ctx_unload_fails",
+        """
+        import sys
+
+        def register(ctx):
+            ctx.on_unload(lambda: sys.modules["ctx_unload_fails_log"].append("rolled back"))
+            raise RuntimeError("cannot start")
+        """,
+    )
+    log: list[str] = []
+    sys.modules["ctx_unload_fails_log"] = log  # type: ignore[assignment]
+    try:
+        pm = home.load()
+    finally:
+        del sys.modules["ctx_unload_fails_log"]
+    assert info(pm, "ctx_unload_fails").status == "error"
+    assert log == ["rolled back"]
+
+
+@pytest.mark.parametrize(
+    ("relative", "profile"),
+    [(".hermes", "default"), (".hermes/profiles/coder", "coder"), ("elsewhere", "custom")],
+)
+def test_profile_name_follows_the_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relative: str, profile: str
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    home = tmp_path / relative
+    home.mkdir(parents=True)
+    ctx = PluginContext(PluginManager(home), "p", PluginManifest(name="p"), None)
+    assert ctx.profile_name == profile
+
+
+def test_a_platform_is_recorded_and_said_not_to_run(home: PluginHome) -> None:
+    home.add_plugin(
+        "ctx_platform",
+        """
+        def register(ctx):
+            ctx.register_platform("matrix", "Matrix", lambda config: None, lambda: True)
+            ctx.register_platform("broken", "Broken", "not callable", lambda: True)
+        """,
+        manifest={"kind": "platform"},
+    )
+    pm = home.load()
+    found = info(pm, "ctx_platform")
+    assert (found.status, found.kind, found.platforms) == ("enabled", "platform", ("matrix",))
+    assert any("no gateway adapter runs it" in w for w in found.warnings)
+    assert any(w.startswith("platform 'broken' refused") for w in found.warnings)
+    assert pm.platforms.owner_of("matrix") == "ctx_platform"
+    pm.unload_plugin("ctx_platform")
+    assert pm.platforms.names() == []

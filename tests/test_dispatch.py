@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.plans import CallPlan
 from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 RAISE = object()
 HOME = Path("/nonexistent/hermes-home")
@@ -181,19 +182,27 @@ def test_a_plan_is_rebuilt_when_the_implementations_change() -> None:
     pm = manager_with("on_session_start", [("plain", None, 1, ("session_id",))], log)
     first = pm.get_call_plan("on_session_start")
     assert first is not None
-    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == [1]
+    assert pm.hook.on_session_start(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
+    ) == [1]
     late = _make_plugin("on_session_start", 9, ("plain", "tryfirst", 2, ()), log)
     pm.register(late, name="late")
-    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == [2, 1]
+    assert pm.hook.on_session_start(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
+    ) == [2, 1]
     second = pm.get_call_plan("on_session_start")
     assert second is not None
     assert second is not first
     pm.unregister(late)
-    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == [1]
+    assert pm.hook.on_session_start(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
+    ) == [1]
     wrapper = _make_plugin("on_session_start", 8, ("wrapper", None, None, ()), log)
     pm.register(wrapper, name="wrapper")
     assert pm.get_call_plan("on_session_start") is None
-    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == [1]
+    assert pm.hook.on_session_start(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
+    ) == [1]
 
 
 def test_other_lists_of_implementations_run_through_pluggy_and_keep_the_plan() -> None:
@@ -201,7 +210,12 @@ def test_other_lists_of_implementations_run_through_pluggy_and_keep_the_plan() -
     specs: list[ImplSpec] = [("plain", None, n, ("session_id",)) for n in (1, 2, 3)]
     pm = manager_with("on_session_start", specs, log)
     plan = pm.get_call_plan("on_session_start")
-    kwargs = {"session_id": "s", "model": "m", "platform": "p"}
+    kwargs = {
+        "session_id": "s",
+        "model": "m",
+        "platform": "p",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    }
     subset = pm.subset_hook_caller("on_session_start", [pm.get_plugin("p1")])
     assert subset(**kwargs) == [3, 1]
     extra = pm.hook.on_session_start.call_extra([lambda session_id: 0], kwargs)
@@ -218,7 +232,9 @@ def test_a_plan_reads_each_implementations_function_at_every_call() -> None:
     (impl,) = pm.hook.on_session_start.get_hookimpls()
     impl.function = lambda session_id: f"replaced {session_id}"  # type: ignore[misc]
     assert plan.call({"session_id": "s"}) == ["replaced s"]
-    assert pm.hook.on_session_start(session_id="s", model="m", platform="p") == ["replaced s"]
+    assert pm.hook.on_session_start(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
+    ) == ["replaced s"]
 
 
 def test_attributed_calls_name_the_plugin_of_each_result() -> None:
@@ -245,6 +261,11 @@ def test_strict_errors_propagate_from_a_plan_with_their_note() -> None:
     pm = manager_with("on_session_start", specs, log, strict=True)
     assert pm.get_call_plan("on_session_start") is not None
     with pytest.raises(RuntimeError, match="p1 fails") as info:
-        pm.hook.on_session_start(session_id="s", model="m", platform="p")
+        pm.hook.on_session_start(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id="s",
+            model="m",
+            platform="p",
+        )
     assert any("'p1'" in note for note in getattr(info.value, "__notes__", []))
     assert log == ["p1()"]  # the one that raised ran first, and the call stopped there

@@ -47,3 +47,17 @@ def test_apply_sets_only_what_the_environment_lacks(tmp_path: Path) -> None:
     environ = {"SET_ALREADY": "from shell"}
     assert apply_env_file(tmp_path, environ) == ["NEW_ONE"]
     assert environ == {"SET_ALREADY": "from shell", "NEW_ONE": "from file"}
+
+
+def test_remove_drops_every_definition_and_keeps_comments(tmp_path: Path) -> None:
+    from hermes_hooks.plugins.envfile import remove_env_value
+
+    (tmp_path / ".env").write_text("# GONE=kept, a comment\nGONE=1\nB=2\nexport GONE=3\n")
+    assert remove_env_value(tmp_path, "GONE") is True
+    assert (tmp_path / ".env").read_text() == "# GONE=kept, a comment\nB=2\n"
+    assert stat.S_IMODE((tmp_path / ".env").stat().st_mode) == 0o600
+    assert remove_env_value(tmp_path, "GONE") is False
+    assert remove_env_value(tmp_path / "missing", "GONE") is False
+    assert not (tmp_path / "missing").exists()
+    with pytest.raises(ValueError, match="invalid environment variable name"):
+        remove_env_value(tmp_path, "NO-DASH")

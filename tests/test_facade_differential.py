@@ -26,6 +26,7 @@ from hermes_hooks import hookimpl
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.spec.decisions import ToolDecision
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 RAISE = object()
 
@@ -126,6 +127,8 @@ def run_both(
     log: list[str],
 ) -> tuple[Any, Any]:
     log.clear()
+    # Raw pluggy needs every argument of the hook; the facade fills in the defaults itself.
+    kwargs = {"telemetry_schema_version": TELEMETRY_SCHEMA_VERSION, **kwargs}
     with pluggy_loop(pm):
         raw = getattr(pm.hook, hook)(**kwargs)
     raw_log = list(log)
@@ -143,6 +146,7 @@ def raise_both(
 ) -> None:
     """In strict mode: pluggy's loop and the facade raise the same error after the same calls."""
     outcomes = []
+    kwargs = {"telemetry_schema_version": TELEMETRY_SCHEMA_VERSION, **kwargs}
     for through_pluggy in (True, False):
         log.clear()
         try:

@@ -165,21 +165,28 @@ def test_register_provider_of_refuses_an_unknown_family(home: PluginHome) -> Non
     pm = home.load()
     info = pm.get_plugin_info("lost")
     assert info is not None
-    assert info.status == "error"
-    assert "no provider family 'nope'" in (info.error or "")
+    assert info.status == "enabled"
+    assert "no provider family 'nope'" in info.warnings[0]
 
 
-def test_a_provider_that_does_not_fit_fails_its_plugin_alone(home: PluginHome) -> None:
-    home.add_plugin("wrong", "def register(ctx):\n    ctx.register_notes_provider(object())\n")
+def test_a_provider_that_does_not_fit_is_refused_alone(home: PluginHome) -> None:
+    home.add_plugin(
+        "wrong",
+        "from test_family import Plain\n"
+        "def register(ctx):\n"
+        "    assert ctx.register_notes_provider(object()) is None\n"
+        "    ctx.register_notes_provider(Plain('fits'))\n",
+    )
     home.add_plugin("jotter", PLUGIN.format(name="jot"))
     pm = home.load()
     wrong = pm.get_plugin_info("wrong")
     assert wrong is not None
-    assert wrong.status == "error"
-    assert "expected an NoteProvider instance (from hermes_hooks), found object" in (
-        wrong.error or ""
-    )
-    assert pm.notes.names() == ["jot"]
+    # As Hermes warns and ignores a provider of the wrong type: the rest of the plugin loads.
+    assert (wrong.status, wrong.error) == ("enabled", None)
+    (warning,) = wrong.warnings
+    assert "notes provider 'object' refused" in warning
+    assert "expected an NoteProvider instance (from hermes_hooks), found object" in warning
+    assert pm.notes.names() == ["fits", "jot"]
 
 
 def test_unloading_restores_the_provider_a_plugin_displaced(home: PluginHome) -> None:

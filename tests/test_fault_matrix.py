@@ -44,7 +44,7 @@ from hermes_hooks.host.records import TurnResult
 from hermes_hooks.plugins.manager import PluginInfo, PluginManager
 from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.contract import Policy, get_contract
-from hermes_hooks.spec.hookspecs import VALID_HOOKS
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION, VALID_HOOKS
 
 HOOKS: Final = sorted(VALID_HOOKS)
 RAISES: Final = ("Exception", "SystemExit", "RecursionError")
@@ -459,7 +459,12 @@ def test_failures_of_objects_registered_directly_are_counted(home: Path) -> None
     direct.on_session_start = hookimpl(_Direct.on_session_start)  # type: ignore[method-assign]
     pm.register(direct, name="direct")
     for n in range(3):
-        pm.hook.on_session_start(session_id=f"s{n}", model="m", platform="p")
+        pm.hook.on_session_start(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id=f"s{n}",
+            model="m",
+            platform="p",
+        )
     failures = pm.get_failures("direct")
     assert failures.count == 3
     assert failures.last == "on_session_start: ValueError: no session s2"

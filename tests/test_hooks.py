@@ -37,6 +37,7 @@ from hermes_hooks.spec.contract import (
     is_tool_decision,
     is_verify_decision,
 )
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HOOKS_DOC = REPO_ROOT / "docs" / "reference" / "hooks.md"
@@ -211,6 +212,30 @@ def test_every_hook_reaches_native_and_register_hook_impls(
         assert sorted(map(repr, result)) == sorted(map(repr, [sample("native"), sample("shim")]))
         assert len(rec.calls) == 2
     assert info.hook_errors == 0
+
+
+@pytest.mark.parametrize("hook", sorted(VALID_HOOKS))
+def test_every_hook_stamps_the_observer_schema_through_the_facade_and_invoke_hook(
+    load: Callable[..., PluginManager], home: Path, rec: Any, hook: str
+) -> None:
+    key = "schema-" + hook.replace("_", "-")
+    write_plugin(home, key, every_hook_plugin(hook))
+    pm = load(key)
+    contract = get_contract(getattr(pm.hook, hook).spec.function)
+    assert contract.defaults["telemetry_schema_version"] == "hermes.observer.v1"
+    required: dict[str, Any] = {a: None for a in spec_argnames(hook) if a not in contract.defaults}
+    if "args" in required:
+        required["args"] = {}
+    if hook == "pre_gateway_dispatch":
+        required["event"] = type("Event", (), {"text": "hi", "internal": False})()
+    getattr(hermes_hooks.Hooks(pm), hook)(**required)
+    pm.invoke_hook(hook)
+    stamped = [received["telemetry_schema_version"] for _, received in rec.calls]
+    # native and shim, through the facade and through invoke_hook: every call carries it
+    assert stamped == ["hermes.observer.v1"] * 4
+    rec.calls.clear()
+    pm.invoke_hook(hook, telemetry_schema_version="hermes.observer.v2")
+    assert {r["telemetry_schema_version"] for _, r in rec.calls} == {"hermes.observer.v2"}
 
 
 def test_every_result_check_has_a_sample() -> None:
@@ -473,6 +498,7 @@ TOOL_CALL: dict[str, Any] = {
     "turn_id": "turn-1",
     "api_request_id": "req-1",
     "middleware_trace": [],
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
 }
 
 
@@ -816,7 +842,15 @@ def test_on_session_start_runs_every_plugin_even_when_one_raises(
         """,
     )
     pm = load("a-welcome", "b-broken")
-    assert pm.hook.on_session_start(session_id="s9", model="m", platform="cli") == []
+    assert (
+        pm.hook.on_session_start(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id="s9",
+            model="m",
+            platform="cli",
+        )
+        == []
+    )
     assert rec.calls == [("s9", "m", "cli")]
     info = pm.get_plugin_info("b-broken")
     assert info is not None

@@ -16,6 +16,7 @@ from host_helpers import (
 )
 from plugin_builders import isolated_home, user_plugin, write_config
 
+from hermes_hooks.backends.models import ModelResponse
 from hermes_hooks.host import Session, TurnResult, create_manager
 from hermes_hooks.host.records import CommandReply
 from hermes_hooks.plugins.manager import PluginManager
@@ -166,6 +167,7 @@ def test_new_finalizes_the_old_session_and_resets_to_a_new_one(pm: PluginManager
             "reason": "/new",
             "old_session_id": None,
             "new_session_id": None,
+            "telemetry_schema_version": "hermes.observer.v1",
         },
     )
     assert reset[0] == "on_session_reset"
@@ -241,3 +243,26 @@ def test_events_are_recorded_for_json_output(pm: PluginManager, tmp_path: Path) 
     assert {"hook", "api_request", "tool_call"} <= set(kinds)
     hooks = [e["hook"] for e in session.events if e["type"] == "hook"]
     assert hooks == names(recorded(pm))
+
+
+def test_the_session_manager_is_current_while_it_runs_even_with_a_newer_one(
+    pm: PluginManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hermes' modules a plugin imports (hermes_constants, tools.registry) answer for the
+    # current manager; a host's own code (here the model) runs for the session's manager,
+    # not for whichever manager was created last.
+    from hermes_hooks.plugins import active
+
+    seen: list[PluginManager | None] = []
+
+    def look(_messages: object) -> ModelResponse:
+        seen.append(active.current_manager())
+        return text("done")
+
+    newer = PluginManager()
+    assert active.current_manager() is newer  # outside a turn: the most recently created
+    session = Session(pm, ScriptedModel(look, look), cwd=tmp_path)
+    session.send("one")
+    session.run_turn("two")
+    assert seen == [pm, pm]
+    assert active.current_manager() is newer  # and back once the turn is over

@@ -59,7 +59,10 @@ def test_every_hook_gets_the_ids_of_its_turn(home: Path, tmp_path: Path) -> None
         "session_id": sid,
         "model": "offline-rules-1",
         "platform": "cli",
+        "telemetry_schema_version": "hermes.observer.v1",
     }
+    # Every fire site stamps the observer schema, as Hermes' invoke_hook does.
+    assert {kw["telemetry_schema_version"] for _, kw in recorded(pm)} == {"hermes.observer.v1"}
     assert calls["pre_llm_call"]["is_first_turn"] is True
     assert calls["pre_llm_call"]["user_message"] == "run `echo hi`"
     assert calls["pre_llm_call"]["conversation_history"][-1] == {

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import httpx
 import pytest
 import yaml
 from PIL import Image
@@ -652,3 +653,42 @@ def test_the_how_to_test_passes(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_my_backend=files["test_my_backend.py"])
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", timeout=120)
     result.assert_outcomes(passed=2)
+
+
+# -- save_url_image: providers whose API answers with a short-lived URL ------------------------
+
+
+def test_save_url_image_keeps_the_bytes_under_the_active_home(
+    tmp_path: Path, server: Server
+) -> None:
+    from hermes_hooks import save_url_image
+    from hermes_hooks.backends.image_gen import get_active_home, using_hermes_home
+
+    server.routes[("GET", "/tmp/a.bin")] = lambda r: (200, {"Content-Type": "image/jpeg"}, b"JPG")
+    server.routes[("GET", "/big.webp")] = lambda r: (200, {}, b"x" * 2048)
+    server.routes[("GET", "/empty.png")] = lambda r: (200, {"Content-Type": "image/png"}, b"")
+    server.routes[("GET", "/gone.png")] = lambda r: (404, {}, b"gone")
+    server.routes[("GET", "/page.png")] = lambda r: (200, {"Content-Type": "text/html"}, b"<p>")
+    assert get_active_home() is None
+    with using_hermes_home(tmp_path / "home"):
+        assert get_active_home() == tmp_path / "home"
+        saved = save_url_image(f"{server.url}/tmp/a.bin", prefix="grok/../x")
+        assert saved.parent == (tmp_path / "home" / "cache" / "images").resolve()
+        assert saved.suffix == ".jpg"  # from the Content-Type, not the URL
+        assert re.fullmatch(r"grok_\.\._x_\d{8}_\d{6}_[0-9a-f]{8}\.jpg", saved.name)
+        assert saved.read_bytes() == b"JPG"
+        webp = save_url_image(f"{server.url}/big.webp?sig=1", prefix="big")
+        assert webp.suffix == ".webp"  # no Content-Type: from the URL's path, query ignored
+        with pytest.raises(ValueError, match="larger than 1024 bytes"):
+            save_url_image(f"{server.url}/big.webp", max_bytes=1024)
+        with pytest.raises(ValueError, match="0 bytes"):
+            save_url_image(f"{server.url}/empty.png")
+        with pytest.raises(ValueError, match="Content-Type 'text/html', not an image"):
+            save_url_image(f"{server.url}/page.png")
+        with pytest.raises(httpx.HTTPStatusError):
+            save_url_image(f"{server.url}/gone.png")
+        with pytest.raises(ValueError, match="expected an http"):
+            save_url_image("file:///etc/passwd")
+    assert get_active_home() is None
+    # Nothing half-written is left behind by the refusals.
+    assert sorted(p.name for p in saved.parent.iterdir()) == sorted([saved.name, webp.name])

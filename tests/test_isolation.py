@@ -26,6 +26,7 @@ from hermes_hooks.plugins.config import (
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.contract import get_contract
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 from hermes_hooks.spec.markers import PROJECT_NAME
 
 RECORDER = "hermes_test_isolation_recorder"
@@ -71,7 +72,12 @@ def errors_of(pm: PluginManager, key: str) -> tuple[int, str | None]:
     return info.hook_errors, info.last_hook_error
 
 
-SESSION = {"session_id": "s1", "model": "m", "platform": "cli"}
+SESSION = {
+    "session_id": "s1",
+    "model": "m",
+    "platform": "cli",
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+}
 TOOL_RESULT: dict[str, Any] = {
     "tool_name": "terminal",
     "args": {"command": "ls"},
@@ -85,6 +91,7 @@ TOOL_RESULT: dict[str, Any] = {
     "status": "ok",
     "error_type": None,
     "error_message": None,
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
 }
 PRE_TOOL: dict[str, Any] = {
     "tool_name": "terminal",
@@ -95,6 +102,7 @@ PRE_TOOL: dict[str, Any] = {
     "turn_id": "",
     "api_request_id": "",
     "middleware_trace": [],
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
 }
 
 
@@ -157,7 +165,12 @@ def test_each_distinct_failure_is_logged_once(
     pm = load("flaky")
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
         for session_id in ("a", "b", "a", "b"):
-            pm.hook.on_session_start(session_id=session_id, model="m", platform="cli")
+            pm.hook.on_session_start(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                session_id=session_id,
+                model="m",
+                platform="cli",
+            )
         call_hook(pm, "on_session_end", session_id="a")
 
     assert hook_warnings(caplog) == [

@@ -12,6 +12,7 @@ import pluggy
 import pytest
 from plugin_builders import (
     call_hook,
+    info,
     load,
     plugin_names,
     status_of,
@@ -117,7 +118,7 @@ def test_disabled_beats_enabled(home: Path, user: Path) -> None:
     assert (info.status, info.reason) == ("disabled", "listed in plugins.disabled")
 
 
-def test_gating_by_key_or_manifest_name(home: Path, user: Path) -> None:
+def test_gating_matches_keys_and_old_folder_keys(home: Path, user: Path) -> None:
     write_plugin(user, "folder-a", simple(), manifest={"name": "nice-a"})
     write_plugin(user, "folder-b", simple(), manifest={"name": "nice-b"})
     write_plugin(user, "cat/leaf", simple())
@@ -126,10 +127,15 @@ def test_gating_by_key_or_manifest_name(home: Path, user: Path) -> None:
 
     pm = load(home)
 
-    assert status_of(pm, "folder-a") == ("enabled", None)
-    assert status_of(pm, "folder-b") == ("enabled", None)
+    # Flat plugins are keyed by their manifest name (Hermes' rule); the folder name is an
+    # alias that still matches, with a warning on the plugin's status.
+    assert status_of(pm, "nice-a") == ("enabled", None)
+    assert info(pm, "nice-a").warnings == ()
+    assert status_of(pm, "nice-b") == ("enabled", None)
+    assert info(pm, "nice-b").aliases == ("folder-b",)
+    assert "names this plugin 'folder-b', its folder name" in info(pm, "nice-b").warnings[0]
     assert status_of(pm, "cat/leaf") == ("enabled", None)
-    assert status_of(pm, "folder-c") == ("disabled", None)
+    assert status_of(pm, "nice-c") == ("disabled", None)
 
 
 def test_bundled_backend_loads_by_default(home: Path, user: Path, bundled: Path) -> None:

@@ -46,7 +46,8 @@ def test_complete_runs_on_the_active_model_of_the_running_host(
         "scripted",
         "scripted-served",
     )
-    assert result.audit == {"plugin_id": "helper", "purpose": "test"}
+    assert result.audit == {"plugin_id": "helper", "purpose": "test", "profile": ""}
+    assert (result.agent_id, result.usage.total_tokens) == ("default", 0)
     assert model.requests[0]["temperature"] == 0.2
     session.close()
     assert get_active_model(pm) is None
@@ -194,3 +195,71 @@ def test_ctx_llm_in_a_real_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     session = Session(create_manager(home), ScriptedModel(text("short version")))
     (reply,) = session.send("/summarise a long text")
     assert reply.text.startswith("short version / refused: plugin 'summariser' may not choose")
+
+
+def test_usage_follows_hermes_and_reads_both_shapes() -> None:
+    from hermes_hooks.backends.models.plugin_llm import PluginLlmUsage
+
+    openai = PluginLlmUsage.from_mapping({"prompt_tokens": 7, "completion_tokens": 3})
+    assert (openai.input_tokens, openai.output_tokens, openai.total_tokens) == (7, 3, 10)
+    anthropic = PluginLlmUsage.from_mapping(
+        {"input_tokens": 5, "output_tokens": 2, "total_tokens": 9, "cache_read_input_tokens": 4}
+    )
+    assert (anthropic.total_tokens, anthropic.cache_read_tokens) == (9, 4)
+    assert PluginLlmUsage.from_mapping(None) == PluginLlmUsage()
+
+
+def test_agent_id_and_profile_need_their_own_grants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pm = manager(tmp_path, monkeypatch)
+    llm = PluginLlm(pm, "helper")
+    with pytest.raises(PluginLlmTrustError, match=r"agent id.*allow_agent_id_override: true"):
+        llm.complete([{"role": "user", "content": "x"}], agent_id="reviewer")
+    with pytest.raises(PluginLlmTrustError, match=r"auth profile.*allow_profile_override"):
+        llm.complete([{"role": "user", "content": "x"}], profile="work")
+    (tmp_path / "granted").mkdir()
+    granted = manager(
+        tmp_path / "granted",
+        monkeypatch,
+        {"allow_agent_id_override": True, "allow_profile_override": True},
+    )
+    model = ScriptedModel(ModelResponse(text="ok", usage={"prompt_tokens": 2}))
+    Session(granted, model)
+    result = PluginLlm(granted, "helper").complete(
+        [{"role": "user", "content": "x"}], agent_id="reviewer", profile="work", timeout=5
+    )
+    assert (result.agent_id, result.audit["profile"], result.usage.input_tokens) == (
+        "reviewer",
+        "work",
+        2,
+    )
+
+
+def test_async_calls_and_hermes_input_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from hermes_hooks.backends.models.plugin_llm import PluginLlmImageInput, PluginLlmTextInput
+
+    pm = manager(tmp_path, monkeypatch)
+    model = ScriptedModel(text("first"), text('{"ok": true}'))
+    Session(pm, model)
+    llm = PluginLlm(pm, "helper")
+
+    async def both() -> tuple[str, object]:
+        plain = await llm.acomplete([{"role": "user", "content": "hi"}], purpose="async")
+        blocks = [PluginLlmTextInput("look"), PluginLlmImageInput(url="https://x.test/a.png")]
+        structured = await llm.acomplete_structured(
+            "Check", blocks, json_mode=True, schema_name="verdict"
+        )
+        return plain.text, (structured.parsed, structured.audit["schema_name"])
+
+    assert asyncio.run(both()) == ("first", ({"ok": True}, "verdict"))
+    parts = model.requests[1]["messages"][-1]["content"]
+    assert parts[0]["text"].startswith("Check\n\nSchema name: verdict")
+    assert parts[1:] == [
+        {"type": "text", "text": "look"},
+        {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}},
+    ]

@@ -87,16 +87,17 @@ def test_unloading_removes_the_skill(home: PluginHome) -> None:
     assert pm.skills.find("skill_unload:summarise") is None
 
 
-def test_colon_in_name_is_value_error(home: PluginHome) -> None:
+def test_colon_in_name_is_refused_alone(home: PluginHome) -> None:
     pm = skill_plugin(
         home, "skill_colon", 'ctx.register_skill("skill_colon:summarise", "skills/summarise")'
     )
 
+    # ":" is reserved for the namespace; the skill is refused, the plugin loads.
     status = info(pm, "skill_colon")
-    assert status.status == "error"
-    assert status.error is not None
-    assert status.error.startswith("ValueError")
-    assert "must not contain ':'" in status.error
+    assert (status.status, status.error) == ("enabled", None)
+    (warning,) = status.warnings
+    assert warning.startswith("skill 'skill_colon:summarise' refused: ")
+    assert "must not contain ':'" in warning
 
 
 @pytest.mark.parametrize("name", ["", "has space", "dot.name", "slash/name", "ünï"])
@@ -111,9 +112,8 @@ def test_missing_path_refused(home: PluginHome) -> None:
     pm = skill_plugin(home, "skill_missing", 'ctx.register_skill("gone", "skills/gone/SKILL.md")')
 
     status = info(pm, "skill_missing")
-    assert status.status == "error"
-    assert status.error is not None
-    assert "does not exist" in status.error
+    assert (status.status, status.error) == ("enabled", None)
+    assert "does not exist" in status.warnings[0]
     assert pm.skills.names() == []
 
 
@@ -129,9 +129,8 @@ def test_dotdot_escape_refused(home: PluginHome) -> None:
     pm = skill_plugin(home, "skill_dotdot", 'ctx.register_skill("leak", "../../secret.md")')
 
     status = info(pm, "skill_dotdot")
-    assert status.status == "error"
-    assert status.error is not None
-    assert "outside the plugin folder" in status.error
+    assert (status.status, status.error) == ("enabled", None)
+    assert "outside the plugin folder" in status.warnings[0]
     assert pm.skills.find("skill_dotdot:leak") is None
 
 
@@ -173,9 +172,8 @@ def test_symlink_escape_refused(home: PluginHome, tmp_path: Path) -> None:
     pm = home.load()
 
     status = info(pm, "skill_symlink")
-    assert status.status == "error"
-    assert status.error is not None
-    assert "outside the plugin folder" in status.error
+    assert (status.status, status.error) == ("enabled", None)
+    assert "outside the plugin folder" in status.warnings[0]
     assert pm.skills.find("skill_symlink:leak") is None
 
 

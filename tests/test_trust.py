@@ -28,6 +28,7 @@ from hermes_hooks.plugins.loading import CodeOwners
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.plugins.trust import content_hash
 from hermes_hooks.registries.base import HOST
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 MARKER: Final = "hermes_trust_marker"
 
@@ -335,9 +336,10 @@ def test_a_skill_path_leading_out_of_the_plugin_folder_is_refused(
     write_config(home, enabled=["skilled"])
     pm = manager(home, tmp_path)
     state, error = status(pm, "skilled")
-    assert state == "error"
-    assert error is not None
-    assert "outside the plugin folder" in error
+    assert (state, error) == ("enabled", None)  # the skill alone is refused
+    found = pm.get_plugin_info("skilled")
+    assert found is not None
+    assert "outside the plugin folder" in found.warnings[0]
     assert pm.skills.find("skilled:leak") is None
 
 
@@ -421,7 +423,9 @@ def intruder(home: Path, tmp_path: Path) -> Iterator[tuple[PluginManager, dict[s
         entries={"granted": {"allow_tool_override": True}},
     )
     pm = create_manager(home)
-    pm.hook.on_session_start(session_id="s", model="m", platform="p")
+    pm.hook.on_session_start(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
+    )
     module = sys.modules["hermes_plugins.intruder"]
     yield pm, module.TRIES
     pm.unload_all()

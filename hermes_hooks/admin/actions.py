@@ -1,7 +1,9 @@
 """What an operator does to installed plugins: find one by name, enable, disable, grant overrides.
 
-Names resolve as in Hermes' ``hermes plugins enable``: the key (``image_gen/openai``), then the
-manifest name, then the leaf of a category key (``openai``) when only one plugin has it.
+Names resolve as in Hermes' ``hermes plugins enable``: the key (``image_gen/openai``; a flat
+plugin's key is its manifest name), then an old folder key (the folder ``pr_review/`` of the
+plugin ``pr-review``), then the manifest name, then the leaf of a category key (``openai``) when
+only one plugin has it.
 Every change goes through :func:`~hermes_hooks.plugins.config.update_config`, so it is atomic, keeps
 the keys it does not change, and never overwrites a file that is not valid YAML.
 """
@@ -62,7 +64,7 @@ def _hint(names: Sequence[str]) -> str:
 
 
 def resolve_plugin(candidates: Sequence[_N], name: str) -> _N:
-    """Return the plugin *name* designates: by key, manifest name, or unique category leaf.
+    """Return the plugin *name* designates: by key, folder alias, manifest name or category leaf.
 
     :raises PluginNotFoundError: nothing matches ("Plugin 'x' is not installed or bundled",
         with the closest names), or a manifest name or leaf matches several plugins.
@@ -71,6 +73,7 @@ def resolve_plugin(candidates: Sequence[_N], name: str) -> _N:
         if candidate.key == name:
             return candidate
     for label, matches in (
+        ("folder name", [c for c in candidates if name in getattr(c, "aliases", ())]),
         ("manifest name", [c for c in candidates if c.name == name]),
         ("name", [c for c in candidates if "/" in c.key and c.key.rsplit("/", 1)[1] == name]),
     ):
@@ -93,7 +96,8 @@ def resolve_plugin(candidates: Sequence[_N], name: str) -> _N:
 
 
 def _names(candidate: Candidate) -> set[str]:
-    return {candidate.key, candidate.name}
+    """The names config may list the plugin under: its key and its old folder keys."""
+    return {candidate.key, *candidate.aliases}
 
 
 def is_effectively_enabled(config: PluginsConfig, candidate: Candidate) -> bool:
@@ -125,9 +129,9 @@ def set_enabled(home: Path, candidate: Candidate, enabled: bool) -> bool:
         (config.enabled, config.disabled) if enabled else (config.disabled, config.enabled)
     )
     entry = _trust_entry(config, candidate, enabled)
-    if names & listed and not names & other and entry is None:
+    if candidate.key in listed and not names & other and entry is None:
         return False
-    aliases = [candidate.name] if candidate.name != candidate.key else []
+    aliases = [n for n in (candidate.name, *candidate.aliases) if n != candidate.key]
     set_plugin_enabled(home, candidate.key, enabled, aliases=aliases, entry=entry)
     return True
 

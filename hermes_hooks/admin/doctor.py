@@ -4,8 +4,10 @@
 manifest problems, import and ``register()`` failures, hooks that do not exist (with the
 closest names), ``@hookimpl`` arguments the hook does not pass, ``register_hook`` callbacks
 without ``**kwargs`` that the hook would pass more to, tools and hooks declared in
-``provides_tools``/``provides_hooks`` but not registered (and the reverse), unset
-``requires_env`` variables and missing ``pip_dependencies``.
+``provides_tools``/``provides_hooks`` (or its short form ``hooks``) but not registered (and the
+reverse), unset ``requires_env`` variables, missing ``pip_dependencies``, and which of Hermes'
+modules the plugin imports: those served here (as information), names they lack, and Hermes
+modules not served, which stop the plugin at import.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ import attrs
 from hermes_hooks.admin.actions import closest_names
 from hermes_hooks.admin.install import missing_pip_dependencies
 from hermes_hooks.admin.trial import HookimplRecord, TrialManager, trial_load, where_defined
+from hermes_hooks.compat.scan import HermesImport, scan_plugin
 from hermes_hooks.errors import ManifestError
 from hermes_hooks.plugins.discovery import Candidate, Source
 from hermes_hooks.plugins.manifest import KNOWN_FIELDS, PluginManifest, find_manifest
 
 __all__ = ["Finding", "PluginReport", "candidate_from_path", "check_plugin"]
 
-Level = Literal["error", "warning"]
+Level = Literal["error", "warning", "info"]
 
 _AT_END: Final = re.compile(r"\s\((?P<file>[^()]+):(?P<line>\d+)\)$")
 _LINE_IN: Final = re.compile(r"\bline (\d+)\b")
@@ -79,6 +82,11 @@ class PluginReport:
     def warnings(self) -> int:
         """How many findings are warnings."""
         return sum(1 for f in self.findings if f.level == "warning")
+
+    @property
+    def notes(self) -> tuple[Finding, ...]:
+        """The findings that are information only (``info``)."""
+        return tuple(f for f in self.findings if f.level == "info")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as a JSON-ready dict."""
@@ -253,9 +261,12 @@ def _declared_findings(
     manifest_path = manifest.path
     where = str(manifest_path) if manifest_path is not None else None
     findings = []
+    # Hermes' plugins declare their hooks under ``hooks:``, the short form of provides_hooks.
+    hook_field = "hooks" if manifest.hooks and not manifest.provides_hooks else "provides_hooks"
+    declared_hooks = set(manifest.provides_hooks) | set(manifest.hooks)
     for kind, field, declared, registered in (
         ("tool", "provides_tools", set(manifest.provides_tools), set(tools)),
-        ("hook", "provides_hooks", set(manifest.provides_hooks), set(hooks)),
+        ("hook", hook_field, declared_hooks, set(hooks)),
     ):
         line = _field_line(manifest_path, field)
         for name in sorted(declared - registered):
@@ -321,9 +332,52 @@ def _load_findings(pm: TrialManager, candidate: Candidate, found: list[Finding])
     return findings
 
 
+def _listing(uses: list[HermesImport]) -> str:
+    by_module: dict[str, list[str]] = {}
+    for use in uses:
+        names = by_module.setdefault(use.module, [])
+        names.extend(n for n in use.names if n not in names)
+    return ", ".join(f"{m} ({', '.join(n)})" if n else m for m, n in by_module.items())
+
+
+def _compat_findings(candidate: Candidate) -> list[Finding]:
+    """Say which Hermes modules the plugin imports, from a static scan of its files."""
+    if candidate.path is None:
+        return []
+    uses = scan_plugin(candidate.path)
+    findings: list[Finding] = []
+    served = [u for u in uses if u.kind == "served"]
+    if served:
+        message = f"imports Hermes modules served by hermes-hooks: {_listing(served)}"
+        findings.append(Finding("info", "compat", message, served[0].file, served[0].line))
+    selves = [u for u in uses if u.kind == "self"]
+    if selves:
+        message = (
+            f"imports plugins by Hermes' package path: {_listing(selves)}; served from the "
+            f"loaded plugins' own modules (a plugin it names must be loaded too)"
+        )
+        findings.append(Finding("info", "compat", message, selves[0].file, selves[0].line))
+    for use in uses:
+        if use.kind == "not served":
+            message = (
+                f"imports {use.module}, a Hermes module hermes-hooks does not serve: the "
+                f"plugin stops there with ModuleNotFoundError unless the import is guarded "
+                f"(see docs/reference/compat.md)"
+            )
+            findings.append(Finding("warning", "compat", message, use.file, use.line))
+        elif use.missing:
+            message = (
+                f"imports {', '.join(use.missing)} from {use.module}, which hermes-hooks does "
+                f"not provide (see docs/reference/compat.md for what it does)"
+            )
+            findings.append(Finding("warning", "compat", message, use.file, use.line))
+    return findings
+
+
 def check_plugin(candidate: Candidate) -> PluginReport:
     """Load *candidate* alone in a throwaway ``HERMES_HOME`` and report what is wrong with it."""
     findings = _manifest_findings(candidate)
+    findings.extend(_compat_findings(candidate))
     status = "error"
     if candidate.error is None:
         with trial_load(candidate) as pm:
@@ -332,7 +386,7 @@ def check_plugin(candidate: Candidate) -> PluginReport:
             findings.extend(_load_findings(pm, candidate, findings))
             info = pm.get_plugin_info(candidate.key)
             status = info.status if info is not None else "error"
-    order = {"error": 0, "warning": 1}
+    order = {"error": 0, "warning": 1, "info": 2}
     findings.sort(key=lambda f: order[f.level])
     return PluginReport(
         key=candidate.key,

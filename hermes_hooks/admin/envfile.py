@@ -1,132 +1,26 @@
-"""``$HERMES_HOME/.env``: values for plugins' ``requires_env``, kept out of ``config.yaml``.
+"""``$HERMES_HOME/.env`` for operators: the functions of :mod:`hermes_hooks.plugins.envfile`.
 
-The format is the common subset of dotenv files: ``NAME=value`` lines, an optional ``export``
-prefix, ``#`` comments, and values in single or double quotes. Writes are atomic and the file
-is private (0600), as Hermes keeps it. Importing this module reads nothing.
+The reader and writer moved down to the plugin layer, next to ``config.yaml``'s, so that
+the compatibility layer's ``hermes_cli.config.get_env_value`` can use them; this module keeps
+the name the CLI and admin code import.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import re
-import tempfile
-from collections.abc import MutableMapping
-from pathlib import Path
-from typing import Final
+from hermes_hooks.plugins.envfile import (
+    ENV_FILENAME,
+    apply_env_file,
+    env_file_path,
+    read_env_file,
+    remove_env_value,
+    set_env_value,
+)
 
-from hermes_hooks.errors import ConfigError
-
-__all__ = ["ENV_FILENAME", "apply_env_file", "env_file_path", "read_env_file", "set_env_value"]
-
-ENV_FILENAME: Final = ".env"
-
-_LINE: Final = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
-_NAME: Final = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*\Z")
-_PLAIN: Final = re.compile(r"\A[A-Za-z0-9_./:@+,-]*\Z")
-
-
-def env_file_path(home: Path) -> Path:
-    """Return the path of the ``.env`` file inside *home*."""
-    return home / ENV_FILENAME
-
-
-def _unquote(raw: str) -> str:
-    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
-        return raw[1:-1]
-    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
-        return re.sub(r'\\(["\\$`])', r"\1", raw[1:-1]).replace("\\n", "\n")
-    return raw.split(" #", 1)[0].rstrip()
-
-
-def _quote(value: str) -> str:
-    if _PLAIN.match(value):
-        return value
-    escaped = re.sub(r'(["\\$`])', r"\\\1", value).replace("\n", "\\n")
-    return f'"{escaped}"'
-
-
-def read_env_file(home: Path) -> dict[str, str]:
-    """Return the variables in ``$HERMES_HOME/.env``; a missing file gives ``{}``.
-
-    Lines that are not ``NAME=value`` are skipped, as shells and dotenv readers skip them.
-
-    :raises ConfigError: the file exists but cannot be read.
-    """
-    path = env_file_path(home)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the environment file: {exc}") from exc
-    values: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.lstrip().startswith("#"):
-            continue
-        match = _LINE.match(line)
-        if match is not None:
-            values[match.group(1)] = _unquote(match.group(2))
-    return values
-
-
-def apply_env_file(home: Path, environ: MutableMapping[str, str] | None = None) -> list[str]:
-    """Set the variables of ``$HERMES_HOME/.env`` that the environment does not set already.
-
-    :param environ: the environment to fill; ``os.environ`` when omitted.
-    :returns: the names that were set.
-    """
-    target = os.environ if environ is None else environ
-    added = []
-    for name, value in read_env_file(home).items():
-        if name not in target:
-            target[name] = value
-            added.append(name)
-    return added
-
-
-def set_env_value(home: Path, name: str, value: str) -> Path:
-    """Set ``name=value`` in ``$HERMES_HOME/.env`` atomically, keeping every other line.
-
-    :returns: the file written.
-    :raises ValueError: *name* is not a valid variable name.
-    :raises ConfigError: the file cannot be read or written.
-    """
-    if not _NAME.match(name):
-        raise ValueError(
-            f"invalid environment variable name {name!r}: expected [A-Za-z_][A-Za-z0-9_]*"
-        )
-    path = env_file_path(home)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        lines = []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the environment file: {exc}") from exc
-    entry = f"{name}={_quote(value)}"
-    for index, line in enumerate(lines):
-        match = _LINE.match(line)
-        if match is not None and match.group(1) == name and not line.lstrip().startswith("#"):
-            lines[index] = entry
-            break
-    else:
-        lines.append(entry)
-    try:
-        home.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=home, prefix=f"{ENV_FILENAME}.", suffix=".tmp")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot write the environment file: {exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write("\n".join(lines) + "\n")
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(tmp_name, 0o600)
-        os.replace(tmp_name, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        if isinstance(exc, OSError):
-            raise ConfigError(f"{path}: cannot write the environment file: {exc}") from exc
-        raise
-    return path
+__all__ = [
+    "ENV_FILENAME",
+    "apply_env_file",
+    "env_file_path",
+    "read_env_file",
+    "remove_env_value",
+    "set_env_value",
+]

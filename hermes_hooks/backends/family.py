@@ -197,6 +197,9 @@ class Family(Generic[P]):
     :param none_registered_hint: added to the "no provider is registered" error.
     :param describe_extra: more of a provider for ``hermes tools <family> --json``.
     :param detail_lines: more lines of a listed provider (from its described dict).
+    :param plugin_kind: the plugin kind this family serves instead of ``plugins.enabled``
+        (memory: ``exclusive``; model-provider profiles: ``model-provider``): such a plugin
+        loads when the main selection key names it.
     """
 
     name: str
@@ -216,6 +219,7 @@ class Family(Generic[P]):
     none_registered_hint: str = ""
     describe_extra: Callable[[P], Mapping[str, Any]] | None = None
     detail_lines: Callable[[Mapping[str, Any]], list[str]] | None = None
+    plugin_kind: str | None = None
 
     @property
     def section(self) -> str:
@@ -245,6 +249,18 @@ class Family(Generic[P]):
         if self.read_settings is not None:
             return self.read_settings(config, source)
         return FamilySettings.from_config(self, config, source)
+
+    @property
+    def selection_key(self) -> str:
+        """The main selection key (``image_gen.provider``)."""
+        return self.selections[0].key
+
+    def selected_name(self, config: Mapping[str, Any]) -> str | None:
+        """Return the provider name the main selection key holds in ``config``, or ``None``.
+
+        :raises ConfigError: the family's section is malformed.
+        """
+        return self.settings_from(config).choice(self.selections[0])
 
     # -- what the plugin layer's extension point asks of a family ------------------------------
 

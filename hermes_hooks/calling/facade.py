@@ -331,6 +331,7 @@ class Hooks:
         turn_id: str = "",
         api_request_id: str = "",
         middleware_trace: list[dict[str, Any]] | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> ToolDecision:
         """Ask the plugins about a tool call; block > approve > modify, whatever their order."""
         if not self._implemented("pre_tool_call"):
@@ -346,6 +347,7 @@ class Hooks:
             turn_id=turn_id,
             api_request_id=api_request_id,
             middleware_trace=middleware_trace if middleware_trace is not None else [],
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apre_tool_call = _async(pre_tool_call)
@@ -366,6 +368,7 @@ class Hooks:
         error_type: str | None = None,
         error_message: str | None = None,
         middleware_trace: list[dict[str, Any]] | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a tool call returned, failed or was blocked."""
         return self._fire(
@@ -383,6 +386,7 @@ class Hooks:
             error_type=error_type,
             error_message=error_message,
             middleware_trace=middleware_trace if middleware_trace is not None else [],
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apost_tool_call = _async(post_tool_call)
@@ -402,6 +406,7 @@ class Hooks:
         status: Literal["ok", "error"] = "ok",
         error_type: str | None = None,
         error_message: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the tool result the model sees: the first plugin's replacement, or ``result``."""
         if not self._implemented("transform_tool_result"):
@@ -421,6 +426,7 @@ class Hooks:
             status=status,
             error_type=error_type,
             error_message=error_message,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     atransform_tool_result = _async(transform_tool_result)
@@ -433,6 +439,7 @@ class Hooks:
         returncode: int | None,
         task_id: str = "",
         env_type: str = "",
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the terminal output the tool keeps: the first replacement, or ``output``."""
         if not self._implemented("transform_terminal_output"):
@@ -445,6 +452,7 @@ class Hooks:
             returncode=returncode,
             task_id=task_id,
             env_type=env_type,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     atransform_terminal_output = _async(transform_terminal_output)
@@ -459,6 +467,7 @@ class Hooks:
         model: str = "",
         platform: str = "",
         turn_id: str = "",
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the final response: the first non-empty replacement, or ``response_text``."""
         if not self._implemented("transform_llm_output"):
@@ -471,6 +480,7 @@ class Hooks:
             model=model,
             platform=platform,
             turn_id=turn_id,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     atransform_llm_output = _async(transform_llm_output)
@@ -488,6 +498,7 @@ class Hooks:
         platform: str = "",
         parent_session_id: str = "",
         sender_id: str = "",
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str | None:
         """Return the plugins' context for this turn, joined with blank lines, or ``None``."""
         if not self._implemented("pre_llm_call"):
@@ -505,6 +516,7 @@ class Hooks:
             platform=platform,
             parent_session_id=parent_session_id,
             sender_id=sender_id,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apre_llm_call = _async(pre_llm_call)
@@ -520,6 +532,7 @@ class Hooks:
         turn_id: str = "",
         model: str = "",
         platform: str = "",
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a turn produced its final response."""
         return self._fire(
@@ -532,6 +545,7 @@ class Hooks:
             conversation_history=conversation_history,
             model=model,
             platform=platform,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apost_llm_call = _async(post_llm_call)
@@ -561,6 +575,7 @@ class Hooks:
         started_at: float = 0.0,
         middleware_trace: list[dict[str, Any]] | None = None,
         request: dict[str, Any] | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a model request is about to be sent."""
         return self._fire(
@@ -587,6 +602,7 @@ class Hooks:
             started_at=started_at,
             middleware_trace=middleware_trace if middleware_trace is not None else [],
             request=request if request is not None else {},
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apre_api_request = _async(pre_api_request)
@@ -617,6 +633,7 @@ class Hooks:
         assistant_message: Any = None,
         assistant_content_chars: int = 0,
         assistant_tool_call_count: int = 0,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a model response arrived and was normalized."""
         return self._fire(
@@ -644,6 +661,7 @@ class Hooks:
             assistant_message=assistant_message,
             assistant_content_chars=assistant_content_chars,
             assistant_tool_call_count=assistant_tool_call_count,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apost_api_request = _async(post_api_request)
@@ -673,6 +691,7 @@ class Hooks:
         retryable: bool | None = None,
         reason: str | None = None,
         request: dict[str, Any] | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a model request failed."""
         return self._fire(
@@ -699,15 +718,29 @@ class Hooks:
             reason=reason,
             error=error,
             request=request if request is not None else {},
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     aapi_request_error = _async(api_request_error)
 
     # -- sessions ---------------------------------------------------------------------------------
 
-    def on_session_start(self, *, session_id: str, model: str = "", platform: str = "") -> None:
+    def on_session_start(
+        self,
+        *,
+        session_id: str,
+        model: str = "",
+        platform: str = "",
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
         """Tell the observers a new session runs its first turn."""
-        return self._fire("on_session_start", session_id=session_id, model=model, platform=platform)
+        return self._fire(
+            "on_session_start",
+            session_id=session_id,
+            model=model,
+            platform=platform,
+            telemetry_schema_version=telemetry_schema_version,
+        )
 
     aon_session_start = _async(on_session_start)
 
@@ -725,6 +758,7 @@ class Hooks:
         platform: str = "",
         reason: str | None = None,
         api_request_id: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a turn ended, whatever its outcome."""
         return self._fire(
@@ -740,6 +774,7 @@ class Hooks:
             platform=platform,
             reason=reason,
             api_request_id=api_request_id,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     aon_session_end = _async(on_session_end)
@@ -752,6 +787,7 @@ class Hooks:
         reason: str | None = None,
         old_session_id: str | None = None,
         new_session_id: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a session is torn down."""
         return self._fire(
@@ -761,6 +797,7 @@ class Hooks:
             reason=reason,
             old_session_id=old_session_id,
             new_session_id=new_session_id,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     aon_session_finalize = _async(on_session_finalize)
@@ -773,6 +810,7 @@ class Hooks:
         reason: str | None = None,
         old_session_id: str | None = None,
         new_session_id: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a replacement session exists."""
         return self._fire(
@@ -782,6 +820,7 @@ class Hooks:
             reason=reason,
             old_session_id=old_session_id,
             new_session_id=new_session_id,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     aon_session_reset = _async(on_session_reset)
@@ -798,6 +837,7 @@ class Hooks:
         parent_turn_id: str = "",
         parent_subagent_id: str | None = None,
         child_role: str = "leaf",
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a child agent is about to run."""
         return self._fire(
@@ -809,6 +849,7 @@ class Hooks:
             child_subagent_id=child_subagent_id,
             child_role=child_role,
             child_goal=child_goal,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     asubagent_start = _async(subagent_start)
@@ -824,6 +865,7 @@ class Hooks:
         child_summary: str | None = None,
         tool_call_history: list[dict[str, Any]] | None = None,
         duration_ms: int = 0,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a child agent finished."""
         return self._fire(
@@ -836,6 +878,7 @@ class Hooks:
             child_status=child_status,
             tool_call_history=tool_call_history if tool_call_history is not None else [],
             duration_ms=duration_ms,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     asubagent_stop = _async(subagent_stop)
@@ -843,7 +886,12 @@ class Hooks:
     # -- the gateway and the verify gate ----------------------------------------------------------
 
     def pre_gateway_dispatch(
-        self, *, event: Any, gateway: Any = None, session_store: Any = None
+        self,
+        *,
+        event: Any,
+        gateway: Any = None,
+        session_store: Any = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> GatewayDecision:
         """Return what happens to an inbound message: allow, skip (with reason) or rewrite."""
         if not self._implemented("pre_gateway_dispatch"):
@@ -854,6 +902,7 @@ class Hooks:
             event=event,
             gateway=gateway,
             session_store=session_store,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apre_gateway_dispatch = _async(pre_gateway_dispatch)
@@ -868,6 +917,7 @@ class Hooks:
         model: str = "",
         coding: bool = True,
         attempt: int = 0,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> VerifyDecision | None:
         """Return a decision that sends the agent back to work, or ``None`` to finish."""
         if not self._implemented("pre_verify"):
@@ -882,6 +932,7 @@ class Hooks:
             attempt=attempt,
             final_response=final_response,
             changed_paths=changed_paths,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apre_verify = _async(pre_verify)
@@ -899,6 +950,7 @@ class Hooks:
         surface: str = "cli",
         turn_id: str = "",
         tool_call_id: str = "",
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a person is about to be asked to approve ``command``."""
         return self._fire(
@@ -911,6 +963,7 @@ class Hooks:
             surface=surface,
             turn_id=turn_id,
             tool_call_id=tool_call_id,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apre_approval_request = _async(pre_approval_request)
@@ -928,6 +981,7 @@ class Hooks:
         turn_id: str = "",
         tool_call_id: str = "",
         decided_by: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers how an approval was answered."""
         return self._fire(
@@ -942,6 +996,7 @@ class Hooks:
             tool_call_id=tool_call_id,
             choice=choice,
             decided_by=decided_by,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     apost_approval_response = _async(post_approval_response)
@@ -956,6 +1011,7 @@ class Hooks:
         board: str | None = None,
         assignee: str | None = None,
         run_id: int | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task was claimed."""
         return self._fire(
@@ -965,6 +1021,7 @@ class Hooks:
             board=board,
             assignee=assignee,
             run_id=run_id,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     akanban_task_claimed = _async(kanban_task_claimed)
@@ -978,6 +1035,7 @@ class Hooks:
         assignee: str | None = None,
         run_id: int | None = None,
         summary: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task was completed."""
         return self._fire(
@@ -988,6 +1046,7 @@ class Hooks:
             assignee=assignee,
             run_id=run_id,
             summary=summary,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     akanban_task_completed = _async(kanban_task_completed)
@@ -1001,6 +1060,7 @@ class Hooks:
         assignee: str | None = None,
         run_id: int | None = None,
         reason: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task moved to blocked."""
         return self._fire(
@@ -1011,6 +1071,7 @@ class Hooks:
             assignee=assignee,
             run_id=run_id,
             reason=reason,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     akanban_task_blocked = _async(kanban_task_blocked)

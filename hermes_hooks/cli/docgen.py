@@ -23,8 +23,11 @@ A list of objects, one per plugin, sorted by key, with the fields of `PluginInfo
 `key`, `name`, `version`, `kind`, `description`, `path` (or `null`), `source` (`bundled`,
 `user`, `project`, `entrypoint`), `status` (`enabled`, `disabled`, `not enabled`, `error`),
 `error` and `reason` (strings or `null`), `tools`, `hooks`, `commands`, `cli_commands`,
-`skills` and `warnings` (lists of strings), `hook_errors` (a number), `last_hook_error`
-(string or `null`) and `load_ms` (milliseconds or `null`).""",
+`skills`, `providers`, `platforms`, `aliases` and `warnings` (lists of strings),
+`hook_errors` and `hook_timeouts` (numbers), `last_hook_error` (string or `null`), `load_ms`
+(milliseconds or `null`), `kind_inferred` (whether the kind was read off the plugin's source)
+and `served_by` (the config key that selects a family-served plugin, e.g. `memory.provider`,
+or `null`).""",
     "hermes plugins info": """\
 One object: the fields of `hermes plugins list --json`, plus `hook_order` (hook name →
 `{"positions": [n, ...], "of": total}`, 1 running first), `providers` (list of
@@ -33,10 +36,11 @@ one).""",
     "hermes plugins doctor": """\
 `{"ok": bool, "errors": n, "warnings": n, "plugins": [...]}`; each plugin is
 `{"key", "path", "source", "status", "ok", "errors", "warnings", "findings"}` and each finding
-`{"level": "error" | "warning", "check", "message", "file", "line"}` (`file` and `line` may
-be `null`). `check` is one of `manifest`, `requires-env`, `pip-dependencies`, `load`,
-`unknown-hook`, `hookimpl-args`, `register-hook-kwargs`, `tool-schema`, `tool-handler`,
-`declared`, `tool-override`.""",
+`{"level": "error" | "warning" | "info", "check", "message", "file", "line"}` (`file` and
+`line` may be `null`; `info` findings count as neither). `check` is one of `manifest`,
+`requires-env`, `pip-dependencies`, `load`, `unknown-hook`, `hookimpl-args`,
+`register-hook-kwargs`, `tool-schema`, `tool-handler`, `declared`, `tool-override`,
+`compat`.""",
     "hermes hooks": """\
 A list of hooks sorted by name, each
 `{"hook", "known", "firstresult", "mode", "policy", "impls": [...]}`; `impls` are in call

@@ -56,8 +56,9 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
     folder you are in (when it holds a plugin.yaml) or every plugin that is not bundled.
     Reports manifest problems, import and register() failures, unknown hooks, hookimpl
     arguments the hook does not pass, register_hook callbacks without **kwargs,
-    provides_tools/provides_hooks that do not match what is registered, unset requires_env
-    and missing pip_dependencies, with file and line where known. Exits 1 on any error.
+    provides_tools/provides_hooks (or hooks) that do not match what is registered, unset
+    requires_env, missing pip_dependencies, and which Hermes modules the plugin imports
+    (served here, or not), with file and line where known. Exits 1 on any error.
 
     \b
     Examples:
@@ -89,7 +90,7 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
         for report in reports:
             verdict = (
                 "ok"
-                if not report.findings
+                if not report.errors and not report.warnings
                 else (f"{_plural(report.errors, 'error')}, {_plural(report.warnings, 'warning')}")
             )
             click.echo(f"{report.key}: {verdict}")

@@ -118,4 +118,33 @@ def enable_candidate(
         warn(f"{key!r} cannot load as it is: {candidate.error}")
     elif offer_pip and not offer_pip_dependencies(candidate, yes):
         return  # the override probe would only import it and fail
-    _grant_tool_override(home, candidate, allow)
+    if _say_family(candidate):
+        _grant_tool_override(home, candidate, allow)
+
+
+def _say_family(candidate: Candidate) -> bool:
+    """Say when a provider family, not plugins.enabled, decides whether the plugin loads.
+
+    :returns: whether the plugin can load here at all (a family-served kind without its
+        family is listed, never imported, so there is nothing to probe).
+    """
+    from hermes_hooks.plugins import extensions
+    from hermes_hooks.plugins.kinds import FAMILY_KINDS
+
+    if candidate.kind not in FAMILY_KINDS:
+        return True
+    what, hermes_key = FAMILY_KINDS[candidate.kind]
+    family = extensions.find_kind_family(candidate.kind)
+    leaf = candidate.key.rsplit("/", 1)[-1]
+    if family is None:
+        warn(
+            f"{candidate.key!r} is a {what} plugin: Hermes serves it through {hermes_key}, not "
+            f"plugins.enabled, and this version has no {what} family yet, so it is listed, "
+            f"not loaded"
+        )
+        return False
+    click.echo(
+        f"{candidate.key!r} is a {what} plugin: it loads when {family.selection_key} "
+        f"names it (set {family.selection_key}: {leaf} in config.yaml)."
+    )
+    return True

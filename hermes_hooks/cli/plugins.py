@@ -117,13 +117,16 @@ def _resolve(ctx: click.Context, name: str) -> Candidate:
 )
 @click.pass_context
 def enable(ctx: click.Context, name: str, allow: bool | None, yes: bool) -> None:
-    """Enable plugin NAME (a key, a manifest name or the leaf of a category key).
+    """Enable plugin NAME (a key, a folder name, a manifest name or a category leaf).
 
-    Adds it to plugins.enabled and removes it from plugins.disabled. Missing pip_dependencies
-    are offered for installation with pip (--yes installs them without asking; without a
-    terminal and --yes they are not installed). When a plugin that is not bundled asks to
-    replace host tools, you are asked once whether to allow it; without a terminal the answer
-    is no. A project plugin is trusted as its files are now: their
+    Adds its key to plugins.enabled and removes it from plugins.disabled (a flat plugin's
+    key is its manifest name, as in Hermes; its folder name resolves too). A memory or
+    model-provider plugin is chosen by its family's key instead (memory.provider,
+    model.provider), so enabling one says so. Missing pip_dependencies are offered for
+    installation with pip (--yes installs them without asking; without a terminal and --yes
+    they are not installed). When a plugin that is not bundled asks to replace host tools,
+    you are asked once whether to allow it; without a terminal the answer is no. A project
+    plugin is trusted as its files are now: their
     hash is recorded, and once they change it does not load until it is enabled again.
 
     \b

@@ -14,6 +14,8 @@ from typing import IO, TYPE_CHECKING, Any, Final
 
 import attrs
 
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
+
 if TYPE_CHECKING:
     from hermes_hooks.calling.facade import Hooks
 
@@ -114,7 +116,7 @@ def ask_approval(hooks: Hooks, approver: Approver, request: ApprovalRequest) -> 
         "turn_id": request.turn_id,
         "tool_call_id": request.tool_call_id,
     }
-    hooks.pre_approval_request(**common)
+    hooks.pre_approval_request(telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, **common)
     try:
         choice = approver(request)
     except Exception:
@@ -123,5 +125,7 @@ def ask_approval(hooks: Hooks, approver: Approver, request: ApprovalRequest) -> 
     if choice not in _KNOWN_CHOICES:
         logger.warning("the approver answered %r; treating it as 'deny'", choice)
         choice = "deny"
-    hooks.post_approval_response(**common, choice=choice, decided_by=None)
+    hooks.post_approval_response(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, **common, choice=choice, decided_by=None
+    )
     return choice

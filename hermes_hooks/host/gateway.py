@@ -19,6 +19,7 @@ from hermes_hooks.backends.models import get_active_model, set_active_model
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.session import Session
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.models import ModelProvider
@@ -205,10 +206,17 @@ class Gateway:
 
     def dispatch(self, event: MessageEvent) -> DispatchOutcome:
         """Decide, then route one inbound message; return what happened to it."""
+        with self.pm.activate():
+            return self._dispatch(event)
+
+    def _dispatch(self, event: MessageEvent) -> DispatchOutcome:
         original = event.text
         if not event.internal:
             decision = self.hooks.pre_gateway_dispatch(
-                event=event, gateway=self, session_store=self.sessions
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                event=event,
+                gateway=self,
+                session_store=self.sessions,
             )
             if decision.action == "skip":
                 return DispatchOutcome("skipped", event, text=original, reason=decision.reason)

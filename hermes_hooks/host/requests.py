@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.backends.models import ModelError, ModelResponse
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session, TurnState
@@ -83,6 +84,7 @@ def send_request(
         started_at = time.time()
         clock = time.perf_counter()
         hooks.pre_api_request(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             **common,
             user_message=user_message,
             conversation_history=[dict(m) for m in session.messages],
@@ -114,6 +116,7 @@ def send_request(
                 tool_calls=[call.name for call in response.tool_calls],
             )
             hooks.post_api_request(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 **common,
                 api_duration=time.perf_counter() - clock,
                 started_at=started_at,
@@ -135,6 +138,7 @@ def send_request(
             return response
         will_retry = error.retryable and retry < session.max_retries
         hooks.api_request_error(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             **common,
             api_duration=time.perf_counter() - clock,
             started_at=started_at,

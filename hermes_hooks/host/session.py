@@ -30,6 +30,7 @@ from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.records import CommandReply, SubagentOutcome, ToolCallRecord, TurnResult
 from hermes_hooks.host.toolloop import run_tool_call
 from hermes_hooks.host.tools import current_session
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
@@ -204,10 +205,13 @@ class Session:
         from hermes_hooks.host.slash import run_slash_command
 
         replies: list[TurnResult | CommandReply] = []
-        if text.startswith("/"):
-            replies.append(run_slash_command(self, text))
-        else:
-            replies.append(self.run_turn(text))
+        # Hermes modules the plugins import (hermes_constants, tools.registry...) answer for
+        # this session's manager while it handles the input.
+        with self.pm.activate():
+            if text.startswith("/"):
+                replies.append(run_slash_command(self, text))
+            else:
+                replies.append(self.run_turn(text))
         return replies + self.run_pending()
 
     def run_pending(self) -> list[TurnResult | CommandReply]:
@@ -217,14 +221,22 @@ class Session:
         :attr:`on_pending` while it waited for input calls it directly.
         """
         replies: list[TurnResult | CommandReply] = []
-        while self._pending and len(replies) < self.max_followups and not self.closed:
-            replies.append(self.run_turn(self._pending.popleft()))
+        with self.pm.activate():
+            while self._pending and len(replies) < self.max_followups and not self.closed:
+                replies.append(self.run_turn(self._pending.popleft()))
         return replies
 
     # -- one turn ---------------------------------------------------------------------------------
 
     def run_turn(self, user_message: str) -> TurnResult:
-        """Run one turn on ``user_message`` and return how it ended; never raises but Ctrl-C."""
+        """Run one turn on ``user_message`` and return how it ended; never raises but Ctrl-C.
+
+        The session's manager is the current one while the turn runs (``pm.activate()``).
+        """
+        with self.pm.activate():
+            return self._run_turn(user_message)
+
+    def _run_turn(self, user_message: str) -> TurnResult:
         if self.closed:
             raise RuntimeError(f"session {self.session_id} is closed")
         turn = TurnState(turn_id=new_id("turn"), task_id=new_id("task"))
@@ -250,11 +262,15 @@ class Session:
         try:
             if first:
                 self.hooks.on_session_start(
-                    session_id=self.session_id, model=self.model.model, platform=self.platform
+                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                    session_id=self.session_id,
+                    model=self.model.model,
+                    platform=self.platform,
                 )
             self.messages.append({"role": "user", "content": user_message})
             user_index = len(self.messages) - 1
             context = self.hooks.pre_llm_call(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 session_id=self.session_id,
                 task_id=turn.task_id,
                 turn_id=turn.turn_id,
@@ -279,6 +295,7 @@ class Session:
             outcome["text"] = f"The turn failed: {outcome['error']}"
         finally:
             self.hooks.on_session_end(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 session_id=self.session_id,
                 task_id=turn.task_id,
                 turn_id=turn.turn_id,
@@ -347,6 +364,7 @@ class Session:
             text = response.text
             if turn.changed_paths and nudges < self.max_verify_nudges:
                 decision = self.hooks.pre_verify(
+                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                     session_id=self.session_id,
                     platform=self.platform,
                     model=self.model.model,
@@ -361,6 +379,7 @@ class Session:
                     continue
             if text:
                 text = self.hooks.transform_llm_output(
+                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                     response_text=text,
                     session_id=self.session_id,
                     model=self.model.model,
@@ -371,6 +390,7 @@ class Session:
             outcome.update(text=text, completed=True)
             outcome["exit_reason"] = f"text_response({response.finish_reason or 'stop'})"
             self.hooks.post_llm_call(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 session_id=self.session_id,
                 task_id=turn.task_id,
                 turn_id=turn.turn_id,
@@ -405,6 +425,7 @@ class Session:
         self.approved_rules.clear()
         self._started = False
         self.hooks.on_session_finalize(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             session_id=old,
             platform=self.platform,
             reason=reason,
@@ -412,6 +433,7 @@ class Session:
             new_session_id=new if gateway else None,
         )
         self.hooks.on_session_reset(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             session_id=new,
             platform=self.platform,
             reason=reason,
@@ -426,7 +448,10 @@ class Session:
             return
         self.closed = True
         self.hooks.on_session_finalize(
-            session_id=self.session_id, platform=self.platform, reason=reason
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id=self.session_id,
+            platform=self.platform,
+            reason=reason,
         )
         if self._attached and self.pm.message_sink == self.inject:
             self.pm.message_sink = self._previous_sink

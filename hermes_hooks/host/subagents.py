@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.backends.models.base import dumps
 from hermes_hooks.host.records import SubagentOutcome, ToolCallRecord
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session
@@ -44,6 +45,7 @@ def run_subagent(
     child.subagent_id = new_id("subagent")
     parent_turn_id = parent.turn.turn_id if parent.turn is not None else ""
     parent.hooks.subagent_start(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
         parent_session_id=parent.session_id,
         parent_turn_id=parent_turn_id,
         parent_subagent_id=parent.subagent_id,
@@ -68,6 +70,7 @@ def run_subagent(
     finally:
         duration_ms = round((time.perf_counter() - started) * 1000)
         parent.hooks.subagent_stop(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             parent_session_id=parent.session_id,
             parent_turn_id=parent_turn_id,
             child_session_id=child.session_id,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from hermes_hooks.backends.models.base import ToolCall, dumps
 from hermes_hooks.host.approval import APPROVING_CHOICES, ApprovalRequest, ask_approval
 from hermes_hooks.host.records import ToolCallRecord
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session, TurnState
@@ -78,7 +79,12 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
     except ValueError as exc:
         message = f"the arguments of {call.name!r} are not a JSON object: {exc}"
         return _finish(session, call, {}, dumps({"error": message}), 0, ids)
-    decision = hooks.pre_tool_call(tool_name=call.name, args=dict(args), **ids)
+    decision = hooks.pre_tool_call(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+        tool_name=call.name,
+        args=dict(args),
+        **ids,
+    )
     for conflict in decision.conflicts:
         logger.warning("pre_tool_call modify conflict on %s: %s", call.name, conflict.describe())
     conflicts = tuple(conflict.describe() for conflict in decision.conflicts)
@@ -114,6 +120,7 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
         text = message or "blocked"
         result = dumps({"error": text})
         hooks.post_tool_call(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             tool_name=call.name,
             args=effective,
             result=result,
@@ -159,6 +166,7 @@ def _finish(
     status: Any = "error" if error is not None else "ok"
     error_type = "tool_error" if error is not None else None
     hooks.post_tool_call(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
         tool_name=call.name,
         args=args,
         result=result,
@@ -169,6 +177,7 @@ def _finish(
         **ids,
     )
     final = hooks.transform_tool_result(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
         tool_name=call.name,
         args=args,
         result=result,

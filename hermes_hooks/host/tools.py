@@ -21,6 +21,7 @@ from hermes_hooks.backends.models.base import dumps
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.errors import RegistrationError
 from hermes_hooks.registries.base import HOST
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session
@@ -174,6 +175,7 @@ def make_terminal(pm: PluginManager) -> Callable[..., str]:
             output, _ = process.communicate()
         hooks = session.hooks if session is not None else fallback
         output = hooks.transform_terminal_output(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             command=command,
             output=output or "",
             returncode=process.returncode,

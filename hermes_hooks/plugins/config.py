@@ -277,6 +277,9 @@ def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[
     Keys *mutate* does not touch are kept; nothing is written when *mutate* changes nothing.
     A file that is not valid YAML is never overwritten.
 
+    A write also rewrites old plugin keys (folder names of plugins now keyed by their manifest
+    name, see :mod:`hermes_hooks.plugins.keys`) to the current keys.
+
     :returns: the configuration as written.
     :raises ConfigError: the current file cannot be read or parsed, or the result cannot be
         written; whatever *mutate* raises propagates and nothing is written.
@@ -287,6 +290,11 @@ def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[
         before = copy.deepcopy(config)
         mutate(config)
         if config != before:
+            if isinstance(config.get("plugins"), dict):
+                # Imported here: discovery imports this module, and reading happens far more.
+                from hermes_hooks.plugins.keys import apply_renames, find_renames
+
+                apply_renames(config, find_renames(home))
             write_config(home, config)
     return config
 
@@ -393,6 +401,10 @@ class PluginsConfig:
     """Problems that were tolerated (a value replaced by its default), for the host to report."""
     source: Path | None = attrs.field(default=None, eq=False)
     """The file the section was read from, named in messages."""
+    aliases: Mapping[str, tuple[str, ...]] = attrs.field(
+        factory=lambda: MappingProxyType({}), hash=False
+    )
+    """Other names of a plugin key that config may still use (old folder keys), by key."""
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], *, source: Path | None = None) -> PluginsConfig:
@@ -435,8 +447,31 @@ class PluginsConfig:
         return key in self.disabled
 
     def entry(self, plugin_id: str) -> Mapping[str, Any]:
-        """Return ``plugins.entries.<plugin_id>``, or an empty mapping when absent."""
-        return self.entries.get(plugin_id, MappingProxyType({}))
+        """Return ``plugins.entries.<plugin_id>``, or an empty mapping when absent.
+
+        An entry kept under an alias of the key (see :meth:`with_aliases`) is found too.
+        """
+        found = self.entries.get(plugin_id)
+        if found is None:
+            alias = next((a for a in self.aliases.get(plugin_id, ()) if a in self.entries), None)
+            found = self.entries.get(alias) if alias is not None else None
+        return found if found is not None else MappingProxyType({})
+
+    def with_aliases(self, aliases: Mapping[str, Iterable[str]]) -> PluginsConfig:
+        """Return this section with ``aliases`` (plugin key → older names) known to it."""
+        return attrs.evolve(
+            self, aliases=MappingProxyType({k: tuple(v) for k, v in aliases.items() if v})
+        )
+
+    def listed_as(self, key: str, field: str) -> str | None:
+        """Return the name under which ``plugins.<field>`` lists plugin ``key``, or ``None``.
+
+        ``field`` is ``enabled`` or ``disabled``; the key itself is preferred over an alias.
+        """
+        names: frozenset[str] = getattr(self, field)
+        if key in names:
+            return key
+        return next((a for a in self.aliases.get(key, ()) if a in names), None)
 
     def allow_tool_override(self, plugin_id: str) -> bool:
         """Tell whether the operator lets *plugin_id* replace host tools.

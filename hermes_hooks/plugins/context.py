@@ -2,6 +2,12 @@
 
 Everything a plugin registers through its context is recorded as owned by that plugin, so it
 is listed on the plugin's status and removed again when the plugin fails or is unloaded.
+
+A registration that is refused (a built-in command name, a ``:`` in a skill name, a bad
+schema, a name another plugin owns) refuses that entry alone, as Hermes does: the call
+returns ``None``, a warning goes on the plugin's status and the rest of the plugin loads. In
+strict mode the refusal raises. Replacing a host tool without the operator's grant is a
+safety gate, not a refusal: it still fails the plugin.
 """
 
 from __future__ import annotations
@@ -13,10 +19,10 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from hermes_hooks.calling import aio
-from hermes_hooks.errors import PluginExitError, RegistrationError
+from hermes_hooks.errors import PluginExitError, PluginToolOverrideError, RegistrationError
 from hermes_hooks.plugins import extensions
 from hermes_hooks.registries.base import Handle
 
@@ -29,6 +35,7 @@ __all__ = ["PluginContext"]
 logger = logging.getLogger(__name__)
 
 _MISSING: Final = object()
+_R = TypeVar("_R")
 _SETTING_SEGMENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _RESERVED_ROOTS: Final = frozenset({"model", "plugins", "security", "settings"})
 # Never turned into a failed call: the person pressed Ctrl-C, the task is being cancelled, or
@@ -150,6 +157,24 @@ class PluginContext:
 
         return guarded
 
+    def _refusable(self, what: str, name: object, register: Callable[[], _R]) -> _R | None:
+        """Run one registration; a refusal refuses that entry alone (see the module's docstring).
+
+        :raises PluginToolOverrideError: a host tool without the operator's grant.
+        :raises RegistrationError: in strict mode, for any refusal.
+        """
+        try:
+            return register()
+        except PluginToolOverrideError:
+            raise
+        except (RegistrationError, ValueError) as exc:
+            if self._manager.strict:
+                raise
+            message = f"{what} {name!r} refused: {exc}"
+            self._manager.add_warning(self._plugin_id, message)
+            logger.warning("plugin %r: %s; the rest of the plugin loads", self._plugin_id, message)
+            return None
+
     @property
     def plugin_id(self) -> str:
         """The plugin's key: the registry id its entries are recorded under."""
@@ -169,21 +194,26 @@ class PluginContext:
         it takes ``**kwargs``. An unknown hook name is kept (and warned about once, with the
         closest known names), so that a plugin written for a newer host still loads.
 
-        :raises RegistrationError: ``callback`` is not callable, or it requires an argument
-            the hook does not pass.
+        A callback that is not callable, or that requires an argument the hook does not pass,
+        is refused alone (a warning on the plugin's status; strict mode raises
+        :class:`RegistrationError`).
         """
         self._check_active("hook", hook_name)
-        if not isinstance(hook_name, str) or not hook_name:
-            raise RegistrationError(
-                f"plugin {self._plugin_id!r}: hook name must be a non-empty string, "
-                f"found {hook_name!r}"
-            )
-        if not callable(callback):
-            raise RegistrationError(
-                f"plugin {self._plugin_id!r}: callback for hook {hook_name!r} must be callable, "
-                f"found {type(callback).__name__}"
-            )
-        self._manager._add_hook_callback(self._plugin_id, hook_name, callback)
+
+        def add() -> None:
+            if not isinstance(hook_name, str) or not hook_name:
+                raise RegistrationError(
+                    f"plugin {self._plugin_id!r}: hook name must be a non-empty string, "
+                    f"found {hook_name!r}"
+                )
+            if not callable(callback):
+                raise RegistrationError(
+                    f"plugin {self._plugin_id!r}: callback for hook {hook_name!r} must be "
+                    f"callable, found {type(callback).__name__}"
+                )
+            self._manager._add_hook_callback(self._plugin_id, hook_name, callback)
+
+        self._refusable("hook", hook_name, add)
 
     # -- tools, commands, skills ---------------------------------------------------------------
 
@@ -199,7 +229,7 @@ class PluginContext:
         description: str = "",
         emoji: str = "",
         override: bool = False,
-    ) -> Handle:
+    ) -> Handle | None:
         """Register a tool the model may call: ``handler(args: dict, **kwargs) -> str``.
 
         A handler or ``check_fn`` that raises, or a handler result that is not a string, counts
@@ -209,9 +239,12 @@ class PluginContext:
 
         :param override: ask to replace a host tool of the same name; the operator must also
             grant it with ``plugins.entries.<id>.allow_tool_override: true``.
-        :raises PluginToolOverrideError: a host tool name without both permissions.
-        :raises RegistrationError: the name belongs to another plugin, an argument is bad, or
-            the plugin failed to load or was unloaded (every ``register_*`` call refuses then).
+        :returns: the handle, or ``None`` when the tool was refused (the name belongs to
+            another plugin, or a bad argument such as a schema that is not an object).
+        :raises PluginToolOverrideError: a host tool name without both permissions; this fails
+            the plugin.
+        :raises RegistrationError: the plugin failed to load or was unloaded (every
+            ``register_*`` call refuses then), or a refusal in strict mode.
         """
         self._check_active("tool", name)
         if self._manager.strict and isinstance(schema, Mapping):
@@ -227,18 +260,22 @@ class PluginContext:
             handler = self._guard_handler(f"tool {name!r}", handler, wants_str=True)
         if callable(check_fn):
             check_fn = self._guard_handler(f"tool {name!r} check_fn", check_fn)
-        return self._manager.tools.register_tool(
+        return self._refusable(
+            "tool",
             name,
-            toolset,
-            schema,
-            handler,
-            check_fn=check_fn,
-            requires_env=requires_env,
-            is_async=is_async,
-            description=description,
-            emoji=emoji,
-            override=override,
-            owner=self._plugin_id,
+            lambda: self._manager.tools.register_tool(
+                name,
+                toolset,
+                schema,
+                handler,
+                check_fn=check_fn,
+                requires_env=requires_env,
+                is_async=is_async,
+                description=description,
+                emoji=emoji,
+                override=override,
+                owner=self._plugin_id,
+            ),
         )
 
     def register_command(
@@ -248,24 +285,29 @@ class PluginContext:
         description: str = "",
         args_hint: str = "",
         argument_mode: str | None = None,
-    ) -> Handle:
+    ) -> Handle | None:
         """Register a slash command ``/name``; ``handler(raw_args: str)`` returns the reply.
 
         The name is lower-cased, a leading ``/`` dropped and spaces turned into ``-``. A handler
         that raises counts on this plugin's status, as for tools.
 
-        :raises RegistrationError: the name is invalid, a host built-in or another plugin's.
+        :returns: the handle, or ``None`` when the name was refused (invalid, a host built-in,
+            or another plugin's): "register_command() will reject the name", as Hermes says.
         """
         self._check_active("slash command", name)
         if callable(handler):
             handler = self._guard_handler(f"command '/{name}'", handler)
-        return self._manager.commands.register_command(
+        return self._refusable(
+            "slash command",
             name,
-            handler,
-            description=description,
-            args_hint=args_hint,
-            argument_mode=argument_mode,
-            owner=self._plugin_id,
+            lambda: self._manager.commands.register_command(
+                name,
+                handler,
+                description=description,
+                args_hint=args_hint,
+                argument_mode=argument_mode,
+                owner=self._plugin_id,
+            ),
         )
 
     def register_cli_command(
@@ -275,14 +317,19 @@ class PluginContext:
         setup_fn: Callable[[argparse.ArgumentParser], Any],
         handler_fn: Callable[[argparse.Namespace], Any] | None = None,
         description: str = "",
-    ) -> Handle:
+    ) -> Handle | None:
         """Register ``hermes name``: ``setup_fn(parser)`` declares, ``handler_fn(args)`` runs.
 
-        :raises RegistrationError: the name is invalid, a built-in command or another plugin's.
+        :returns: the handle, or ``None`` when the name was refused (invalid, a built-in
+            command, or another plugin's).
         """
         self._check_active("CLI command", name)
-        return self._manager.cli_commands.register_cli_command(
-            name, help, setup_fn, handler_fn, description=description, owner=self._plugin_id
+        return self._refusable(
+            "CLI command",
+            name,
+            lambda: self._manager.cli_commands.register_cli_command(
+                name, help, setup_fn, handler_fn, description=description, owner=self._plugin_id
+            ),
         )
 
     def register_skill(
@@ -291,24 +338,29 @@ class PluginContext:
         path: str | Path,
         description: str = "",
         frontmatter: Mapping[str, Any] | None = None,
-    ) -> Handle:
+    ) -> Handle | None:
         """Register a skill file shipped in the plugin folder, found as ``<plugin>:<name>``.
 
         :param path: relative to the plugin folder, or absolute; it must stay inside the folder.
-        :raises ValueError: ``name`` contains ``:`` or characters other than ``[A-Za-z0-9_-]``.
-        :raises RegistrationError: the path leaves the plugin folder, or does not exist
+        :returns: the handle, or ``None`` when the skill was refused: a ``name`` with ``:`` or
+            characters other than ``[A-Za-z0-9_-]``, a path that leaves the plugin folder or
+            does not exist. Strict mode raises ``ValueError``, or ``RegistrationError``
             (:class:`~hermes_hooks.registries.skills.SkillNotFoundError`, also a
-            ``FileNotFoundError``).
+            ``FileNotFoundError``, for a missing file).
         """
         self._check_active("skill", name)
-        return self._manager.skills.register_skill(
-            self.manifest.name,
+        return self._refusable(
+            "skill",
             name,
-            path,
-            root=self.path,
-            description=description,
-            frontmatter=frontmatter,
-            owner=self._plugin_id,
+            lambda: self._manager.skills.register_skill(
+                self.manifest.name,
+                name,
+                path,
+                root=self.path,
+                description=description,
+                frontmatter=frontmatter,
+                owner=self._plugin_id,
+            ),
         )
 
     def dispatch_tool(
@@ -338,7 +390,7 @@ class PluginContext:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return builder(self._manager, self._plugin_id)
 
-    def register_provider_of(self, family: str, provider: object) -> Handle:
+    def register_provider_of(self, family: str, provider: object) -> Handle | None:
         """Register ``provider`` in provider family ``family`` (``image_gen``) for this plugin.
 
         What each ``ctx.register_<family>_provider(provider)`` method does: a provider
@@ -346,16 +398,21 @@ class PluginContext:
         so a user plugin can override a bundled one); config (``image_gen.provider``)
         chooses which provider serves the family's tools.
 
-        :raises RegistrationError: ``provider`` is not an instance of the family's ABC, its
-            name is invalid, or there is no such family.
+        :returns: the handle, or ``None`` when the provider was refused (not an instance of
+            the family's ABC, an invalid name), as Hermes warns and ignores it.
         """
-        self._check_active(f"{family} provider", getattr(provider, "name", provider))
-        try:
-            registry = self._manager.backend(family)
-        except KeyError as exc:
-            raise RegistrationError(f"plugin {self._plugin_id!r}: {exc.args[0]}") from None
-        handle: Handle = registry.register_provider(provider, owner=self._plugin_id)
-        return handle
+        name = _provider_name(provider)
+        self._check_active(f"{family} provider", name)
+
+        def register() -> Handle:
+            try:
+                registry = self._manager.backend(family)
+            except KeyError as exc:
+                raise RegistrationError(f"plugin {self._plugin_id!r}: {exc.args[0]}") from None
+            handle: Handle = registry.register_provider(provider, owner=self._plugin_id)
+            return handle
+
+        return self._refusable(f"{family} provider", name, register)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails: register_<family>_provider and the
@@ -374,6 +431,86 @@ class PluginContext:
                 names.add(family.ctx_method)
             names.update(family.context_attributes)
         return sorted(names)
+
+    # -- gateway platforms, other plugins, life cycle -------------------------------------------
+
+    def register_platform(
+        self,
+        name: str,
+        label: str,
+        adapter_factory: Callable[..., Any],
+        check_fn: Callable[[], Any],
+        validate_config: Callable[..., Any] | None = None,
+        required_env: list[str] | None = None,
+        install_hint: str = "",
+        **entry_kwargs: Any,
+    ) -> Handle | None:
+        """Record a gateway platform adapter (``kind: platform`` plugins), as Hermes takes it.
+
+        This version has no gateway adapter layer yet: the platform is recorded (listed on the
+        plugin's status, removed when it unloads) and a warning says that nothing runs it.
+
+        :param entry_kwargs: Hermes' further ``PlatformEntry`` fields (``setup_fn``,
+            ``emoji``, ``allowed_users_env``, ``platform_hint``, ``ensure_deps_fn``), kept.
+        :returns: the handle, or ``None`` when refused (a factory that is not callable, a
+            name another plugin registered).
+        """
+        self._check_active("platform", name)
+        registry = self._manager.platforms
+
+        def register() -> Handle:
+            handle = registry.register_platform(
+                name,
+                label,
+                adapter_factory,
+                check_fn,
+                validate_config=validate_config,
+                required_env=required_env,
+                install_hint=install_hint,
+                extra=entry_kwargs,
+                owner=self._plugin_id,
+            )
+            self._manager.add_platform(self._plugin_id, handle.name)
+            self._manager.add_warning(
+                self._plugin_id,
+                f"registered gateway platform {handle.name!r} ({label}), recorded only: no "
+                f"gateway adapter runs it in this version yet (a later version brings the "
+                f"adapter layer)",
+            )
+            return handle
+
+        return self._refusable("platform", name, register)
+
+    def has_plugin(self, plugin_id: str) -> bool:
+        """Return whether another plugin is loaded, by key or manifest name (Hermes' probe for
+        advisory ``requires_plugins``)."""
+        return any(
+            info.status == "enabled" and plugin_id in (info.key, info.name)
+            for info in self._manager.list_plugins()
+        )
+
+    def on_unload(self, callback: Callable[[], Any]) -> Handle:
+        """Run ``callback()`` when this plugin is unloaded or fails to load (latest first).
+
+        A callback that raises is logged, never propagated.
+
+        :raises TypeError: ``callback`` is not callable.
+        """
+        self._check_active("on_unload callback", getattr(callback, "__name__", callback))
+        if not callable(callback):
+            raise TypeError(f"plugin {self._plugin_id!r}: on_unload callback must be callable")
+        return self._manager.add_unload_callback(self._plugin_id, callback)
+
+    @property
+    def profile_name(self) -> str:
+        """The Hermes profile of the home: ``default`` (``~/.hermes``), the ``<name>`` of
+        ``.../profiles/<name>``, else ``custom``."""
+        home = self._manager.hermes_home
+        if home == (Path.home() / ".hermes").absolute():
+            return "default"
+        if home.parent.name == "profiles" and not home.name.startswith("."):
+            return home.name
+        return "custom"
 
     # -- messages and settings -----------------------------------------------------------------
 
@@ -422,6 +559,16 @@ class PluginContext:
         if value is _MISSING:
             value = _lookup(entry.get("config"), segments)
         return default if value is _MISSING else value
+
+
+def _provider_name(provider: object) -> object:
+    """Name a provider for messages without trusting its ``name`` property."""
+    if isinstance(provider, type):
+        return provider.__name__
+    try:
+        return getattr(provider, "name", type(provider).__name__)
+    except Exception:
+        return type(provider).__name__
 
 
 def _config_segments(key: object, plugin_id: str) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from hermes_hooks.plugins.config import (
     SAFE_MODE_ENV,
     env_flag,
 )
+from hermes_hooks.plugins.kinds import infer_kind_of_folder, infer_kind_of_module, module_origin
 from hermes_hooks.plugins.manifest import PluginManifest, find_manifest
 
 if TYPE_CHECKING:
@@ -53,12 +54,15 @@ _SKIP_DIRS: Final = frozenset({"__pycache__", "node_modules"})
 class Candidate:
     """A plugin found by discovery, before any of its code runs.
 
-    :param key: the plugin's identity: its folder relative to the source root (``name`` or
-        ``category/name``), or the entry point's name.
+    :param key: the plugin's identity, as in Hermes: a flat plugin's manifest ``name``, a
+        category plugin's ``category/folder``, or the entry point's name.
     :param manifest: the parsed manifest, or ``None`` when it could not be read.
     :param error: why the candidate cannot be loaded, already known at discovery.
     :param path: the plugin folder (``None`` for entry points).
     :param entry_point: the entry point to load, for ``source == "entrypoint"``.
+    :param aliases: other names config may know the plugin by: the folder name of a flat
+        plugin whose manifest names it otherwise (its key before keys followed Hermes).
+    :param kind_inferred: the kind was inferred from the plugin's source, not declared.
     """
 
     key: str
@@ -68,6 +72,8 @@ class Candidate:
     error: str | None = None
     entry_point: EntryPoint | None = attrs.field(default=None, eq=False)
     distribution: str | None = None
+    aliases: tuple[str, ...] = ()
+    kind_inferred: bool = False
 
     @property
     def name(self) -> str:
@@ -98,8 +104,18 @@ def _is_plain_key(key: str) -> bool:
     return key.isascii() and key.isprintable()
 
 
+def _with_inferred_kind(manifest: PluginManifest, infer: object) -> tuple[PluginManifest, bool]:
+    """Return the manifest with the kind its source implies when it declares none."""
+    if "kind" in manifest.declared_fields or not callable(infer):
+        return manifest, False
+    kind = infer()
+    if kind is None or kind == manifest.kind:
+        return manifest, False
+    return attrs.evolve(manifest, kind=kind), True
+
+
 def _folder_candidate(
-    folder: Path, key: str, source: Source, confined_to: Path | None = None
+    folder: Path, key: str, source: Source, confined_to: Path | None = None, *, flat: bool = False
 ) -> Candidate | None:
     if confined_to is not None and not _inside(folder.resolve(), confined_to):
         return Candidate(
@@ -135,7 +151,79 @@ def _folder_candidate(
     error = None
     if not (folder / "__init__.py").is_file():
         error = f"{folder}: no __init__.py next to {manifest_path.name}"
-    return Candidate(key=key, source=source, manifest=manifest, path=folder, error=error)
+    manifest, inferred = _with_inferred_kind(manifest, lambda: infer_kind_of_folder(folder))
+    aliases: tuple[str, ...] = ()
+    if flat and manifest.name != key:
+        # Hermes keys a flat plugin by its manifest name; the folder name stays an alias.
+        key, aliases = manifest.name, (key,)
+    elif not flat:
+        # A category plugin was also enabled by its bare name (image_gen/x as x); that name
+        # is kept as an alias, taken from the folder, never from what the manifest claims.
+        aliases = (folder.name,)
+    return Candidate(
+        key=key,
+        source=source,
+        manifest=manifest,
+        path=folder,
+        error=error,
+        aliases=aliases,
+        kind_inferred=inferred,
+    )
+
+
+def folder_name(candidate: Candidate) -> str:
+    """Return where a folder candidate sits in its source: ``pr_review``, ``image_gen/x``.
+
+    A flat plugin's key is its manifest name, which has no ``/``; a category plugin's key is
+    its folder path already. An entry point's is its key.
+    """
+    if candidate.path is None or "/" in candidate.key:
+        return candidate.key
+    return candidate.path.name
+
+
+def _claim_conflict(candidate: Candidate, holder: Candidate, why: str) -> Candidate:
+    """Turn a folder that claims another plugin's key into an error candidate of its own."""
+    assert candidate.path is not None
+    own = folder_name(candidate)
+    message = (
+        f"{candidate.path}: its manifest names it {candidate.key!r}, the key of the plugin in "
+        f"{holder.path or holder.key} ({holder.source}); {why}. Rename this folder to "
+        f"{candidate.key!r} to make it that plugin, or give its manifest another name"
+    )
+    return Candidate(
+        key=own, source=candidate.source, manifest=None, path=candidate.path, error=message
+    )
+
+
+def _settle_claims(found: list[Candidate]) -> list[Candidate]:
+    """Resolve flat folders of one source whose manifests claim the same key.
+
+    The folder named like the key keeps it; every other claimant becomes an error candidate
+    under its folder name, naming the holder. When no folder is named like the key, none
+    keeps it.
+    """
+    by_key: dict[str, list[Candidate]] = {}
+    for candidate in found:
+        by_key.setdefault(candidate.key, []).append(candidate)
+    settled: list[Candidate] = []
+    for key, claimants in by_key.items():
+        if len(claimants) == 1:
+            settled.extend(claimants)
+            continue
+        owners = [c for c in claimants if folder_name(c) == key]
+        holder = owners[0] if owners else None
+        for candidate in claimants:
+            if candidate is holder:
+                settled.append(candidate)
+            elif holder is not None:
+                settled.append(
+                    _claim_conflict(candidate, holder, "that folder is named like the key")
+                )
+            else:
+                other = next(c for c in claimants if c is not candidate)
+                settled.append(_claim_conflict(candidate, other, "no folder is named like the key"))
+    return settled
 
 
 def _subdirs(folder: Path) -> list[Path]:
@@ -166,10 +254,11 @@ def scan_directory(root: Path, source: Source) -> list[Candidate]:
         return []
     confined_to = root.resolve() if source == "project" else None
     found: list[Candidate] = []
+    flat: list[Candidate] = []
     for folder in _subdirs(root):
-        candidate = _folder_candidate(folder, folder.name, source, confined_to)
+        candidate = _folder_candidate(folder, folder.name, source, confined_to, flat=True)
         if candidate is not None:
-            found.append(candidate)
+            flat.append(candidate)
             continue
         nested = [
             c
@@ -189,12 +278,65 @@ def scan_directory(root: Path, source: Source) -> list[Candidate]:
                     error=f"{folder}: no plugin.yaml (a plugin folder needs a manifest)",
                 )
             )
+    found = _prune_aliases(_settle_claims(flat) + found)
     logger.debug("scanned %s plugins in %s: %d found", source, root, len(found))
-    return found
+    return sorted(found, key=lambda c: c.key)
+
+
+def _prune_aliases(found: Iterable[Candidate]) -> list[Candidate]:
+    """Keep an alias only while it is no plugin's key and names one plugin alone."""
+    found = list(found)
+    keys = {c.key for c in found}
+    counts: dict[str, int] = {}
+    for candidate in found:
+        for alias in candidate.aliases:
+            counts[alias] = counts.get(alias, 0) + 1
+    return [
+        attrs.evolve(c, aliases=tuple(a for a in c.aliases if a not in keys and counts[a] == 1))
+        if c.aliases
+        else c
+        for c in found
+    ]
+
+
+_PACKAGE_MANIFEST_FIELDS: Final = ("provides_tools", "provides_hooks", "hooks", "kind")
+"""What a ``plugin.yaml`` shipped inside a pip package adds to the metadata's manifest."""
+
+
+def _package_manifest(module_name: str) -> dict[str, object]:
+    """Return ``provides_*``, ``hooks`` and ``kind`` of the ``plugin.yaml`` in a pip package.
+
+    It is looked for next to the module's package ``__init__.py`` (or module file), then in
+    the top-level package; nothing is imported. A file that cannot be read is logged and
+    ignored: the metadata alone still describe the plugin.
+    """
+    origin = module_origin(module_name)
+    top = module_origin(module_name.split(".", 1)[0])
+    folders = [p.parent for p in (origin, top) if p is not None]
+    for folder in dict.fromkeys(folders):
+        path = find_manifest(folder)
+        if path is None:
+            continue
+        try:
+            manifest = PluginManifest.from_path(path, default_name=folder.name)
+        except ManifestError as exc:
+            logger.warning("entry point module %s: its %s is ignored: %s", module_name, path, exc)
+            return {}
+        return {
+            field: value if isinstance(value := getattr(manifest, field), str) else list(value)
+            for field in _PACKAGE_MANIFEST_FIELDS
+            if field in manifest.declared_fields
+        }
+    return {}
 
 
 def discover_entry_points(group: str = ENTRY_POINT_GROUP) -> list[Candidate]:
-    """Return one candidate per entry point in ``group``, without loading any of them."""
+    """Return one candidate per entry point in ``group``, without loading any of them.
+
+    The manifest comes from the distribution's metadata, plus the ``provides_*`` fields of a
+    ``plugin.yaml`` shipped in the package; the kind is inferred from the module's source, as
+    for folders.
+    """
     from importlib.metadata import entry_points  # imported here: costly, and often unneeded
 
     found: dict[str, Candidate] = {}
@@ -208,11 +350,17 @@ def discover_entry_points(group: str = ENTRY_POINT_GROUP) -> list[Candidate]:
             if summary:
                 data["description"] = summary
         dist_name = metadata.get("Name") if dist is not None else None
+        data.update(_package_manifest(ep.module))
+        inferred = False
         try:
-            manifest = PluginManifest.from_mapping(data, path=None)
+            manifest: PluginManifest | None = PluginManifest.from_mapping(data, path=None)
             error = None
         except ManifestError as exc:
             manifest, error = None, f"entry point {ep.name!r} ({ep.value}): {exc}"
+        if manifest is not None:
+            manifest, inferred = _with_inferred_kind(
+                manifest, lambda module=ep.module: infer_kind_of_module(module)
+            )
         found.setdefault(
             ep.name,
             Candidate(
@@ -222,6 +370,7 @@ def discover_entry_points(group: str = ENTRY_POINT_GROUP) -> list[Candidate]:
                 error=error,
                 entry_point=ep,
                 distribution=dist_name,
+                kind_inferred=inferred,
             ),
         )
     return list(found.values())
@@ -258,14 +407,32 @@ def discover_candidates(
     by_key: dict[str, Candidate] = {}
     for batch in batches:
         for candidate in batch:
-            if candidate.key in by_key:
+            earlier = by_key.get(candidate.key)
+            if earlier is not None and _is_impostor(candidate, earlier):
+                # As Hermes: a folder named otherwise that claims a plugin's name by its
+                # manifest does not override that plugin.
+                own = folder_name(candidate)
+                why = (
+                    f"a {candidate.source} plugin overrides a {earlier.source} one only from a "
+                    f"folder of the same name, {folder_name(earlier)!r}"
+                )
+                by_key.setdefault(own, _claim_conflict(candidate, earlier, why))
+                continue
+            if earlier is not None:
                 logger.debug(
                     "plugin %r from %s overrides the one from %s",
                     candidate.key,
                     candidate.source,
-                    by_key[candidate.key].source,
+                    earlier.source,
                 )
                 del by_key[candidate.key]
             by_key[candidate.key] = candidate
     rank = {source: i for i, source in enumerate(SOURCES)}
-    return sorted(by_key.values(), key=lambda c: (rank[c.source], c.key))
+    return sorted(_prune_aliases(by_key.values()), key=lambda c: (rank[c.source], c.key))
+
+
+def _is_impostor(candidate: Candidate, earlier: Candidate) -> bool:
+    """Tell whether a flat folder claims an earlier source's plugin key from another folder."""
+    if candidate.path is None or earlier.path is None or "/" in candidate.key:
+        return False
+    return folder_name(candidate) not in {folder_name(earlier), candidate.key}

@@ -1,11 +1,15 @@
-"""The plugin layer's extension point: the provider families that the layers above plug in.
+"""The plugin layer's extension point: what the layers above plug in, by dotted path.
 
-The plugin layer knows no backend by name. The composition root, ``hermes_hooks/__init__.py``,
-lists each family here by dotted path (:func:`add_family`); a family is imported the first
-time anything asks for it (a manager being built, a ``ctx.register_<family>_provider`` call,
-``ctx.llm``, ``hermes tools``). The manager, :class:`~hermes_hooks.plugins.context.PluginContext`
-and the CLI reach families only through this module, and only through the :class:`Family`
-protocol below; ``hermes_hooks.backends.family`` implements it.
+The plugin layer knows no backend by name, and no compatibility module. The composition root,
+``hermes_hooks/__init__.py``, lists here:
+
+- each provider family (:func:`add_family`); a family is imported the first time anything asks
+  for it (a manager being built, a ``ctx.register_<family>_provider`` call, ``ctx.llm``,
+  ``hermes tools``). The manager, :class:`~hermes_hooks.plugins.context.PluginContext` and the
+  CLI reach families only through this module, and only through the :class:`Family` protocol
+  below; ``hermes_hooks.backends.family`` implements it;
+- the import finder that serves Hermes' plugin-facing modules (:func:`set_import_finder`),
+  installed by the first manager that loads plugins (:func:`install_import_finder`).
 """
 
 from __future__ import annotations
@@ -28,8 +32,12 @@ __all__ = [
     "family_names",
     "find_context_attribute",
     "find_context_method",
+    "find_kind_family",
     "get_family",
+    "import_finder_target",
+    "install_import_finder",
     "remove_family",
+    "set_import_finder",
 ]
 
 
@@ -77,6 +85,23 @@ class Family(Protocol):
 
     def install(self, manager: Any, registry: Any) -> None:
         """Register the family's host tools on ``manager`` (before any plugin loads)."""
+        ...
+
+    @property
+    def plugin_kind(self) -> str | None:
+        """The plugin kind it serves instead of ``plugins.enabled`` (``exclusive``), if any."""
+        ...
+
+    @property
+    def selection_key(self) -> str:
+        """Its main config key, which selects a provider (``memory.provider``)."""
+        ...
+
+    def selected_name(self, config: Mapping[str, Any]) -> str | None:
+        """Return the provider name the selection key holds in ``config``, or ``None``.
+
+        :raises ConfigError: the family's section is malformed.
+        """
         ...
 
 
@@ -160,6 +185,11 @@ def find_context_method(method: str) -> Family | None:
     return next((f for f in families() if f.ctx_method == method), None)
 
 
+def find_kind_family(kind: str) -> Family | None:
+    """Return the family that serves plugins of ``kind`` (``exclusive``), or ``None``."""
+    return next((f for f in families() if f.plugin_kind == kind), None)
+
+
 def find_context_attribute(attribute: str) -> Callable[[Any, str], object] | None:
     """Return the builder of ``ctx.<attribute>`` a family serves (``ctx.llm``), or ``None``."""
     for family in families():
@@ -167,3 +197,49 @@ def find_context_attribute(attribute: str) -> Callable[[Any, str], object] | Non
         if builder is not None:
             return builder
     return None
+
+
+_finder_target: str | None = None
+_finder_installed = False
+
+
+def set_import_finder(target: str | None) -> None:
+    """List the import finder installer, ``"package.module:function"``; ``None`` removes it.
+
+    Nothing is imported here; :func:`install_import_finder` imports and calls it once.
+    """
+    global _finder_target, _finder_installed
+    if target is not None and ":" not in target:
+        raise ValueError(f"import finder: target must be 'module:function', found {target!r}")
+    with _lock:
+        _finder_target = target
+        _finder_installed = False
+
+
+def import_finder_target() -> str | None:
+    """Return the import finder installer listed, or ``None``."""
+    return _finder_target
+
+
+def install_import_finder() -> bool:
+    """Import and call the listed import finder installer, once; return whether one is listed.
+
+    :raises ExtensionError: the installer cannot be imported.
+    """
+    global _finder_installed
+    with _lock:
+        target = _finder_target
+        if target is None:
+            return False
+        if _finder_installed:
+            return True
+        module_name, _, attribute = target.partition(":")
+        try:
+            install: Callable[[], object] = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError) as exc:
+            raise ExtensionError(
+                f"the import finder is listed at {target!r}, which cannot be imported: {exc}"
+            ) from exc
+        install()
+        _finder_installed = True
+        return True

@@ -41,6 +41,7 @@ __all__ = [
     "make_hook_adapter",
     "module_name_for",
     "plugin_roots",
+    "register_alias",
 ]
 
 NAMESPACE: Final = "hermes_plugins"
@@ -62,8 +63,38 @@ def module_name_for(key: str) -> str:
     return f"{NAMESPACE}.{slug}"
 
 
+_ALIASES: Final[dict[str, str]] = {}
+"""Other names plugin modules are in ``sys.modules`` under (alias → real module name)."""
+_ALIASES_LOCK: Final = threading.Lock()
+
+
+def register_alias(alias: str, real: str) -> None:
+    """Record that ``sys.modules[alias]`` is the module ``real`` (Hermes' ``plugins.<key>``).
+
+    :func:`evict_modules` then forgets the alias with the module, so that no stale module is
+    left under it after its plugin unloads.
+    """
+    with _ALIASES_LOCK:
+        _ALIASES[alias] = real
+
+
+def _evict_aliases(name: str) -> None:
+    prefix = name + "."
+    with _ALIASES_LOCK:
+        gone = [a for a, real in _ALIASES.items() if real == name or real.startswith(prefix)]
+        for alias in gone:
+            del _ALIASES[alias]
+    for alias in gone:
+        sys.modules.pop(alias, None)
+
+
 def evict_modules(name: str) -> None:
-    """Forget module ``name`` and its sub-modules, so that the next import runs them afresh."""
+    """Forget module ``name`` and its sub-modules, so that the next import runs them afresh.
+
+    The other names they were registered under (:func:`register_alias`) go with them.
+    """
+    if _ALIASES:
+        _evict_aliases(name)
     if name not in sys.modules:
         # Sub-modules are imported below their package and evicted with it: none is left, and
         # not scanning sys.modules keeps loading N plugins linear in N.
@@ -89,7 +120,9 @@ def _free_module_name(name: str, init: Path) -> str:
         candidate = f"{name}__{n}"
 
 
-def _import_folder(candidate: Candidate) -> types.ModuleType:
+def _import_folder(
+    candidate: Candidate, on_name: Callable[[str], None] | None = None
+) -> types.ModuleType:
     assert candidate.path is not None
     importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
     init = candidate.path / "__init__.py"
@@ -105,6 +138,8 @@ def _import_folder(candidate: Candidate) -> types.ModuleType:
         module = importlib.util.module_from_spec(spec)
         evict_modules(name)
         sys.modules[name] = module
+    if on_name is not None:
+        on_name(name)
     try:
         spec.loader.exec_module(module)
     except BaseException:
@@ -113,13 +148,16 @@ def _import_folder(candidate: Candidate) -> types.ModuleType:
     return module
 
 
-def import_plugin(candidate: Candidate) -> object:
-    """Import a candidate's code: a module for folders, the entry point's target otherwise."""
+def import_plugin(candidate: Candidate, on_name: Callable[[str], None] | None = None) -> object:
+    """Import a candidate's code: a module for folders, the entry point's target otherwise.
+
+    :param on_name: told the module name a folder is imported as, before its code runs.
+    """
     if candidate.entry_point is not None:
         return candidate.entry_point.load()
     if candidate.path is None:
         raise PluginLoadError(candidate.key, "has neither a folder nor an entry point")
-    return _import_folder(candidate)
+    return _import_folder(candidate, on_name)
 
 
 def find_hookimpls(plugin: object) -> dict[str, Callable[..., Any]]:

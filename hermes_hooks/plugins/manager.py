@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import logging
@@ -9,7 +10,7 @@ import os
 import sys
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -17,7 +18,7 @@ import attrs
 
 from hermes_hooks.calling.guarded import FailureCount, GuardedManager
 from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
-from hermes_hooks.plugins import extensions
+from hermes_hooks.plugins import active, extensions
 from hermes_hooks.plugins.config import (
     DEBUG_ENV,
     DISABLE_PLUGINS_ENV,
@@ -31,6 +32,7 @@ from hermes_hooks.plugins.config import (
 )
 from hermes_hooks.plugins.context import PluginContext
 from hermes_hooks.plugins.discovery import Candidate, Source, discover_candidates
+from hermes_hooks.plugins.kinds import FAMILY_KINDS
 from hermes_hooks.plugins.loading import (
     CodeOwners,
     PluginHooks,
@@ -41,7 +43,9 @@ from hermes_hooks.plugins.loading import (
     make_hook_adapter,
     plugin_roots,
 )
+from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
+from hermes_hooks.registries.platforms import PlatformRegistry
 from hermes_hooks.registries.skills import SkillRegistry
 from hermes_hooks.registries.tools import ToolRegistry
 from hermes_hooks.spec import hookspecs
@@ -104,6 +108,16 @@ class PluginInfo:
     hook_timeouts: int = 0
     """Calls of its hook implementations that exceeded ``plugins.hook_callback_timeout``, or
     were skipped after one (also counted in ``hook_errors``)."""
+    aliases: tuple[str, ...] = ()
+    """Older names config may use for it: the folder name of a flat plugin keyed by its
+    manifest name."""
+    kind_inferred: bool = False
+    """Its kind was inferred from its ``__init__.py`` (the manifest declares none)."""
+    served_by: str | None = None
+    """For a plugin a provider family serves (``exclusive``, ``model-provider``): the config
+    key that selects it, e.g. ``memory.provider``."""
+    platforms: tuple[str, ...] = ()
+    """The gateway platforms it registered with ``ctx.register_platform``."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the fields as a JSON-ready dict (tuples become lists)."""
@@ -128,6 +142,11 @@ class _Record:
     warnings: list[str] = attrs.Factory(list)
     load_ms: float | None = None
     hook_timeouts: int = 0
+    import_name: str | None = None
+    """The module name its folder is being imported as, known before the import finishes."""
+    platforms: list[str] = attrs.Factory(list)
+    served_by: str | None = None
+    unload_callbacks: list[tuple[Callable[[], Any], Handle]] = attrs.Factory(list)
 
 
 class PluginManager(GuardedManager):
@@ -154,14 +173,17 @@ class PluginManager(GuardedManager):
         self.hermes_home = home.absolute()
         self.cwd = cwd.absolute() if cwd is not None else None
         self.plugins_config = PluginsConfig.from_config({})
+        self.config: Mapping[str, Any] = {}
+        """The whole ``config.yaml`` as last read (families read their selection keys in it)."""
         self.config_error: str | None = None
         self.tools = ToolRegistry(allow_override=self._allow_tool_override)
         self.commands = CommandRegistry()
         self.cli_commands = CliCommandRegistry()
         self.skills = SkillRegistry()
+        self.platforms = PlatformRegistry()
         # Plugin code may register only as itself, whatever owner it passes to a registry.
         self._code_owners = CodeOwners()
-        for registry in (self.tools, self.commands, self.cli_commands, self.skills):
+        for registry in self._registries():
             registry.set_acting_plugins(self._code_owners.on_stack)
         self.message_sink: Callable[[str, str], bool] | None = None
         self._records: dict[str, _Record] = {}
@@ -185,6 +207,7 @@ class PluginManager(GuardedManager):
             setattr(self, family.name, backend)
         for family in families:
             family.install(self, self._backends[family.name])
+        active.note_created(self)
 
     # -- what the guarded manager asks of its subclass ----------------------------------------
 
@@ -203,6 +226,15 @@ class PluginManager(GuardedManager):
     def _hook_callback_timeout(self) -> float:
         """Return the bound of each bounded hook call, read at every call (config may reload)."""
         return self.plugins_config.hook_callback_timeout
+
+    def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
+        """Call hook ``name`` as Hermes' ``invoke_hook`` does and return the non-``None`` results.
+
+        As Hermes, it stamps ``telemetry_schema_version="hermes.observer.v1"`` on every call
+        (a caller's own value wins); other arguments the caller leaves out are ``None``.
+        """
+        kwargs.setdefault("telemetry_schema_version", hookspecs.TELEMETRY_SCHEMA_VERSION)
+        return super().invoke_hook(name, **kwargs)
 
     # -- provider families ------------------------------------------------------------------------
 
@@ -257,17 +289,21 @@ class PluginManager(GuardedManager):
 
     def reload_config(self) -> PluginsConfig:
         """Read ``config.yaml`` again; a broken file is reported and treated as empty."""
+        aliases = self.plugins_config.aliases
         try:
+            config = load_config(self.hermes_home)
             self.plugins_config = PluginsConfig.from_config(
-                load_config(self.hermes_home), source=self.hermes_home / "config.yaml"
-            )
+                config, source=self.hermes_home / "config.yaml"
+            ).with_aliases(aliases)
+            self.config = config
             self.config_error = None
         except ConfigError as exc:
             if self.strict:
                 raise
             logger.error("%s", exc)
             self.config_error = str(exc)
-            self.plugins_config = PluginsConfig.from_config({})
+            self.plugins_config = PluginsConfig.from_config({}).with_aliases(aliases)
+            self.config = {}
         return self.plugins_config
 
     # -- discovery, gating, loading -------------------------------------------------------------
@@ -296,14 +332,20 @@ class PluginManager(GuardedManager):
                 # Files written since the last scan (plugin modules, dist-info) must be seen.
                 importlib.invalidate_caches()
             self.reload_config()
-            self._records = {c.key: _Record(c) for c in self.discover()}
+            candidates = self.discover()
+            self.plugins_config = self.plugins_config.with_aliases(
+                {c.key: c.aliases for c in candidates}
+            )
+            self._records = {c.key: _Record(c) for c in candidates}
             self._discovered = True
+            # Plugins written for Hermes import its modules (agent.*, tools.registry, ...).
+            extensions.install_import_finder()
             for record in self._records.values():
                 manifest = record.candidate.manifest
                 if manifest is not None and manifest.version_problem is not None:
                     # As in Hermes, a warning: the plugin loads all the same (strict refuses).
                     record.warnings.append(manifest.version_problem)
-                status, reason = self._gate(record.candidate)
+                status, reason = self._gate(record)
                 record.status, record.reason = status, reason
                 if status == "error":
                     record.error, record.reason = reason, None
@@ -316,19 +358,82 @@ class PluginManager(GuardedManager):
                 else:
                     logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
 
-    def _gate(self, candidate: Candidate) -> tuple[Status, str | None]:
-        """Decide from config and environment whether a candidate is to be loaded."""
+    def _note_alias(self, record: _Record, listed_as: str, field: str) -> None:
+        """Warn (once per process, and on the plugin's status) that config uses an old key."""
+        key = record.candidate.key
+        if listed_as == key:
+            return
+        what = "its category and folder" if "/" in key else "its manifest name, as in Hermes"
+        message = (
+            f"{field} names this plugin {listed_as!r}, its folder name; its key is {key!r} "
+            f"({what}). The entry still matches, and the next config write (hermes plugins "
+            f"enable/disable, hermes tools ...) rewrites it to {key!r}"
+        )
+        if message not in record.warnings:
+            record.warnings.append(message)
+        if (key, listed_as) not in self._warned_unknown:
+            self._warned_unknown.add((key, listed_as))
+            logger.warning("plugin %r: %s", key, message)
+
+    def _family_gate(self, record: _Record) -> tuple[bool, str] | None:
+        """For a plugin a provider family serves: whether config selects it, and why.
+
+        ``None`` for every other kind (``plugins.enabled`` decides those).
+        """
+        candidate = record.candidate
+        kind = candidate.kind
+        if kind not in FAMILY_KINDS:
+            return None
+        what, hermes_key = FAMILY_KINDS[kind]
+        how = f"kind {kind!r}"
+        if candidate.kind_inferred:
+            how += ", inferred from its __init__.py"
+        family = extensions.find_kind_family(kind)
+        if family is None:
+            record.served_by = hermes_key
+            return False, (
+                f"a {what} plugin ({how}): Hermes serves it through {hermes_key}, not "
+                f"plugins.enabled, and this version has no {what} family yet; listed, not loaded"
+            )
+        key = family.selection_key
+        record.served_by = key
+        try:
+            chosen = family.selected_name(self.config)
+        except ConfigError as exc:
+            return False, f"a {what} plugin ({how}), served by {key}: {exc}"
+        names = {candidate.key, candidate.key.rsplit("/", 1)[-1], candidate.name}
+        if chosen is not None and chosen in names:
+            return True, f"selected by {key}"
+        now = f"{key} is {chosen!r}" if chosen is not None else f"{key} is not set"
+        return False, (
+            f"a {what} plugin ({how}), served by {key}, not plugins.enabled; {now}. Set "
+            f"{key}: {candidate.key.rsplit('/', 1)[-1]} in config.yaml to use it"
+        )
+
+    def _gate(self, record: _Record) -> tuple[Status, str | None]:
+        """Decide from config and environment whether a candidate is to be loaded.
+
+        Config matches plugin keys (and the aliases of old folder keys), never a manifest
+        name: a folder nobody enabled does not run because its manifest claims an enabled
+        plugin's name.
+        """
+        candidate = record.candidate
         if candidate.error is not None:
             return "error", candidate.error
         config = self.plugins_config
-        names = {candidate.key, candidate.name}
-        if names & config.disabled:
+        disabled_as = config.listed_as(candidate.key, "disabled")
+        if disabled_as is not None:
+            self._note_alias(record, disabled_as, "plugins.disabled")
             return "disabled", "listed in plugins.disabled"
         if candidate.key in disabled_for_this_run():
             return "disabled", f"disabled for this run ({DISABLE_PLUGINS_ENV})"
-        if candidate.kind == "exclusive":
-            return "not enabled", "kind 'exclusive' plugins are loaded by their own subsystem"
-        if names & config.enabled:
+        served = self._family_gate(record)
+        if served is not None:
+            selected, why = served
+            if not selected:
+                return "not enabled", why
+        elif (enabled_as := config.listed_as(candidate.key, "enabled")) is not None:
+            self._note_alias(record, enabled_as, "plugins.enabled")
             why = "listed in plugins.enabled"
         elif candidate.source == "bundled" and candidate.kind == "backend":
             why = "bundled backend, loaded by default"
@@ -371,19 +476,22 @@ class PluginManager(GuardedManager):
         record.pending = []
         try:
             self._code_owners.add(key, plugin_roots(candidate))
-            target = import_plugin(candidate)
-            module, register_fn, native = self._plugin_parts(key, target)
-            record.module = module
-            if register_fn is None and not native:
-                where = candidate.path or _describe_entry_point(candidate)
-                raise PluginLoadError(key, f"no register() function and no @hookimpl in {where}")
-            path = candidate.path
-            if path is None and module is not None and getattr(module, "__file__", None):
-                path = Path(module.__file__ or "").parent
-            context = PluginContext(self, key, candidate.manifest, path)
-            record.context = context
-            if register_fn is not None:
-                register_fn(context)
+            with active.loading(self, key):
+                target = import_plugin(candidate, on_name=lambda name: _set_import(record, name))
+                module, register_fn, native = self._plugin_parts(key, target)
+                record.module = module
+                if register_fn is None and not native:
+                    where = candidate.path or _describe_entry_point(candidate)
+                    raise PluginLoadError(
+                        key, f"no register() function and no @hookimpl in {where}"
+                    )
+                path = candidate.path
+                if path is None and module is not None and getattr(module, "__file__", None):
+                    path = Path(module.__file__ or "").parent
+                context = PluginContext(self, key, candidate.manifest, path)
+                record.context = context
+                if register_fn is not None:
+                    register_fn(context)
             record.holder = PluginHooks(key, module, native, record.pending)
             record.loading = False
             self.register(record.holder, name=key)
@@ -443,7 +551,8 @@ class PluginManager(GuardedManager):
         # Only our own holder: the key may be taken by an object the host registered.
         if record.holder is not None and self.is_registered(record.holder):
             self.unregister(record.holder)
-        for registry in (self.tools, self.commands, self.cli_commands, self.skills):
+        self._run_unload_callbacks(record)
+        for registry in self._registries():
             registry.remove_owner(key)
         for backend in self._backends.values():
             backend.remove_owner(key)
@@ -456,6 +565,35 @@ class PluginManager(GuardedManager):
         record.holder = None
         record.module = None
         record.context = None
+        record.import_name = None
+        record.platforms = []
+
+    def _registries(self) -> tuple[Any, ...]:
+        return (self.tools, self.commands, self.cli_commands, self.skills, self.platforms)
+
+    def add_unload_callback(self, key: str, callback: Callable[[], Any]) -> Handle:
+        """Run ``callback()`` when plugin ``key`` unloads or fails (``ctx.on_unload``)."""
+        record = self._records.get(key)
+        if record is None:
+            raise RegistrationError(f"plugin {key!r} was not discovered: on_unload is refused")
+        entry: list[tuple[Callable[[], Any], Handle]] = record.unload_callbacks
+
+        def forget() -> None:
+            entry[:] = [pair for pair in entry if pair[1] is not handle]
+
+        handle = Handle(forget, getattr(callback, "__name__", "callback"), key, "on_unload")
+        entry.append((callback, handle))
+        return handle
+
+    def _run_unload_callbacks(self, record: _Record) -> None:
+        callbacks, record.unload_callbacks = record.unload_callbacks, []
+        for callback, _ in reversed(callbacks):
+            try:
+                callback()
+            except (Exception, SystemExit):
+                logger.warning(
+                    "plugin %r: an on_unload callback raised", record.candidate.key, exc_info=True
+                )
 
     def unload_plugin(self, key: str) -> bool:
         """Unload one plugin: unregister its hookimpls and every entry it registered."""
@@ -510,6 +648,10 @@ class PluginManager(GuardedManager):
             warnings=tuple(record.warnings),
             load_ms=record.load_ms,
             hook_timeouts=record.hook_timeouts,
+            aliases=candidate.aliases,
+            kind_inferred=candidate.kind_inferred,
+            served_by=record.served_by,
+            platforms=tuple(record.platforms),
         )
 
     def list_plugins(self) -> list[PluginInfo]:
@@ -529,6 +671,64 @@ class PluginManager(GuardedManager):
         """Return the context a loaded plugin was given, or ``None``."""
         record = self._records.get(key)
         return record.context if record is not None else None
+
+    def get_plugin_module(self, key: str) -> types.ModuleType | None:
+        """Return the module of plugin ``key`` (or of an old folder key of it): loaded, or being
+        imported right now; else ``None``.
+
+        While a folder plugin's ``__init__.py`` runs, its module is already in ``sys.modules``
+        under its import name, so that its code can import itself by another name (Hermes'
+        ``plugins.<key>``) and get this very module.
+        """
+        record = self._records.get(key)
+        if record is None:
+            # An old folder key names the plugin too (a folder pr_review/ of plugin pr-review).
+            record = next((r for r in self._records.values() if key in r.candidate.aliases), None)
+        if record is None:
+            return None
+        if record.module is not None:
+            return record.module
+        if record.loading and record.import_name is not None:
+            return sys.modules.get(record.import_name)
+        return None
+
+    def loaded_keys(self) -> list[str]:
+        """Return the keys of the plugins loaded, or being loaded, now."""
+        with self._lock:
+            return [k for k, r in self._records.items() if r.status == "enabled" or r.loading]
+
+    def acting_plugins(self) -> frozenset[str]:
+        """Return the keys of this manager's plugins with code on the calling thread's stack."""
+        return self._code_owners.on_stack()
+
+    def add_platform(self, key: str, name: str) -> None:
+        """Record that plugin ``key`` registered gateway platform ``name``."""
+        record = self._records.get(key)
+        if record is not None and name not in record.platforms:
+            record.platforms.append(name)
+
+    def add_warning(self, key: str, message: str) -> None:
+        """Record a warning on plugin ``key``'s status (shown by ``hermes plugins list``)."""
+        record = self._records.get(key)
+        if record is not None and message not in record.warnings:
+            record.warnings.append(message)
+
+    @contextlib.contextmanager
+    def activate(self) -> Iterator[PluginManager]:
+        """Make this the current manager within the block, for Hermes' plugin-facing modules.
+
+        ``hermes_constants.get_hermes_home()``, ``tools.registry.registry`` and the other
+        names the compatibility layer serves answer for the current manager: the one loading
+        the plugin, else the one activated here (carried onto the workers of bounded hook
+        calls), else the one whose plugin code is running, else the most recently created.
+        A host running a turn activates its manager.
+        """
+        with active.activated(self):
+            yield self
+
+
+def _set_import(record: _Record, name: str) -> None:
+    record.import_name = name
 
 
 def _describe_entry_point(candidate: Candidate) -> str:

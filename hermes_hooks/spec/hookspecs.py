@@ -26,6 +26,9 @@ from hermes_hooks.spec.contract import (
 )
 from hermes_hooks.spec.markers import hookspec
 
+TELEMETRY_SCHEMA_VERSION: Final = "hermes.observer.v1"
+"""The observer payload schema every hook call carries, as Hermes' ``invoke_hook`` stamps it."""
+
 _FAILURE_MESSAGE_LIMIT: Final = 200
 """The failure text is cut here: it becomes the tool result the model reads."""
 
@@ -62,6 +65,7 @@ def _block_naming_plugin(plugin_key: str, message: str) -> dict[str, str]:
         "turn_id": "",
         "api_request_id": "",
         "middleware_trace": [],
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def pre_tool_call(
@@ -73,6 +77,7 @@ def pre_tool_call(
     turn_id: str,
     api_request_id: str,
     middleware_trace: list[dict[str, Any]],
+    telemetry_schema_version: str,
 ) -> dict[str, Any] | None:
     """Fires once immediately before every tool call runs, built-in and plugin tools alike.
 
@@ -84,6 +89,8 @@ def pre_tool_call(
     :param turn_id: the current turn; ``""`` when unset.
     :param api_request_id: the API request that produced the call; ``""`` when unset.
     :param middleware_trace: what the tool-request middleware did to the arguments, in order.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ``None`` to stay out of it, ``{"action": "block", "message": str}`` to veto (the
         message becomes the tool result), ``{"action": "approve", "message"?, "rule_key"?}`` to
         send the call to the human-approval gate, ``{"action": "modify", "args": {...}}`` to merge
@@ -109,6 +116,7 @@ def pre_tool_call(
         "error_type": None,
         "error_message": None,
         "middleware_trace": [],
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def post_tool_call(
@@ -125,6 +133,7 @@ def post_tool_call(
     error_type: str | None,
     error_message: str | None,
     middleware_trace: list[dict[str, Any]],
+    telemetry_schema_version: str,
 ) -> None:
     """Fires once after every tool call returns, is blocked, or fails.
 
@@ -142,6 +151,8 @@ def post_tool_call(
     :param error_type: ``"tool_error"``, ``"plugin_block"`` and the like; ``None`` when ok.
     :param error_message: the error or block message; ``None`` when ok.
     :param middleware_trace: what the tool-request middleware did to the arguments, in order.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -163,6 +174,7 @@ def post_tool_call(
         "status": "ok",
         "error_type": None,
         "error_message": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def transform_tool_result(
@@ -178,6 +190,7 @@ def transform_tool_result(
     status: Literal["ok", "error"],
     error_type: str | None,
     error_message: str | None,
+    telemetry_schema_version: str,
 ) -> str | None:
     """Fires after ``post_tool_call`` and before the tool result is appended to the conversation.
 
@@ -193,6 +206,8 @@ def transform_tool_result(
     :param status: ``"ok"`` or ``"error"``, derived from the result.
     :param error_type: ``"tool_error"`` when the result carries an error, else ``None``.
     :param error_message: the error text from the result, else ``None``.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: a ``str`` that replaces the result (the first one wins), or ``None`` to keep it.
 
     Error policy: open; a raising implementation is skipped and the result stays unchanged.
@@ -204,7 +219,7 @@ def transform_tool_result(
     Mode.FIRST_RESULT,
     check=is_str,
     expects="a str that replaces the captured terminal output",
-    defaults={"task_id": "", "env_type": ""},
+    defaults={"task_id": "", "env_type": "", "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION},
 )
 def transform_terminal_output(
     command: str,
@@ -212,6 +227,7 @@ def transform_terminal_output(
     returncode: int | None,
     task_id: str,
     env_type: str,
+    telemetry_schema_version: str,
 ) -> str | None:
     """Fires when the terminal tool or a background process hands captured output to the model.
 
@@ -220,6 +236,8 @@ def transform_terminal_output(
     :param returncode: the exit code; ``None`` while a background process still runs.
     :param task_id: the effective task; ``""`` when unset.
     :param env_type: the execution environment type; ``""`` for background processes.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: a ``str`` that replaces the output (the first one wins; the final output limit
         still applies), or ``None`` to keep it.
 
@@ -235,7 +253,13 @@ def transform_terminal_output(
     Mode.FIRST_RESULT,
     check=is_non_empty_str,
     expects="a non-empty str that replaces the final response",
-    defaults={"session_id": "", "model": "", "platform": "", "turn_id": ""},
+    defaults={
+        "session_id": "",
+        "model": "",
+        "platform": "",
+        "turn_id": "",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
 )
 def transform_llm_output(
     response_text: str,
@@ -243,6 +267,7 @@ def transform_llm_output(
     model: str,
     platform: str,
     turn_id: str,
+    telemetry_schema_version: str,
 ) -> str | None:
     """Fires once per turn on the final response, before it is stored and delivered.
 
@@ -251,6 +276,8 @@ def transform_llm_output(
     :param model: the model that produced the response.
     :param platform: where the session runs (``"cli"``, ``"telegram"``, ...); ``""`` when unset.
     :param turn_id: the current turn.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: a non-empty ``str`` that replaces the response (the first one wins), or ``None``;
         an empty string does not count.
 
@@ -272,6 +299,7 @@ def transform_llm_output(
         "platform": "",
         "parent_session_id": "",
         "sender_id": "",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def pre_llm_call(
@@ -285,6 +313,7 @@ def pre_llm_call(
     platform: str,
     parent_session_id: str,
     sender_id: str,
+    telemetry_schema_version: str,
 ) -> str | dict[str, str] | None:
     """Fires once per turn, after context compression and before the tool-calling loop starts.
 
@@ -299,6 +328,8 @@ def pre_llm_call(
     :param platform: where the session runs (``"cli"``, ``"telegram"``, ...); ``""`` when unset.
     :param parent_session_id: the delegating session for a subagent; ``""`` otherwise.
     :param sender_id: the id of the user who sent the message; ``""`` when unknown.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: a ``str`` or ``{"context": str}`` to add context to this turn's user message (never
         the system prompt); every fitting return is joined with blank lines. ``None`` adds nothing.
 
@@ -309,7 +340,14 @@ def pre_llm_call(
 @hookspec
 @contract(
     Mode.OBSERVE,
-    defaults={"session_id": "", "task_id": "", "turn_id": "", "model": "", "platform": ""},
+    defaults={
+        "session_id": "",
+        "task_id": "",
+        "turn_id": "",
+        "model": "",
+        "platform": "",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
 )
 def post_llm_call(
     session_id: str,
@@ -320,6 +358,7 @@ def post_llm_call(
     conversation_history: list[dict[str, Any]],
     model: str,
     platform: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires once per successful turn, after the tool loop produced a final response.
 
@@ -331,6 +370,8 @@ def post_llm_call(
     :param conversation_history: a copy of the whole message list after the turn.
     :param model: the model identifier.
     :param platform: where the session runs; ``""`` when unset.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -362,6 +403,7 @@ def post_llm_call(
         "started_at": 0.0,
         "middleware_trace": [],
         "request": {},
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def pre_api_request(
@@ -387,6 +429,7 @@ def pre_api_request(
     started_at: float,
     middleware_trace: list[dict[str, Any]],
     request: dict[str, Any],
+    telemetry_schema_version: str,
 ) -> None:
     """Fires for every provider attempt (retries included), immediately before it is sent.
 
@@ -412,6 +455,8 @@ def pre_api_request(
     :param started_at: when the attempt started (``time.time()``).
     :param middleware_trace: what the request middleware did, in order.
     :param request: the sanitized request envelope ``{"method", "body"}``; prefer it.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -445,6 +490,7 @@ def pre_api_request(
         "assistant_message": None,
         "assistant_content_chars": 0,
         "assistant_tool_call_count": 0,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def post_api_request(
@@ -471,6 +517,7 @@ def post_api_request(
     assistant_message: Any,
     assistant_content_chars: int,
     assistant_tool_call_count: int,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires after a provider response has been received and normalized successfully.
 
@@ -497,6 +544,8 @@ def post_api_request(
     :param assistant_message: the raw normalized assistant message (may hold user content).
     :param assistant_content_chars: the length of the assistant text.
     :param assistant_tool_call_count: how many tool calls the response asks for.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -528,6 +577,7 @@ def post_api_request(
         "retryable": None,
         "reason": None,
         "request": {},
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def api_request_error(
@@ -553,6 +603,7 @@ def api_request_error(
     reason: str | None,
     error: dict[str, str],
     request: dict[str, Any],
+    telemetry_schema_version: str,
 ) -> None:
     """Fires for every failed provider attempt.
 
@@ -578,6 +629,8 @@ def api_request_error(
     :param reason: the classified failure reason, e.g. ``"rate_limit"``, when known.
     :param error: ``{"type": str, "message": str}``; the message may hold provider data.
     :param request: the sanitized request envelope ``{"method", "body"}``.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -588,13 +641,23 @@ def api_request_error(
 
 
 @hookspec
-@contract(Mode.OBSERVE, defaults={"model": "", "platform": ""})
-def on_session_start(session_id: str, model: str, platform: str) -> None:
+@contract(
+    Mode.OBSERVE,
+    defaults={"model": "", "platform": "", "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION},
+)
+def on_session_start(
+    session_id: str,
+    model: str,
+    platform: str,
+    telemetry_schema_version: str,
+) -> None:
     """Fires once on the first turn of a brand-new session, not when a session continues.
 
     :param session_id: the new session.
     :param model: the model identifier.
     :param platform: where the session runs.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -615,6 +678,7 @@ def on_session_start(session_id: str, model: str, platform: str) -> None:
         "platform": "",
         "reason": None,
         "api_request_id": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def on_session_end(
@@ -629,6 +693,7 @@ def on_session_end(
     platform: str,
     reason: str | None,
     api_request_id: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires at the very end of every turn whatever its outcome, and when a CLI exits mid-turn.
 
@@ -643,6 +708,8 @@ def on_session_end(
     :param platform: where the session runs.
     :param reason: why an exit path ended the turn (CLI and TUI exits only), else ``None``.
     :param api_request_id: the request in flight when an exit path fired, else ``None``.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -653,7 +720,13 @@ def on_session_end(
 @contract(
     Mode.OBSERVE,
     timeout=False,
-    defaults={"platform": "", "reason": None, "old_session_id": None, "new_session_id": None},
+    defaults={
+        "platform": "",
+        "reason": None,
+        "old_session_id": None,
+        "new_session_id": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
 )
 def on_session_finalize(
     session_id: str | None,
@@ -661,6 +734,7 @@ def on_session_finalize(
     reason: str | None,
     old_session_id: str | None,
     new_session_id: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires when the CLI, TUI or gateway tears down an active session (``/new``, quit, shutdown).
 
@@ -669,6 +743,8 @@ def on_session_finalize(
     :param reason: why the session was torn down, when the surface says.
     :param old_session_id: the outgoing session on a gateway reset, else ``None``.
     :param new_session_id: the replacement session on a gateway reset, else ``None``.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped. Not bounded by
@@ -680,7 +756,13 @@ def on_session_finalize(
 @contract(
     Mode.OBSERVE,
     timeout=False,
-    defaults={"platform": "", "reason": None, "old_session_id": None, "new_session_id": None},
+    defaults={
+        "platform": "",
+        "reason": None,
+        "old_session_id": None,
+        "new_session_id": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
 )
 def on_session_reset(
     session_id: str | None,
@@ -688,6 +770,7 @@ def on_session_reset(
     reason: str | None,
     old_session_id: str | None,
     new_session_id: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires at a session boundary, after the replacement session exists (``/new``, ``/reset``).
 
@@ -696,6 +779,8 @@ def on_session_reset(
     :param reason: why the session was reset (CLI and gateway), else ``None``.
     :param old_session_id: the outgoing session (gateway only), else ``None``.
     :param new_session_id: the replacement session (gateway only), else ``None``.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped. Not bounded by
@@ -710,7 +795,12 @@ def on_session_reset(
 @contract(
     Mode.OBSERVE,
     timeout=False,
-    defaults={"parent_turn_id": "", "parent_subagent_id": None, "child_role": "leaf"},
+    defaults={
+        "parent_turn_id": "",
+        "parent_subagent_id": None,
+        "child_role": "leaf",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
 )
 def subagent_start(
     parent_session_id: str | None,
@@ -720,6 +810,7 @@ def subagent_start(
     child_subagent_id: str,
     child_role: str,
     child_goal: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires once per child agent, after ``delegate_task`` built it and before it runs.
 
@@ -731,6 +822,8 @@ def subagent_start(
     :param child_subagent_id: the child's stable subagent id.
     :param child_role: the child's effective role, ``"leaf"`` or ``"orchestrator"``.
     :param child_goal: the goal the child will work on (may hold user content).
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored; this hook cannot stop the child (block ``delegate_task`` in
         ``pre_tool_call`` instead).
 
@@ -748,6 +841,7 @@ def subagent_start(
         "child_summary": None,
         "tool_call_history": [],
         "duration_ms": 0,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def subagent_stop(
@@ -759,6 +853,7 @@ def subagent_stop(
     child_status: str,
     tool_call_history: list[dict[str, Any]],
     duration_ms: int,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires once per child agent after ``delegate_task`` finishes, on the parent's thread.
 
@@ -772,6 +867,8 @@ def subagent_stop(
     :param tool_call_history: the child's tool calls in order, metadata only (``tool_name``,
         bounded ``tool_input``, ``input_bytes``, ``output_bytes``, ``status``).
     :param duration_ms: wall-clock time the child ran, in milliseconds.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped. Runs on the
@@ -789,9 +886,18 @@ def subagent_stop(
     expects='{"action": "skip", "reason"?: str}, {"action": "rewrite", "text": str} '
     'or {"action": "allow"}',
     timeout=False,
-    defaults={"gateway": None, "session_store": None},
+    defaults={
+        "gateway": None,
+        "session_store": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
 )
-def pre_gateway_dispatch(event: Any, gateway: Any, session_store: Any) -> dict[str, str] | None:
+def pre_gateway_dispatch(
+    event: Any,
+    gateway: Any,
+    session_store: Any,
+    telemetry_schema_version: str,
+) -> dict[str, str] | None:
     """Fires once per incoming non-internal gateway message, before auth, pairing and dispatch.
 
     The three arguments are the host's own live objects, so their types belong to the host.
@@ -799,6 +905,8 @@ def pre_gateway_dispatch(event: Any, gateway: Any, session_store: Any) -> dict[s
     :param event: the normalized inbound message (``.text``, ``.source``, ``.message_id``, ...).
     :param gateway: the running gateway, e.g. to send a side-channel reply through its adapters.
     :param session_store: the session store, e.g. to ingest the message into a transcript.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ``{"action": "skip", "reason": str}`` to drop the message,
         ``{"action": "rewrite", "text": str}`` to replace its text and dispatch it, or
         ``{"action": "allow"}`` / ``None`` for normal dispatch; the first fitting one wins.
@@ -813,7 +921,14 @@ def pre_gateway_dispatch(event: Any, gateway: Any, session_store: Any) -> dict[s
     Mode.FIRST_RESULT,
     check=is_verify_decision,
     expects='{"action": "continue", "message"?: str} or {"decision": "block", "reason"?: str}',
-    defaults={"session_id": "", "platform": "", "model": "", "coding": True, "attempt": 0},
+    defaults={
+        "session_id": "",
+        "platform": "",
+        "model": "",
+        "coding": True,
+        "attempt": 0,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
 )
 def pre_verify(
     session_id: str,
@@ -823,6 +938,7 @@ def pre_verify(
     attempt: int,
     final_response: str,
     changed_paths: list[str],
+    telemetry_schema_version: str,
 ) -> dict[str, str] | None:
     """Fires once per turn that edited code, when the agent is about to deliver its answer.
 
@@ -833,6 +949,8 @@ def pre_verify(
     :param attempt: how often this turn was already sent back (0 the first time).
     :param final_response: the answer the agent is about to deliver.
     :param changed_paths: the files edited this turn, sorted and never empty.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ``{"action": "continue", "message": str}`` (or the Claude Code Stop form
         ``{"decision": "block", "reason": str}``) to keep the agent working with the message as
         a new user turn; ``None`` lets the turn finish. The first fitting one wins, and the
@@ -857,6 +975,7 @@ def pre_verify(
         "surface": "cli",
         "turn_id": "",
         "tool_call_id": "",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def pre_approval_request(
@@ -868,6 +987,7 @@ def pre_approval_request(
     surface: str,
     turn_id: str,
     tool_call_id: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires before a dangerous command is put to a person or to the smart-approval model.
 
@@ -879,6 +999,8 @@ def pre_approval_request(
     :param surface: ``"cli"``, ``"gateway"`` or ``"smart"``.
     :param turn_id: the current turn; ``""`` when unknown.
     :param tool_call_id: the tool call that needs approval; ``""`` when unknown.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored; this hook cannot veto or pre-answer (use ``pre_tool_call``).
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -898,6 +1020,7 @@ def pre_approval_request(
         "turn_id": "",
         "tool_call_id": "",
         "decided_by": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def post_approval_response(
@@ -911,6 +1034,7 @@ def post_approval_response(
     tool_call_id: str,
     choice: str,
     decided_by: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires after an approval was decided, timed out or withdrawn, or could not be delivered.
 
@@ -925,6 +1049,8 @@ def post_approval_response(
     :param choice: ``"once"``, ``"session"``, ``"always"``, ``"deny"``, ``"timeout"``,
         ``"cancelled"``, ``"notify_failed"``, ``"smart_approve"`` or ``"smart_deny"``.
     :param decided_by: ``"aux_llm"`` for smart decisions; ``None`` on prompted surfaces.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -938,7 +1064,13 @@ def post_approval_response(
 @contract(
     Mode.OBSERVE,
     timeout=False,
-    defaults={"profile_name": "default", "board": None, "assignee": None, "run_id": None},
+    defaults={
+        "profile_name": "default",
+        "board": None,
+        "assignee": None,
+        "run_id": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
 )
 def kanban_task_claimed(
     task_id: str,
@@ -946,6 +1078,7 @@ def kanban_task_claimed(
     board: str | None,
     assignee: str | None,
     run_id: int | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires in the dispatcher after a task's claim is committed, right before its worker starts.
 
@@ -954,6 +1087,8 @@ def kanban_task_claimed(
     :param board: the board the task is on; ``None`` for the default board.
     :param assignee: who the task is assigned to, if anyone.
     :param run_id: the run started by this claim, if known.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -970,6 +1105,7 @@ def kanban_task_claimed(
         "assignee": None,
         "run_id": None,
         "summary": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def kanban_task_completed(
@@ -979,6 +1115,7 @@ def kanban_task_completed(
     assignee: str | None,
     run_id: int | None,
     summary: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires after a task's completion is committed, usually in the worker process.
 
@@ -988,6 +1125,8 @@ def kanban_task_completed(
     :param assignee: who the task is assigned to, if anyone.
     :param run_id: the run that completed it, if known.
     :param summary: the worker's summary (may hold project or user content), if any.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.
@@ -1004,6 +1143,7 @@ def kanban_task_completed(
         "assignee": None,
         "run_id": None,
         "reason": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 )
 def kanban_task_blocked(
@@ -1013,6 +1153,7 @@ def kanban_task_blocked(
     assignee: str | None,
     run_id: int | None,
     reason: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Fires after a task moves to blocked, usually in the worker process.
 
@@ -1022,6 +1163,8 @@ def kanban_task_blocked(
     :param assignee: who the task is assigned to, if anyone.
     :param run_id: the run that blocked it, if known.
     :param reason: why the task is blocked (may hold project or user content), if given.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
     :returns: ignored.
 
     Error policy: open; a raising implementation is logged, counted and skipped.

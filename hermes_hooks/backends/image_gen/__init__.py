@@ -1,7 +1,8 @@
 """Image generation: the provider contract, its registry and the ``image_generate`` tool.
 
-A provider plugin written for Hermes works with its import line changed to ``hermes_hooks``,
-which re-exports the names a provider uses::
+A provider plugin written for Hermes works unchanged (``agent.image_gen_provider`` is served by
+the compatibility layer); one written for hermes-hooks imports the names a provider uses from
+``hermes_hooks``::
 
     from hermes_hooks import (
         DEFAULT_ASPECT_RATIO,
@@ -24,11 +25,13 @@ from hermes_hooks.backends.image_gen.provider import (
     VALID_ASPECT_RATIOS,
     ImageGenProvider,
     error_response,
+    get_active_home,
     get_images_dir,
     normalize_reference_images,
     resolve_aspect_ratio,
     save_b64_image,
     save_image_bytes,
+    save_url_image,
     success_response,
     using_hermes_home,
 )
@@ -69,6 +72,7 @@ __all__ = [
     "ProviderNotRegisteredError",
     "build_image_generate_schema",
     "error_response",
+    "get_active_home",
     "get_images_dir",
     "install_image_generate_tool",
     "is_available_safe",
@@ -79,6 +83,7 @@ __all__ = [
     "run_image_generate",
     "save_b64_image",
     "save_image_bytes",
+    "save_url_image",
     "success_response",
     "using_hermes_home",
 ]

@@ -15,10 +15,11 @@ into JSON for the model. Keys of that dict:
     error          str              only when success is False
     error_type     str              only when success is False
 
-Images a provider receives as bytes or base64 are written under
-``$HERMES_HOME/cache/images/`` by :func:`save_b64_image` / :func:`save_image_bytes`. The home
-is the one of the manager whose ``image_generate`` tool is running (set with
-:func:`using_hermes_home`), read when the image is saved, never at import time.
+Images a provider receives as bytes, base64 or an (often short-lived) URL are written under
+``$HERMES_HOME/cache/images/`` by :func:`save_image_bytes`, :func:`save_b64_image` and
+:func:`save_url_image`. The home is the one of the manager whose ``image_generate`` tool is
+running (set with :func:`using_hermes_home`), read when the image is saved, never at import
+time.
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ __all__ = [
     "VALID_ASPECT_RATIOS",
     "ImageGenProvider",
     "error_response",
+    "get_active_home",
     "get_images_dir",
     "normalize_reference_images",
     "resolve_aspect_ratio",
     "save_b64_image",
     "save_image_bytes",
+    "save_url_image",
     "success_response",
     "using_hermes_home",
 ]
@@ -165,6 +168,11 @@ def using_hermes_home(home: Path) -> Iterator[None]:
         _ACTIVE_HOME.reset(token)
 
 
+def get_active_home() -> Path | None:
+    """Return the home :func:`using_hermes_home` set for this thread or task, or ``None``."""
+    return _ACTIVE_HOME.get()
+
+
 def get_images_dir(home: Path | None = None) -> Path:
     """Return ``<home>/cache/images``, created if needed.
 
@@ -220,6 +228,86 @@ def save_b64_image(
     except ValueError as exc:
         raise ValueError(f"image data is not valid base64: {exc}") from exc
     return save_image_bytes(raw, prefix=prefix, extension=extension, home=home)
+
+
+_URL_IMAGE_TYPES: Final[dict[str, str]] = {
+    "image/png": "png",
+    "image/jpeg": "jpg",
+    "image/jpg": "jpg",
+    "image/webp": "webp",
+    "image/gif": "gif",
+}
+_URL_SUFFIXES: Final = ("png", "jpg", "jpeg", "webp", "gif")
+_NOT_IMAGES: Final = ("text/", "application/json", "application/xml", "application/javascript")
+DEFAULT_URL_IMAGE_MAX_BYTES: Final = 25 * 1024 * 1024
+"""The most :func:`save_url_image` downloads, as Hermes caps it."""
+
+
+def _url_extension(url: str, content_type: str) -> str:
+    extension = _URL_IMAGE_TYPES.get(content_type)
+    if extension is not None:
+        return extension
+    path = url.split("?", 1)[0].split("#", 1)[0].lower()
+    suffix = next((ext for ext in _URL_SUFFIXES if path.endswith(f".{ext}")), "png")
+    return "jpg" if suffix == "jpeg" else suffix
+
+
+def save_url_image(
+    url: str,
+    *,
+    prefix: str = "image",
+    timeout: float = 60.0,
+    max_bytes: int = DEFAULT_URL_IMAGE_MAX_BYTES,
+    home: Path | None = None,
+) -> Path:
+    """Download an image URL to ``cache/images/<prefix>_<YYYYMMDD_HHMMSS>_<uuid8>.<ext>``.
+
+    For providers whose API answers with a short-lived URL (xAI, some OpenAI paths): the bytes
+    are kept locally when the tool call completes, so a gateway still finds them later. The
+    extension comes from the ``Content-Type`` (png, jpg, webp, gif), else the URL's suffix,
+    else ``png``.
+
+    :param home: the Hermes home (see :func:`get_images_dir`).
+    :returns: the absolute path of the new file.
+    :raises ValueError: not an ``http(s)`` URL, a ``Content-Type`` that is not an image (HTML,
+        JSON, text), more than ``max_bytes``, or an empty body; no file is left behind.
+    :raises httpx.HTTPError: the request failed or the server answered with an error status.
+    """
+    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+        raise ValueError(f"expected an http(s) image URL, found {url!r}")
+    import datetime  # here: only a provider saving an image needs these
+    import uuid
+
+    import httpx
+
+    safe_prefix = _UNSAFE_NAME.sub("_", prefix).strip("._") or "image"
+    stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S")
+    with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as response:
+        response.raise_for_status()
+        content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if content_type.startswith(_NOT_IMAGES):
+            raise ValueError(
+                f"image URL {url} answered with Content-Type {content_type!r}, not an image; "
+                f"refusing to cache it"
+            )
+        extension = _url_extension(url, content_type)
+        path = get_images_dir(home) / f"{safe_prefix}_{stamp}_{uuid.uuid4().hex[:8]}.{extension}"
+        written = 0
+        try:
+            with path.open("xb") as fh:
+                for chunk in response.iter_bytes(64 * 1024):
+                    written += len(chunk)
+                    if written > max_bytes:
+                        raise ValueError(
+                            f"image at {url} is larger than {max_bytes} bytes; refusing to cache it"
+                        )
+                    fh.write(chunk)
+            if written == 0:
+                raise ValueError(f"image at {url} returned 0 bytes; refusing to cache it")
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+    return path.resolve()
 
 
 def success_response(

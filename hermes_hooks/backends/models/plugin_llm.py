@@ -1,7 +1,10 @@
 """``ctx.llm``: model calls for plugins, on the host's active model, under a trust policy.
 
-A plugin gets the model the host runs (or, with no host running, the one ``config.yaml``
-names). It may steer the provider or the model only when the operator allows it::
+Hermes' ``agent.plugin_llm``: a plugin gets the model the host runs (or, with no host
+running, the one ``config.yaml`` names), sync (:meth:`PluginLlm.complete`,
+:meth:`PluginLlm.complete_structured`) or async (``acomplete``, ``acomplete_structured``). It
+may steer the provider, the model, the agent id or the auth profile only when the operator
+allows it::
 
     plugins:
       entries:
@@ -11,19 +14,22 @@ names). It may steer the provider or the model only when the operator allows it:
             allowed_providers: [openai-compatible]   # optional; ["*"] allows any
             allow_model_override: true
             allowed_models: [gpt-4o-mini]            # optional; ["*"] allows any
+            allow_agent_id_override: false
+            allow_profile_override: false
 
 A missing block means no overrides: asking for one raises :class:`PluginLlmTrustError`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import importlib
 import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import attrs
 
@@ -33,7 +39,16 @@ from hermes_hooks.errors import PluginLlmTrustError
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
 
-__all__ = ["LlmResult", "PluginLlm", "StructuredResult", "TrustPolicy"]
+__all__ = [
+    "LlmResult",
+    "PluginLlm",
+    "PluginLlmImageInput",
+    "PluginLlmInput",
+    "PluginLlmTextInput",
+    "PluginLlmUsage",
+    "StructuredResult",
+    "TrustPolicy",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +76,8 @@ class TrustPolicy:
     allowed_providers: frozenset[str] | None = None
     allow_model_override: bool = False
     allowed_models: frozenset[str] | None = None
+    allow_agent_id_override: bool = False
+    allow_profile_override: bool = False
 
     @classmethod
     def from_entry(cls, plugin_id: str, entry: Mapping[str, Any]) -> TrustPolicy:
@@ -74,14 +91,32 @@ class TrustPolicy:
             allowed_providers=_allowlist(section.get("allowed_providers")),
             allow_model_override=section.get("allow_model_override") is True,
             allowed_models=_allowlist(section.get("allowed_models")),
+            allow_agent_id_override=section.get("allow_agent_id_override") is True,
+            allow_profile_override=section.get("allow_profile_override") is True,
         )
 
-    def check(self, provider: str | None, model: str | None) -> None:
+    def check(
+        self,
+        provider: str | None,
+        model: str | None,
+        agent_id: str | None = None,
+        profile: str | None = None,
+    ) -> None:
         """Allow the requested overrides, or raise naming the setting that would allow them.
 
         :raises PluginLlmTrustError: an override the operator has not allowed.
         """
         where = f"plugins.entries.{self.plugin_id}.llm"
+        for kind, requested, allowed in (
+            ("agent id", agent_id, self.allow_agent_id_override),
+            ("auth profile", profile, self.allow_profile_override),
+        ):
+            if requested and not allowed:
+                setting = "agent_id" if kind == "agent id" else "profile"
+                raise PluginLlmTrustError(
+                    f"plugin {self.plugin_id!r} may not choose the {kind} (asked for "
+                    f"{requested!r}): set {where}.allow_{setting}_override: true in config.yaml"
+                )
         for kind, requested, allowed, listed in (
             ("provider", provider, self.allow_provider_override, self.allowed_providers),
             ("model", model, self.allow_model_override, self.allowed_models),
@@ -100,20 +135,79 @@ class TrustPolicy:
                 )
 
 
+def _count(usage: Mapping[str, Any], *names: str) -> int:
+    for name in names:
+        value = usage.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value:
+            return int(value)
+    return 0
+
+
+@attrs.frozen
+class PluginLlmUsage:
+    """Token usage of one completion (Hermes' ``PluginLlmUsage``); zeros when not reported."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None
+
+    @classmethod
+    def from_mapping(cls, usage: Mapping[str, Any] | None) -> PluginLlmUsage:
+        """Read OpenAI (``prompt_tokens``) or Anthropic (``input_tokens``) shaped usage."""
+        if not usage:
+            return cls()
+        given = _count(usage, "prompt_tokens", "input_tokens")
+        produced = _count(usage, "completion_tokens", "output_tokens")
+        return cls(
+            input_tokens=given,
+            output_tokens=produced,
+            total_tokens=_count(usage, "total_tokens") or given + produced,
+            cache_read_tokens=_count(usage, "cache_read_input_tokens", "cache_read_tokens"),
+            cache_write_tokens=_count(usage, "cache_creation_input_tokens", "cache_write_tokens"),
+        )
+
+
+@attrs.frozen
+class PluginLlmTextInput:
+    """A text block of :meth:`PluginLlm.complete_structured`'s ``input``."""
+
+    text: str
+    type: str = "text"
+
+
+@attrs.frozen
+class PluginLlmImageInput:
+    """An image block: ``data`` (bytes, with ``mime_type``) or ``url`` (http(s) or ``data:``)."""
+
+    data: bytes | None = None
+    url: str | None = None
+    mime_type: str = "image/png"
+    file_name: str = ""
+    type: str = "image"
+
+
+PluginLlmInput: TypeAlias = PluginLlmTextInput | PluginLlmImageInput | Mapping[str, Any] | str
+"""One input block: the classes above, or a dict of the same shape, or a plain string."""
+
+
 @attrs.frozen
 class LlmResult:
-    """What :meth:`PluginLlm.complete` returns."""
+    """What :meth:`PluginLlm.complete` returns (Hermes' ``PluginLlmCompleteResult``)."""
 
     text: str
     provider: str
     model: str
-    usage: Mapping[str, Any] | None = None
+    usage: PluginLlmUsage = attrs.field(factory=PluginLlmUsage)
     audit: Mapping[str, str] = attrs.field(factory=dict)
+    agent_id: str = "default"
 
 
 @attrs.frozen
 class StructuredResult:
-    """What :meth:`PluginLlm.complete_structured` returns.
+    """What :meth:`PluginLlm.complete_structured` returns (``PluginLlmStructuredResult``).
 
     :param parsed: the JSON value, when a JSON answer was asked for and could be parsed.
     :param content_type: ``"json"`` when ``parsed`` is set, else ``"text"``.
@@ -124,11 +218,21 @@ class StructuredResult:
     model: str
     parsed: Any = None
     content_type: str = "text"
-    usage: Mapping[str, Any] | None = None
+    usage: PluginLlmUsage = attrs.field(factory=PluginLlmUsage)
     audit: Mapping[str, str] = attrs.field(factory=dict)
+    agent_id: str = "default"
 
 
 def _input_part(block: object) -> dict[str, Any]:
+    if isinstance(block, PluginLlmTextInput):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, PluginLlmImageInput):
+        block = {
+            "type": "image",
+            "data": block.data,
+            "url": block.url,
+            "mime_type": block.mime_type,
+        }
     if isinstance(block, str):
         return {"type": "text", "text": block}
     if not isinstance(block, Mapping):
@@ -202,11 +306,13 @@ class PluginLlm:
         provider: str | None,
         model: str | None,
         *,
+        agent_id: str | None = None,
+        profile: str | None = None,
         json_schema: Mapping[str, Any] | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-    ) -> tuple[str, str, str, Mapping[str, Any] | None]:
-        self.policy().check(provider, model)
+    ) -> tuple[str, str, str, PluginLlmUsage]:
+        self.policy().check(provider, model, agent_id, profile)
         target, made = self._target(provider)
         try:
             response = target.complete(
@@ -220,7 +326,7 @@ class PluginLlm:
             if made:
                 target.close()
         served = response.model or model or target.model
-        return response.text, target.provider, served, response.usage
+        return response.text, target.provider, served, PluginLlmUsage.from_mapping(response.usage)
 
     def complete(
         self,
@@ -230,51 +336,80 @@ class PluginLlm:
         model: str | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        timeout: float | None = None,
+        agent_id: str | None = None,
+        profile: str | None = None,
         purpose: str | None = None,
     ) -> LlmResult:
         """Run a chat completion (OpenAI-format ``messages``) on the host's active model.
 
-        :raises PluginLlmTrustError: ``provider`` or ``model`` is not allowed for this plugin.
+        :param timeout: accepted as Hermes takes it; the model provider's own timeout applies.
+        :param agent_id: run as another agent (needs ``allow_agent_id_override``); recorded on
+            the result, as this host runs one agent.
+        :param profile: the auth profile to use (needs ``allow_profile_override``); recorded
+            in the audit.
+        :raises PluginLlmTrustError: an override not allowed for this plugin.
         :raises ModelError: the model request failed.
         """
         text, used_provider, used_model, usage = self._call(
-            messages, provider, model, temperature=temperature, max_tokens=max_tokens
+            messages,
+            provider,
+            model,
+            agent_id=agent_id,
+            profile=profile,
+            temperature=temperature,
+            max_tokens=max_tokens,
         )
         logger.info(
-            "plugin %r ctx.llm.complete on %s/%s", self._plugin_id, used_provider, used_model
+            "plugin %r ctx.llm.complete on %s/%s (%d tokens)",
+            self._plugin_id,
+            used_provider,
+            used_model,
+            usage.total_tokens,
         )
         return LlmResult(
             text=text,
             provider=used_provider,
             model=used_model,
             usage=usage,
-            audit={"plugin_id": self._plugin_id, "purpose": purpose or ""},
+            audit={
+                "plugin_id": self._plugin_id,
+                "purpose": purpose or "",
+                "profile": profile or "",
+            },
+            agent_id=agent_id or "default",
         )
 
     def complete_structured(
         self,
         instructions: str,
-        input: Sequence[object],  # Hermes' name for it, though it shadows input()
+        input: Sequence[PluginLlmInput],  # Hermes' name for it, though it shadows input()
         json_schema: Mapping[str, Any] | None = None,
         *,
         json_mode: bool = False,
+        schema_name: str | None = None,
         system_prompt: str | None = None,
         provider: str | None = None,
         model: str | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        timeout: float | None = None,
+        agent_id: str | None = None,
+        profile: str | None = None,
         purpose: str | None = None,
     ) -> StructuredResult:
         """Run a bounded completion over ``input`` blocks; parse JSON when it is asked for.
 
         :param instructions: what to do with the input.
-        :param input: text (``str`` or ``{"type": "text", "text"}``) and image
-            (``{"type": "image", "url" | "data"}``) blocks.
+        :param input: text (``str``, :class:`PluginLlmTextInput` or ``{"type": "text",
+            "text"}``) and image (:class:`PluginLlmImageInput` or ``{"type": "image", "url" |
+            "data"}``) blocks.
         :param json_schema: ask for a JSON answer of this shape (validated when the optional
             ``jsonschema`` package is installed).
+        :param schema_name: named to the model next to the instructions, and in the audit.
         :raises ValueError: no instructions, no input, a bad block, or (with ``jsonschema``)
             an answer that does not fit the schema.
-        :raises PluginLlmTrustError: ``provider`` or ``model`` is not allowed for this plugin.
+        :raises PluginLlmTrustError: an override not allowed for this plugin.
         """
         if not instructions or not instructions.strip():
             raise ValueError("complete_structured needs non-empty instructions")
@@ -283,6 +418,8 @@ class PluginLlm:
         wants_json = json_mode or json_schema is not None
         system = [part for part in (system_prompt, _JSON_ONLY if wants_json else None) if part]
         header = instructions.strip()
+        if schema_name:
+            header += f"\n\nSchema name: {schema_name}"
         if json_schema is not None:
             header += "\n\nJSON schema:\n" + json.dumps(json_schema, sort_keys=True, default=str)
         user = [{"type": "text", "text": header}, *(_input_part(block) for block in input)]
@@ -294,6 +431,8 @@ class PluginLlm:
             messages,
             provider,
             model,
+            agent_id=agent_id,
+            profile=profile,
             json_schema=json_schema,
             temperature=temperature,
             max_tokens=max_tokens,
@@ -306,5 +445,24 @@ class PluginLlm:
             parsed=parsed,
             content_type="json" if parsed is not None else "text",
             usage=usage,
-            audit={"plugin_id": self._plugin_id, "purpose": purpose or ""},
+            audit={
+                "plugin_id": self._plugin_id,
+                "purpose": purpose or "",
+                "profile": profile or "",
+                "schema_name": schema_name or "",
+            },
+            agent_id=agent_id or "default",
         )
+
+    async def acomplete(self, messages: Sequence[Mapping[str, Any]], **options: Any) -> LlmResult:
+        """Async :meth:`complete` (same keywords), for plugins on an event loop.
+
+        The model call runs on a worker thread, so the loop is not blocked.
+        """
+        return await asyncio.to_thread(self.complete, messages, **options)
+
+    async def acomplete_structured(
+        self, instructions: str, input: Sequence[PluginLlmInput], **options: Any
+    ) -> StructuredResult:
+        """Async :meth:`complete_structured` (same keywords), for plugins on an event loop."""
+        return await asyncio.to_thread(self.complete_structured, instructions, input, **options)

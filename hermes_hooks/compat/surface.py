@@ -1,0 +1,70 @@
+"""The Hermes modules this layer serves, by their Hermes names, and what serves each.
+
+One table, so that a later provider family adds its module (``agent.memory_provider``,
+``agent.context_engine``, ``providers``...) with one line here and the module itself. The
+finder, ``hermes plugins doctor`` and the reference page all read it. Nothing is imported
+here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Final
+
+__all__ = [
+    "MODULES",
+    "SELF_IMPORT_ROOT",
+    "is_served",
+    "load_module",
+    "package_names",
+    "provided_names",
+    "top_names",
+]
+
+MODULES: Final[dict[str, str]] = {
+    "agent.image_gen_provider": "hermes_hooks.compat.image_gen_provider",
+    "agent.image_gen_registry": "hermes_hooks.compat.image_gen_registry",
+    "agent.plugin_llm": "hermes_hooks.compat.plugin_llm",
+    "tools.registry": "hermes_hooks.compat.tools_registry",
+    "hermes_constants": "hermes_hooks.compat.hermes_constants",
+    "hermes_cli.config": "hermes_hooks.compat.hermes_cli_config",
+    "hermes_cli.plugins": "hermes_hooks.compat.hermes_cli_plugins",
+    "utils": "hermes_hooks.compat.utils",
+}
+"""Each Hermes module name served, and the module of this layer that is it."""
+
+SELF_IMPORT_ROOT: Final = "plugins"
+"""Hermes' plugins import themselves by package path: ``plugins.<key>`` (see ``selfimports``)."""
+
+
+def top_names() -> frozenset[str]:
+    """Return the top-level names this layer may serve (``agent``, ``utils``, ``plugins``...)."""
+    return frozenset({name.partition(".")[0] for name in MODULES} | {SELF_IMPORT_ROOT})
+
+
+def package_names() -> frozenset[str]:
+    """Return the packages that only hold served modules (``agent``, ``tools``, ``hermes_cli``)."""
+    found: set[str] = set()
+    for name in MODULES:
+        parts = name.split(".")
+        found.update(".".join(parts[:end]) for end in range(1, len(parts)))
+    return frozenset(found - set(MODULES))
+
+
+def is_served(name: str) -> bool:
+    """Tell whether ``name`` is a module or package this layer serves (self-imports aside)."""
+    return name in MODULES or name in package_names()
+
+
+def load_module(name: str) -> ModuleType:
+    """Import and return the module of this layer that serves Hermes module ``name``.
+
+    :raises KeyError: ``name`` is not served.
+    """
+    return importlib.import_module(MODULES[name])
+
+
+def provided_names(name: str) -> tuple[str, ...]:
+    """Return the public names Hermes module ``name`` provides here (its ``__all__``)."""
+    return tuple(getattr(load_module(name), "__all__", ()))

@@ -1,0 +1,155 @@
+"""Hermes' ``tools.registry``: the tool registry, and the JSON helpers tool handlers return.
+
+``registry`` is Hermes' singleton; here it stands for the current manager's ``pm.tools``, with
+Hermes' method names. A tool registered through it by plugin code is owned by that plugin
+(removed when it unloads, refused if the name is another plugin's, a host tool only with
+``override=True`` and the operator's grant); host code registers host tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
+
+from hermes_hooks.compat.current import current_owner, require_manager
+from hermes_hooks.registries.tools import ToolEntry, ToolRegistry
+
+__all__ = ["ToolEntry", "registry", "tool_error", "tool_result"]
+
+_MAX_ERROR_CHARS: Final = 2048
+_TRUNCATED: Final = "… [truncated]"
+
+
+def tool_error(message: object, **extra: Any) -> str:
+    """Return ``'{"error": "<message>", **extra}'``; the message is cut at 2048 characters."""
+    text = str(message)
+    if len(text) > _MAX_ERROR_CHARS:
+        text = text[:_MAX_ERROR_CHARS] + _TRUNCATED
+    return json.dumps({"error": text, **extra}, ensure_ascii=False)
+
+
+def tool_result(data: Any = None, **kwargs: Any) -> str:
+    """Return the JSON of ``data``, or of the keyword arguments when ``data`` is ``None``."""
+    return json.dumps(data if data is not None else kwargs, ensure_ascii=False)
+
+
+class HermesToolRegistry:
+    """Hermes' ``ToolRegistry`` API over the current manager's tools."""
+
+    @staticmethod
+    def _tools() -> ToolRegistry:
+        tools: ToolRegistry = require_manager("tools.registry.registry").tools
+        return tools
+
+    def register(
+        self,
+        name: str,
+        toolset: str,
+        schema: Mapping[str, Any],
+        handler: Callable[..., Any],
+        check_fn: Callable[[], Any] | None = None,
+        requires_env: Iterable[str] | None = None,
+        is_async: bool = False,
+        description: str = "",
+        emoji: str = "",
+        max_result_size_chars: int | float | None = None,
+        dynamic_schema_overrides: Callable[[], Any] | None = None,
+        override: bool = False,
+        scope: str | None = None,
+    ) -> None:
+        """Register a tool for the plugin whose code calls (the host, from host code).
+
+        ``max_result_size_chars``, ``dynamic_schema_overrides`` and ``scope`` are accepted as
+        Hermes takes them and not used.
+
+        :raises RegistrationError: a bad schema, or a name another plugin owns.
+        :raises PluginToolOverrideError: a host tool without ``override`` and the grant.
+        """
+        manager = require_manager("tools.registry.registry.register")
+        manager.tools.register_tool(
+            name,
+            toolset,
+            schema,
+            handler,
+            check_fn=check_fn,
+            requires_env=requires_env,
+            is_async=is_async,
+            description=description,
+            emoji=emoji,
+            override=override,
+            owner=current_owner(manager),
+        )
+
+    def deregister(self, name: str, *, scope: str | None = None) -> None:
+        """Remove tool ``name``; plugin code may remove only its own plugin's tools.
+
+        :raises RegistrationError: the tool is the host's or another plugin's.
+        """
+        self._tools().unregister(name)
+
+    def dispatch(self, name: str, args: Mapping[str, Any] | None = None, **kwargs: Any) -> str:
+        """Call tool ``name`` and return its result; never raises (an error is JSON)."""
+        kwargs.pop("scope", None)
+        return self._tools().dispatch(name, args, **kwargs)
+
+    def get_entry(self, name: str, *, scope: str | None = None) -> ToolEntry | None:
+        """Return the entry of tool ``name``, or ``None``."""
+        return self._tools().get(name)
+
+    def get_all_entries(self) -> list[ToolEntry]:
+        """Return every tool's entry, sorted by name."""
+        return [entry.value for entry in self._tools().entries()]
+
+    def get_all_tool_names(self) -> list[str]:
+        """Return every tool's name, sorted."""
+        return self._tools().names()
+
+    def get_schema(self, name: str) -> dict[str, Any] | None:
+        """Return tool ``name``'s raw schema, whether or not it is available now."""
+        entry = self._tools().get(name)
+        return dict(entry.schema) if entry is not None else None
+
+    def get_toolset_for_tool(self, name: str) -> str | None:
+        """Return the toolset of tool ``name``, or ``None``."""
+        entry = self._tools().get(name)
+        return entry.toolset if entry is not None else None
+
+    def get_emoji(self, name: str, default: str = "⚡") -> str:
+        """Return the emoji of tool ``name``, or ``default``."""
+        entry = self._tools().get(name)
+        return (entry.emoji if entry is not None else "") or default
+
+    def get_tool_names_for_toolset(self, toolset: str) -> list[str]:
+        """Return the names of the tools in ``toolset``, sorted."""
+        return [e.name for e in self._tools().entries() if e.value.toolset == toolset]
+
+    def get_registered_toolset_names(self) -> list[str]:
+        """Return the toolsets with at least one tool, sorted."""
+        return sorted({e.value.toolset for e in self._tools().entries()})
+
+    def get_definitions(
+        self, tool_names: Iterable[str], quiet: bool = False
+    ) -> list[dict[str, Any]]:
+        """Return the OpenAI definitions of the named tools that are available now."""
+        tools = self._tools()
+        found = []
+        for name in sorted(set(tool_names)):
+            entry = tools.get(name)
+            if entry is not None and tools.is_available(name):
+                found.append(entry.definition())
+        return found
+
+    def is_toolset_available(self, toolset: str) -> bool:
+        """Return whether ``toolset`` has a tool that can be offered now."""
+        tools = self._tools()
+        return any(
+            e.value.toolset == toolset and tools.is_available(e.name) for e in tools.entries()
+        )
+
+    def __repr__(self) -> str:
+        return "<tools.registry.registry: the current hermes-hooks manager's tools>"
+
+
+registry: Final = HermesToolRegistry()
+"""Hermes' ``tools.registry.registry``, for the current manager."""
