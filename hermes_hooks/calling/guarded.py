@@ -15,7 +15,7 @@ import collections
 import difflib
 import logging
 import threading
-import types
+from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
 import attrs
@@ -80,7 +80,7 @@ class GuardedManager(PluggySeams):
 
     # -- hook specs and contracts --------------------------------------------------------------
 
-    def add_hookspecs(self, module_or_class: types.ModuleType | type) -> None:
+    def add_hookspecs(self, module_or_class: Any) -> None:
         """Add hookspecs (as pluggy does) and remember each one's contract."""
         super().add_hookspecs(module_or_class)
         self._contracts.clear()
@@ -149,36 +149,34 @@ class GuardedManager(PluggySeams):
     # -- registration with isolation -----------------------------------------------------------
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
-        """Register a plugin object (as pluggy does) and guard each of its hookimpls."""
-        with self._lock:
+        """Register a plugin object (as pluggy does) and guard each of its hookimpls.
+
+        Its implementations become callable together, when ``register`` returns: a hook called
+        meanwhile from another thread runs none of them or all of them.
+        """
+        with self._lock, self.staged():
             try:
-                plugin_name = super().register(plugin, name)
+                return super().register(plugin, name)
             except BaseException:
-                # pluggy leaves a half-registered plugin behind when validation fails.
+                # Past pluggy's checks (a historic replay that raised, say): leave nothing.
                 if self.is_registered(plugin):
                     self.unregister(plugin)
                 raise
-            if plugin_name is None:
-                return None
-            # Implementations of hooks with a spec were guarded as pluggy verified them; only
-            # hooks without one are left. Looking at those alone, rather than at every hook's
-            # implementations (get_hookcallers), keeps registering N plugins linear in N.
-            for caller in list(vars(self.hook).values()):
-                if not isinstance(caller, pluggy.HookCaller) or caller.spec is not None:
-                    continue
-                mine = [impl for impl in live_hookimpls(caller) if impl.plugin is plugin]
-                for impl in mine:
-                    self._guard(impl, caller.name)
-                if mine:
-                    self._warn_unknown_hook(plugin_name, caller.name)
-            return plugin_name
 
-    def on_hookimpl_verified(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
-        """Guard an implementation pluggy has checked against its spec, before it is added.
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any | None:
+        """Unregister a plugin and its hookimpls, as pluggy does."""
+        with self._lock:
+            return super().unregister(plugin, name)
 
-        So a hook called from another thread meanwhile never runs it unguarded.
-        """
+    def hook_defaults(self, spec_function: object) -> Mapping[str, object]:
+        """Return the defaults the hook's contract declares for the arguments a call omits."""
+        return get_contract(spec_function).defaults
+
+    def on_hookimpl_added(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
+        """Guard an implementation before it is added, so no thread ever runs it unguarded."""
         self._guard(hookimpl, hook.name)
+        if hook.spec is None:
+            self._warn_unknown_hook(hookimpl.plugin_name, hook.name)
 
     def _guard(self, impl: pluggy.HookImpl, hook_name: str) -> None:
         contract, firstresult = self._contract_of(hook_name)
