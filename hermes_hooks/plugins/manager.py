@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import logging
 import os
 import sys
+import threading
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -161,7 +163,12 @@ class PluginManager(GuardedManager):
             registry.set_acting_plugins(self._code_owners.on_stack)
         self.message_sink: Callable[[str, str], bool] | None = None
         self._records: dict[str, _Record] = {}
+        # The records of a discovery being loaded, published as _records when it is done.
+        self._pending_records: dict[str, _Record] | None = None
         self._discovered = False
+        # Held for a whole discovery, load or unload (never while a hook runs); _lock only
+        # around each change, so plugin code loading in a worker may still reach the manager.
+        self._load_lock = threading.RLock()
         self._warned_unknown: set[tuple[str, str]] = set()
         self.add_hookspecs(hookspecs)
         # One registry per provider family, each installing its host tools (image_generate).
@@ -184,12 +191,21 @@ class PluginManager(GuardedManager):
 
     # -- what the guarded manager asks of its subclass ----------------------------------------
 
+    def _record(self, key: str) -> _Record | None:
+        """Return the record of plugin ``key``: the one being loaded, else the published one."""
+        pending = self._pending_records
+        if pending is not None:
+            record = pending.get(key)
+            if record is not None:
+                return record
+        return self._records.get(key)
+
     def _failure_slot(self, plugin_key: str) -> _Record | None:
-        return self._records.get(plugin_key)
+        return self._record(plugin_key)
 
     def _note_unknown_hook(self, plugin_key: str, hook_name: str, message: str) -> None:
         # On the status of every load (a forced reload starts a fresh record), logged once.
-        record = self._records.get(plugin_key)
+        record = self._record(plugin_key)
         if record is not None and message not in record.warnings:
             record.warnings.append(message)
         if (plugin_key, hook_name) not in self._warned_unknown:
@@ -225,11 +241,14 @@ class PluginManager(GuardedManager):
         """Add a ``ctx.register_hook`` callback as a hookimpl of ``plugin_key``."""
         spec_argnames = self.hook_argnames(hook_name)
         adapter = make_hook_adapter(hook_name, callback, spec_argnames, owner=plugin_key)
-        with self._lock:
-            record = self._records.get(plugin_key)
-            if record is not None and record.loading:
-                record.pending.append((hook_name, adapter))
-                return
+        record = self._record(plugin_key)
+        if record is not None and record.loading:
+            # Its register(ctx) is running (perhaps on a loading worker): registered with the
+            # rest when it returns. No lock: one plugin's load is one job.
+            record.pending.append((hook_name, adapter))
+            return
+        with self._lock, self.staged():
+            record = self._record(plugin_key)
             if record is not None and record.status != "enabled":
                 # A failed or unloaded plugin keeping its ctx must not come back in through it.
                 raise RegistrationError(
@@ -240,7 +259,8 @@ class PluginManager(GuardedManager):
                 holder = PluginHooks(plugin_key, None, {})
                 if record is not None:
                     record.holder = holder
-            # Registered already: register again with the extra adapter (moves it to "newest").
+            # Registered already: register again with the extra adapter (moves it to "newest");
+            # staged, so a hook called meanwhile sees all of the plugin's implementations.
             if self.is_registered(holder):
                 self.unregister(holder)
             holder.add_adapter(hook_name, adapter)
@@ -275,31 +295,60 @@ class PluginManager(GuardedManager):
     def discover_and_load(self, force: bool = False) -> None:
         """Discover plugins and load the enabled ones; a second call does nothing.
 
+        The plugins' hook implementations become callable together, when the call returns: a
+        hook called meanwhile from another thread runs the implementations it had before (none
+        on the first call), never some of the new ones. A reload is atomic in the same way.
+
         :param force: unload every plugin first, then scan and load again.
         """
-        with self._lock:
+        if self._discovered and not force:
+            return  # also when a plugin's register(ctx) asks, from a loading worker
+        with self._load_lock:
             if self._discovered and not force:
                 return
-            if force:
-                self.unload_all()
-                # Files written since the last scan (plugin modules, dist-info) must be seen.
-                importlib.invalidate_caches()
-            self.reload_config()
-            self._records = {c.key: _Record(c) for c in self.discover()}
-            self._discovered = True
-            for record in self._records.values():
-                status, reason = self._gate(record.candidate)
-                record.status, record.reason = status, reason
-                if status == "error":
-                    record.error, record.reason = reason, None
-                    logger.debug("plugin %r: %s", record.candidate.key, reason)
-                    if self.strict:
-                        raise PluginLoadError(record.candidate.key, reason or "error")
-                elif status == "enabled":
-                    logger.debug("plugin %r is to be loaded: %s", record.candidate.key, reason)
-                    self._load(record)
-                else:
-                    logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
+            with self._publishing():
+                if force:
+                    for record in self._records.values():
+                        if record.status == "enabled":
+                            self._rollback(record)
+                    # Files written since the last scan (plugin modules, dist-info) must be seen.
+                    importlib.invalidate_caches()
+                self.reload_config()
+                records = {c.key: _Record(c) for c in self.discover()}
+                self._pending_records = records
+                self._discovered = True
+                try:
+                    for record in records.values():
+                        self._gate_and_load(record)
+                finally:
+                    self._records = records
+                    self._pending_records = None
+
+    @contextlib.contextmanager
+    def _publishing(self) -> Iterator[None]:
+        """Stage every change to the hooks made in the block; publish them at its end."""
+        with self._lock:
+            stage = self.staged()
+            stage.__enter__()
+        try:
+            yield
+        finally:
+            with self._lock:
+                stage.__exit__(None, None, None)
+
+    def _gate_and_load(self, record: _Record) -> None:
+        status, reason = self._gate(record.candidate)
+        record.status, record.reason = status, reason
+        if status == "error":
+            record.error, record.reason = reason, None
+            logger.debug("plugin %r: %s", record.candidate.key, reason)
+            if self.strict:
+                raise PluginLoadError(record.candidate.key, reason or "error")
+        elif status == "enabled":
+            logger.debug("plugin %r is to be loaded: %s", record.candidate.key, reason)
+            self._load(record)
+        else:
+            logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
 
     def _gate(self, candidate: Candidate) -> tuple[Status, str | None]:
         """Decide from config and environment whether a candidate is to be loaded."""
@@ -436,19 +485,26 @@ class PluginManager(GuardedManager):
 
     def unload_plugin(self, key: str) -> bool:
         """Unload one plugin: unregister its hookimpls and every entry it registered."""
-        with self._lock:
+        with self._load_lock, self._lock:
             record = self._records.get(key)
             if record is None or record.status != "enabled":
                 return False
-            self._rollback(record)
+            with self.staged():
+                self._rollback(record)
             record.status, record.reason = "not enabled", "unloaded"
             return True
 
     def unload_all(self) -> None:
-        """Unload every loaded plugin and forget what discovery found."""
-        with self._lock:
-            for key in list(self._records):
-                self.unload_plugin(key)
+        """Unload every loaded plugin and forget what discovery found.
+
+        Their hook implementations go together, when the call returns; the cost is one pass
+        over each hook's implementations, whatever the number of plugins.
+        """
+        with self._load_lock, self._publishing():
+            for record in self._records.values():
+                if record.status == "enabled":
+                    self._rollback(record)
+                    record.status, record.reason = "not enabled", "unloaded"
             self._records = {}
             self._discovered = False
 
@@ -504,7 +560,7 @@ class PluginManager(GuardedManager):
 
     def get_context(self, key: str) -> PluginContext | None:
         """Return the context a loaded plugin was given, or ``None``."""
-        record = self._records.get(key)
+        record = self._record(key)
         return record.context if record is not None else None
 
 
