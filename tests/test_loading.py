@@ -697,6 +697,49 @@ def test_keys_sharing_a_slug_do_not_evict_each_other(home: Path, user: Path) -> 
     assert status_of(pm, "my_plugin") == ("enabled", None)
 
 
+def test_unloading_forgets_every_module_of_the_plugin_and_only_those(
+    home: Path, user: Path
+) -> None:
+    for key in ("deep", "other"):
+        write_plugin(
+            user,
+            key,
+            """
+            from .pkg.sub import leaf
+
+            def register(ctx):
+                def later(**kwargs):
+                    from .pkg import lazy  # first imported in a hook, after loading
+                    return lazy.WHO + leaf.WHO
+
+                ctx.register_hook("pre_llm_call", later)
+            """,
+            files={
+                "pkg/__init__.py": "",
+                "pkg/sub/__init__.py": "",
+                "pkg/sub/leaf.py": "WHO = '/leaf'\n",
+                "pkg/lazy.py": f"WHO = {key!r}\n",
+            },
+        )
+    write_config(home, enabled=["deep", "other"])
+    pm = load(home)
+    assert sorted(call_hook(pm, "pre_llm_call")) == ["deep/leaf", "other/leaf"]
+    mine = {m for m in sys.modules if m.startswith("hermes_plugins.deep")}
+    assert mine == {
+        "hermes_plugins.deep",
+        "hermes_plugins.deep.pkg",
+        "hermes_plugins.deep.pkg.sub",
+        "hermes_plugins.deep.pkg.sub.leaf",
+        "hermes_plugins.deep.pkg.lazy",
+    }
+
+    pm.unload_plugin("deep")
+
+    assert not [m for m in sys.modules if m.startswith("hermes_plugins.deep")]
+    assert "hermes_plugins.other.pkg.lazy" in sys.modules
+    assert call_hook(pm, "pre_llm_call") == ["other/leaf"]
+
+
 def test_user_plugin_runs_before_a_bundled_one(home: Path, user: Path, bundled: Path) -> None:
     write_plugin(
         bundled,
