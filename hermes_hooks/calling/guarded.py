@@ -21,6 +21,7 @@ from typing import Any, Final, Protocol
 import attrs
 import pluggy
 
+from hermes_hooks.calling.bounds import BoundSetting
 from hermes_hooks.calling.guards import guard_hookimpl
 from hermes_hooks.calling.plans import CallPlan
 from hermes_hooks.calling.pluggy_private import PluggySeams, live_hookimpls
@@ -70,6 +71,8 @@ class GuardedManager(PluggySeams):
         super().__init__(project_name)
         self.strict = strict
         self._direct_plans: dict[str, CallPlan] = {}  # the ones get_call_plan may hand out
+        #: ``plugins.hook_callback_timeout``, as every guard and plan of this manager reads it.
+        self.callback_bound = BoundSetting(0.0)
         self._contracts: dict[str, tuple[HookContract, bool]] = {}
         self._lock = threading.RLock()
         self._failures_lock = threading.Lock()
@@ -119,12 +122,13 @@ class GuardedManager(PluggySeams):
 
     # -- dispatch -------------------------------------------------------------------------------
 
-    def get_call_plan(self, name: str) -> CallPlan | None:
+    def get_call_plan(self, name: str, *, wrapped: bool = False) -> CallPlan | None:
         """Return the call plan that serves hook ``name`` now, or ``None`` when pluggy's loop must.
 
         ``None`` for an unknown or historic hook, one whose spec has argument defaults, one
-        with a wrapper, and for every hook while tracing or monitoring is on. Calling the plan
-        with every argument of the hook is calling ``pm.hook.<name>(...)``.
+        with a wrapper (unless ``wrapped``: then its plan, to call with
+        :meth:`CallPlan.call_wrapped`), and for every hook while tracing or monitoring is on.
+        Calling the plan with every argument of the hook is calling ``pm.hook.<name>(...)``.
         """
         if not self.is_untraced():
             return None
@@ -132,7 +136,7 @@ class GuardedManager(PluggySeams):
         plan = self._direct_plans.get(name)
         # The list pluggy holds (not get_hookimpls()'s copy): the facade asks on every call.
         if plan is not None and caller is not None and plan.impls == live_hookimpls(caller):
-            return plan
+            return plan if wrapped or plan.is_fast else None
         if not isinstance(caller, pluggy.HookCaller) or caller.is_historic():
             return None
         if caller.spec is not None and caller.spec.kwargdefaults:
@@ -141,10 +145,10 @@ class GuardedManager(PluggySeams):
         plan = self._plans.get(name)
         if plan is None or not plan.serves(impls):
             plan = self._make_plan(name, impls)
-        if plan is None or not plan.is_fast:
+        if plan is None or not plan.is_planned:
             return None
         self._direct_plans[name] = plan
-        return plan
+        return plan if wrapped or plan.is_fast else None
 
     # -- registration with isolation -----------------------------------------------------------
 
@@ -187,12 +191,8 @@ class GuardedManager(PluggySeams):
             self._report_failure,
             strict=self.strict,
             firstresult=firstresult,
-            timeout=self._hook_callback_timeout,
+            setting=self.callback_bound,
         )
-
-    def _hook_callback_timeout(self) -> float:
-        """Return the bound of each bounded hook call, read at every call; none by default."""
-        return 0.0
 
     def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:
         close = difflib.get_close_matches(hook_name, self.known_hooks(), n=3, cutoff=0.6)

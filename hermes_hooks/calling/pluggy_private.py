@@ -329,7 +329,11 @@ class PluggySeams(pluggy.PluginManager):
         if not isinstance(caller, pluggy.HookCaller) or caller._hookimpls != list(impls):
             return None
         spec = caller.spec
-        plan = CallPlan(impls, firstresult=bool(spec is not None and spec.opts.get("firstresult")))
+        plan = CallPlan(
+            impls,
+            firstresult=bool(spec is not None and spec.opts.get("firstresult")),
+            nspec=len(spec.argnames) if spec is not None else -1,
+        )
         self._plans[hook_name] = plan
         return plan
 

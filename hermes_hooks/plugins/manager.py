@@ -212,9 +212,16 @@ class PluginManager(GuardedManager):
             self._warned_unknown.add((plugin_key, hook_name))
             super()._note_unknown_hook(plugin_key, hook_name, message)
 
-    def _hook_callback_timeout(self) -> float:
-        """Return the bound of each bounded hook call, read at every call (config may reload)."""
-        return self.plugins_config.hook_callback_timeout
+    @property
+    def plugins_config(self) -> PluginsConfig:
+        """The ``plugins:`` section of ``config.yaml``, as last read (:meth:`reload_config`)."""
+        return self._plugins_config
+
+    @plugins_config.setter
+    def plugins_config(self, config: PluginsConfig) -> None:
+        self._plugins_config = config
+        # What every bounded call reads, so that a reload applies at once.
+        self.callback_bound.seconds = config.hook_callback_timeout
 
     # -- provider families ------------------------------------------------------------------------
 
