@@ -52,6 +52,10 @@ class FailureCount:
     last: str | None = None
 
 
+_InvokeFill = tuple[pluggy.HookCaller, list[pluggy.HookImpl], tuple[str, ...], bool]
+"""What invoke_hook fills in for one hook: its caller, the impls seen, the names, firstresult."""
+
+
 class FailureSlot(Protocol):
     """Where the failures of one plugin are counted (the plugin manager's status record)."""
 
@@ -73,6 +77,8 @@ class GuardedManager(PluggySeams):
         self._direct_plans: dict[str, CallPlan] = {}  # the ones get_call_plan may hand out
         #: ``plugins.hook_callback_timeout``, as every guard and plan of this manager reads it.
         self.callback_bound = BoundSetting(0.0)
+        # invoke_hook: per hook, its caller, the arguments it fills with None, and firstresult.
+        self._invoke_fill: dict[str, _InvokeFill] = {}
         self._contracts: dict[str, tuple[HookContract, bool]] = {}
         self._lock = threading.RLock()
         self._failures_lock = threading.Lock()
@@ -279,20 +285,46 @@ class GuardedManager(PluggySeams):
     def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
         """Call hook ``name`` as Hermes does and return the non-``None`` results.
 
-        Arguments of the hook that the caller leaves out are passed as ``None``; an unknown
-        hook or one with no implementations returns ``[]``.
+        Arguments of the hook that the caller leaves out take their contract's default, and
+        ``None`` when they have none (Hermes passes what it has); an unknown hook or one with no
+        implementations returns ``[]``.
         """
-        caller = getattr(self.hook, name, None)
-        if not isinstance(caller, pluggy.HookCaller) or not live_hookimpls(caller):
+        fill = self._invoke_fill.get(name)
+        if fill is None or fill[1] != live_hookimpls(fill[0]):
+            fill = self._make_invoke_fill(name)
+            if fill is None:
+                return []
+        caller, impls, names, firstresult = fill
+        if not impls:
             return []
-        # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
-        # unknown to this host, whatever its callbacks ask for).
-        argnames = list(caller.spec.argnames) if caller.spec is not None else []
-        for impl in live_hookimpls(caller):
-            argnames.extend(impl.argnames)
-        for argname in argnames:
-            kwargs.setdefault(argname, None)
+        for argname in names:
+            if argname not in kwargs:
+                kwargs[argname] = None  # kwargs is this call's own dict
         result = caller(**kwargs)
-        if self._contract_of(name)[1]:
+        if firstresult:
             return [] if result is None else [result]
         return [r for r in result if r is not None]
+
+    def _make_invoke_fill(
+        self, name: str
+    ) -> _InvokeFill | None:
+        """What :meth:`invoke_hook` fills in for hook ``name``, kept while its impls stay."""
+        caller = getattr(self.hook, name, None)
+        if not isinstance(caller, pluggy.HookCaller):
+            return None
+        impls = list(live_hookimpls(caller))
+        # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
+        # unknown to this host, whatever its callbacks ask for). Those with a contract
+        # default get it from the hook caller.
+        defaults = self.hook_defaults(caller.spec.function) if caller.spec is not None else {}
+        names: dict[str, None] = {}
+        for argname in caller.spec.argnames if caller.spec is not None else ():
+            if argname not in defaults:
+                names[argname] = None
+        for impl in impls:
+            for argname in impl.argnames:
+                if argname not in defaults:
+                    names[argname] = None
+        fill = (caller, impls, tuple(names), self._contract_of(name)[1])
+        self._invoke_fill[name] = fill
+        return fill

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 import pluggy
 
+from hermes_hooks.calling.guards import DIRECT_CALL_ATTR
 from hermes_hooks.errors import PluginLoadError, RegistrationError
 from hermes_hooks.plugins.discovery import Candidate
 from hermes_hooks.spec.markers import PROJECT_NAME
@@ -325,14 +326,22 @@ def describe_failure(exc: BaseException, roots: Iterable[str] = ()) -> str:
     return text
 
 
-def _callback_params(callback: Callable[..., Any]) -> tuple[list[str], list[str], bool]:
-    """Return (named parameters, required parameters, takes **kwargs) of a callback."""
+def _callback_params(
+    callback: Callable[..., Any],
+) -> tuple[list[str], list[str], bool, list[str]]:
+    """Return (named parameters, required parameters, takes **kwargs, positional parameters).
+
+    The positional parameters are those that may be passed by position and by name, in
+    order, up to the first that may not.
+    """
     try:
         signature = inspect.signature(callback)
     except (TypeError, ValueError):
-        return [], [], True  # a builtin without a signature: hand it everything
+        return [], [], True, []  # a builtin without a signature: hand it everything
     named: list[str] = []
     required: list[str] = []
+    positional: list[str] = []
+    in_order = True
     var_kw = False
     for param in signature.parameters.values():
         if param.kind is param.VAR_KEYWORD:
@@ -343,7 +352,11 @@ def _callback_params(callback: Callable[..., Any]) -> tuple[list[str], list[str]
                 required.append(param.name)
         elif param.kind is param.POSITIONAL_ONLY and param.default is param.empty:
             required.append(param.name)
-    return named, required, var_kw
+        if in_order and param.kind is param.POSITIONAL_OR_KEYWORD:
+            positional.append(param.name)
+        else:
+            in_order = False
+    return named, required, var_kw, positional
 
 
 @functools.lru_cache(maxsize=256)
@@ -362,12 +375,18 @@ def make_hook_adapter(
     """Turn a ``ctx.register_hook`` callback into a function pluggy can register as a hookimpl.
 
     The adapter's parameters are the hook arguments the callback names (all of them when it
-    takes ``**kwargs``), so pluggy passes exactly those, and it calls the callback by keyword.
+    takes ``**kwargs``), so pluggy passes exactly those, and it calls the callback with them.
+    It also tells the call plans how to call the callback without it
+    (:data:`~hermes_hooks.calling.guards.DIRECT_CALL_ATTR`): a ``**kwargs`` callback with the
+    call's keyword arguments as they are, one that names its arguments first and in order
+    with them by position.
 
     :param spec_argnames: the hook's arguments, or ``None`` for a hook this host does not know.
     :raises RegistrationError: the callback requires an argument the hook does not pass.
     """
-    named, required, var_kw = _callback_params(callback)
+    named, required, var_kw, positional = _callback_params(callback)
+    direct: tuple[Callable[..., Any], bool, tuple[str, ...]] | None = None
+    by_position = False
     if spec_argnames is None:
         wanted = required
     else:
@@ -378,12 +397,21 @@ def make_hook_adapter(
                 f"{', '.join(map(repr, missing))}, which the hook does not pass; it passes "
                 f"{', '.join(spec_argnames) or 'nothing'}"
             )
-        wanted = list(spec_argnames) if var_kw else [n for n in spec_argnames if n in named]
+        if var_kw:
+            wanted = list(spec_argnames)
+            direct = (callback, True, tuple(spec_argnames))
+        else:
+            # In the callback's own order: when they lead its parameters, a call by position
+            # is the same call, and a cheaper one.
+            wanted = [n for n in named if n in spec_argnames]
+            by_position = positional[: len(wanted)] == wanted
+            if by_position:
+                direct = (callback, False, tuple(wanted))
     for name in wanted:  # names come from signatures and specs; never from free text
         if not name.isidentifier() or keyword.iskeyword(name):
             raise RegistrationError(f"plugin {owner!r}: invalid argument name {name!r}")
     params = ", ".join(wanted)
-    call = ", ".join(f"{n}={n}" for n in wanted)
+    call = params if by_position else ", ".join(f"{n}={n}" for n in wanted)
     # Only identifiers checked above reach the source; the hook name (free text from the
     # plugin) is set as the function's name afterwards, never compiled.
     source = f"def adapter({params}):\n    return __callback({call})\n"
@@ -394,6 +422,8 @@ def make_hook_adapter(
     adapter.__module__ = getattr(callback, "__module__", None) or __name__
     adapter.__qualname__ = getattr(callback, "__qualname__", hook_name)
     adapter.__wrapped_callback__ = callback  # type: ignore[attr-defined]
+    if direct is not None:
+        setattr(adapter, DIRECT_CALL_ATTR, direct)
     setattr(
         adapter,
         _IMPL_ATTR,
