@@ -184,6 +184,7 @@ def test_an_overrun_abandons_its_worker_and_the_rest_goes_on_on_a_fresh_one(
     home.add_plugin("b-hung", native("b-hung", extra="wait()"))
     home.add_plugin("c-before", plugin(MODIFY.format(key="c-before")))
     pm = load(home)
+    handoffs.clear()  # each plugin's load was one
 
     decision = Hooks(pm).pre_tool_call(tool_name="t", args={})
 
@@ -222,6 +223,7 @@ def test_a_hook_called_from_a_bounded_call_runs_inline_on_its_worker(
     home.add_plugin("inner", plugin(NESTED_INNER.format(extra="")))
     pm = load(home)
     shared().state["pm"] = pm
+    handoffs.clear()
 
     context = Hooks(pm).pre_llm_call(user_message="hi", conversation_history=[])
 
@@ -279,6 +281,7 @@ async def pre_tool_call(tool_name):
     )
     home.add_plugin("d-sync", native("d-sync"))
     pm = load(home)
+    handoffs.clear()
 
     asyncio.run(Hooks(pm).apre_tool_call(tool_name="t", args={}))
 

@@ -51,6 +51,7 @@ __all__ = [
     "Step",
     "StepGuard",
     "arun",
+    "call_within",
     "on_worker",
     "run",
 ]
@@ -484,6 +485,29 @@ async def _await_batch(
         timeout, abandoned = _check_deadline(batch, job, side)
         if abandoned is not None:
             return abandoned
+
+
+def call_within(function: Callable[..., Any], args: Sequence[Any], seconds: float) -> Any:
+    """Run ``function(*args)`` on a worker, in the caller's plugin-side context, within ``seconds``.
+
+    For work that is not a hook call (a plugin's import and ``register(ctx)``): at the bound the
+    worker is abandoned, never joined, and the context it runs in is replaced.
+
+    :raises TimeoutError: it did not finish within ``seconds`` (it goes on in the background).
+    :raises WorkerUnavailableError: no worker thread could be had.
+    """
+    side = contexts.for_call()
+    job = workers.submit(function, args, context=side.context)
+    try:
+        finished = job.wait(seconds)
+    except BaseException:
+        if job.abandon():  # Ctrl-C while waiting: it may still be busy
+            side.replace()
+        raise
+    if not finished and job.abandon():
+        side.replace()
+        raise TimeoutError(f"did not finish within {seconds:g} s")
+    return job.result()
 
 
 class _Raising:

@@ -36,12 +36,14 @@ __all__ = [
     "CodeOwners",
     "PluginHooks",
     "describe_failure",
+    "describe_load_failure",
     "evict_modules",
     "find_hookimpls",
     "import_plugin",
     "make_hook_adapter",
     "module_name_for",
     "plugin_roots",
+    "running_at",
 ]
 
 NAMESPACE: Final = "hermes_plugins"
@@ -118,7 +120,9 @@ def _free_module_name(name: str, init: Path) -> str:
         candidate = f"{name}__{n}"
 
 
-def _import_folder(candidate: Candidate) -> types.ModuleType:
+def _import_folder(
+    candidate: Candidate, entered: Callable[[types.ModuleType], None] | None = None
+) -> types.ModuleType:
     assert candidate.path is not None
     _SUBMODULES.install()
     importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
@@ -136,6 +140,8 @@ def _import_folder(candidate: Candidate) -> types.ModuleType:
         evict_modules(name)
         sys.modules[name] = module
     try:
+        if entered is not None:
+            entered(module)
         spec.loader.exec_module(module)
     except BaseException:
         # Only its own module: a load abandoned at plugins.load_timeout may fail long after
@@ -146,13 +152,61 @@ def _import_folder(candidate: Candidate) -> types.ModuleType:
     return module
 
 
-def import_plugin(candidate: Candidate) -> object:
-    """Import a candidate's code: a module for folders, the entry point's target otherwise."""
+def import_plugin(
+    candidate: Candidate, entered: Callable[[types.ModuleType], None] | None = None
+) -> object:
+    """Import a candidate's code: a module for folders, the entry point's target otherwise.
+
+    :param entered: told a folder plugin's module once it is in ``sys.modules``, before its
+        code runs (so that a load given up on can still evict it).
+    """
     if candidate.entry_point is not None:
         return candidate.entry_point.load()
     if candidate.path is None:
         raise PluginLoadError(candidate.key, "has neither a folder nor an entry point")
-    return _import_folder(candidate)
+    return _import_folder(candidate, entered)
+
+
+def running_at(thread_id: int | None, roots: Iterable[str] = ()) -> str | None:
+    """Return ``file:line`` where a thread runs plugin code now, or ``None``.
+
+    The deepest frame under ``roots``; failing that, the deepest that is not hermes-hooks',
+    pluggy's or the standard library's (see :func:`describe_failure`).
+    """
+    if thread_id is None:
+        return None
+    frame: types.FrameType | None = sys._current_frames().get(thread_id)
+    prefixes = tuple(roots)
+    fallback: str | None = None
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        where = f"{filename}:{frame.f_lineno}"
+        if prefixes and filename.startswith(prefixes):
+            return where
+        if fallback is None and _is_plugin_frame(filename):
+            fallback = where
+        frame = frame.f_back
+    return fallback
+
+
+_MAIN_THREAD_ONLY: Final = "only works in main thread"
+_LOCATION: Final = re.compile(r"\s\([^()]+:\d+\)$")
+
+
+def describe_load_failure(exc: BaseException, roots: Iterable[str] = ()) -> str:
+    """Return :func:`describe_failure`, in plain words first when loading off the main thread
+    is what failed (a signal handler installed at import)."""
+    described = describe_failure(exc, roots)
+    if not (isinstance(exc, ValueError | RuntimeError) and _MAIN_THREAD_ONLY in str(exc)):
+        return described
+    found = _LOCATION.search(described)
+    what, where = (described[: found.start()], found.group(0)) if found else (described, "")
+    return (
+        f"installs a signal handler while loading ({what}), which Python allows only on the "
+        "main thread, and plugins load on a worker thread so that plugins.load_timeout can "
+        "bound them; leave signal handling to the host, or set plugins.load_timeout: 0 to load "
+        f"plugins on the main thread, without a bound{where}"
+    )
 
 
 def find_hookimpls(plugin: object) -> dict[str, Callable[..., Any]]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
+from hermes_hooks.calling import handoff, workers
 from hermes_hooks.calling.guarded import FailureCount, GuardedManager
 from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
 from hermes_hooks.plugins import extensions
@@ -33,12 +34,13 @@ from hermes_hooks.plugins.discovery import Candidate, Source, discover_candidate
 from hermes_hooks.plugins.loading import (
     CodeOwners,
     PluginHooks,
-    describe_failure,
+    describe_load_failure,
     evict_modules,
     find_hookimpls,
     import_plugin,
     make_hook_adapter,
     plugin_roots,
+    running_at,
 )
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
 from hermes_hooks.registries.skills import SkillRegistry
@@ -106,6 +108,30 @@ class PluginInfo:
     def to_dict(self) -> dict[str, Any]:
         """Return the fields as a JSON-ready dict (tuples become lists)."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.asdict(self).items()}
+
+
+class _LoadGate:
+    """Between a plugin's load on a worker and the manager, which may give up on it.
+
+    Once closed (at ``plugins.load_timeout``), the abandoned load may run on but may no longer
+    hand its module or a context to the record, so nothing it registers later is accepted.
+    """
+
+    __slots__ = ("closed", "lock", "thread_id")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.closed = False
+        self.thread_id: int | None = None
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+
+    def check(self, key: str) -> None:
+        """Raise when the manager gave up on this load (called holding :attr:`lock`)."""
+        if self.closed:
+            raise PluginLoadError(key, "its load was given up (plugins.load_timeout)")
 
 
 @attrs.define(eq=False)
@@ -396,39 +422,40 @@ class PluginManager(GuardedManager):
         return "enabled", why
 
     def _load(self, record: _Record) -> None:
+        """Load one plugin: its import and ``register(ctx)`` within ``plugins.load_timeout``.
+
+        They run on a worker thread (in this thread's plugin-side context), so that a plugin
+        that hangs while loading is put in ``error`` and every other plugin, and the command,
+        goes on; with ``load_timeout: 0`` they run here. Registering what it offered to
+        pluggy always happens here.
+        """
         candidate = record.candidate
         key = candidate.key
-        assert candidate.manifest is not None
         started = time.perf_counter()
         record.loading = True
         record.pending = []
+        seconds = self.plugins_config.load_timeout
+        gate = _LoadGate()
         try:
             self._code_owners.add(key, plugin_roots(candidate))
-            target = import_plugin(candidate)
-            module, register_fn, native = self._plugin_parts(key, target)
-            record.module = module
-            if register_fn is None and not native:
-                where = candidate.path or _describe_entry_point(candidate)
-                raise PluginLoadError(key, f"no register() function and no @hookimpl in {where}")
-            path = candidate.path
-            if path is None and module is not None and getattr(module, "__file__", None):
-                path = Path(module.__file__ or "").parent
-            context = PluginContext(self, key, candidate.manifest, path)
-            record.context = context
-            if register_fn is not None:
-                register_fn(context)
+            if seconds > 0:
+                module, native = self._run_plugin_code_within(record, gate, seconds)
+            else:
+                module, native = self._run_plugin_code(record, gate)
             record.holder = PluginHooks(key, module, native, record.pending)
             record.loading = False
             self.register(record.holder, name=key)
         except KeyboardInterrupt:
+            gate.close()
             self._rollback(record)
             raise
         except BaseException as exc:
+            gate.close()
             self._rollback(record)
             message = (
                 exc.reason
                 if isinstance(exc, PluginLoadError)
-                else describe_failure(exc, plugin_roots(candidate))
+                else describe_load_failure(exc, plugin_roots(candidate))
             )
             record.status, record.error = "error", message
             logger.warning("plugin %r failed to load: %s", key, message)
@@ -443,6 +470,57 @@ class PluginManager(GuardedManager):
             record.load_ms = (time.perf_counter() - started) * 1000
         record.status, record.error = "enabled", None
         logger.debug("plugin %r loaded in %.1f ms", key, record.load_ms)
+
+    def _run_plugin_code_within(
+        self, record: _Record, gate: _LoadGate, seconds: float
+    ) -> tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]:
+        """:meth:`_run_plugin_code` on a worker; at the bound, say where the plugin was."""
+        key = record.candidate.key
+        try:
+            found: tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]
+            found = handoff.call_within(self._run_plugin_code, (record, gate), seconds)
+        except workers.WorkerUnavailableError as exc:
+            raise PluginLoadError(key, f"could not be loaded: {exc}") from None
+        except TimeoutError:
+            gate.close()  # from now on, what the abandoned load registers is refused
+            where = running_at(gate.thread_id, plugin_roots(record.candidate))
+            raise PluginLoadError(
+                key,
+                f"did not finish loading within {seconds:g} s (plugins.load_timeout)"
+                + (f"; still running ({where})" if where else ""),
+            ) from None
+        return found
+
+    def _run_plugin_code(
+        self, record: _Record, gate: _LoadGate
+    ) -> tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]:
+        """Import the plugin and call its ``register(ctx)``; return its module and hookimpls."""
+        gate.thread_id = threading.get_ident()
+        candidate = record.candidate
+        key = candidate.key
+        assert candidate.manifest is not None
+
+        def entered(module: types.ModuleType) -> None:
+            with gate.lock:
+                gate.check(key)
+                record.module = module
+
+        target = import_plugin(candidate, entered)
+        module, register_fn, native = self._plugin_parts(key, target)
+        if register_fn is None and not native:
+            where = candidate.path or _describe_entry_point(candidate)
+            raise PluginLoadError(key, f"no register() function and no @hookimpl in {where}")
+        path = candidate.path
+        if path is None and module is not None and getattr(module, "__file__", None):
+            path = Path(module.__file__ or "").parent
+        with gate.lock:
+            gate.check(key)
+            record.module = module
+            context = PluginContext(self, key, candidate.manifest, path)
+            record.context = context
+        if register_fn is not None:
+            register_fn(context)
+        return module, native
 
     @staticmethod
     def _plugin_parts(
