@@ -380,14 +380,41 @@ def describe_failure(exc: BaseException, roots: Iterable[str] = ()) -> str:
     return text
 
 
-def _callback_params(
-    callback: Callable[..., Any],
-) -> tuple[list[str], list[str], bool, list[str]]:
+_Params = tuple[list[str], list[str], bool, list[str]]
+
+
+def _callback_params(callback: Callable[..., Any]) -> _Params:
     """Return (named parameters, required parameters, takes **kwargs, positional parameters).
 
     The positional parameters are those that may be passed by position and by name, in
-    order, up to the first that may not.
+    order, up to the first that may not. For a plain function the answer depends only on its
+    code and on which parameters have defaults, so it is worked out once for all functions
+    sharing those (a plugin registering one callback many times, or a lambda in a loop).
     """
+    # A wrapper (functools.wraps) or a function with a __signature__ answers for another.
+    if type(callback) is not types.FunctionType or (
+        "__wrapped__" in callback.__dict__ or "__signature__" in callback.__dict__
+    ):
+        return _signature_params(callback)
+    defaults, kwdefaults = callback.__defaults__, callback.__kwdefaults__
+    key = (
+        callback.__code__,
+        len(defaults) if defaults else 0,
+        frozenset(kwdefaults) if kwdefaults else frozenset(),
+    )
+    found = _PARAMS.get(key)
+    if found is None:
+        if len(_PARAMS) >= _MAX_PARAMS:
+            _PARAMS.clear()
+        found = _PARAMS[key] = _signature_params(callback)
+    return found
+
+
+_PARAMS: dict[tuple[types.CodeType, int, frozenset[str]], _Params] = {}
+_MAX_PARAMS: Final = 1024
+
+
+def _signature_params(callback: Callable[..., Any]) -> _Params:
     try:
         signature = inspect.signature(callback)
     except (TypeError, ValueError):
@@ -414,9 +441,24 @@ def _callback_params(
 
 
 @functools.lru_cache(maxsize=256)
-def _compile_adapter(source: str) -> types.CodeType:
-    """Compile an adapter's source once: plugins of one hook mostly share their parameters."""
-    return compile(source, "<register_hook adapter>", "exec")
+def _adapter_code(wanted: tuple[str, ...], by_position: bool) -> types.CodeType:
+    """Return the code of an adapter taking ``wanted``, compiled once for every callback.
+
+    Plugins of one hook mostly share their parameters; each adapter is then one function
+    made from this code, bound to its callback.
+
+    :raises ValueError: a name is not an identifier (it names the first such).
+    """
+    for name in wanted:  # names come from signatures and specs; never from free text
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise ValueError(name)
+    params = ", ".join(wanted)
+    call = params if by_position else ", ".join(f"{n}={n}" for n in wanted)
+    # Only identifiers checked above reach the source; the hook name (free text from the
+    # plugin) is set as the function's name afterwards, never compiled.
+    source = f"def adapter({params}):\n    return __callback({call})\n"
+    module = compile(source, "<register_hook adapter>", "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 def make_hook_adapter(
@@ -461,17 +503,13 @@ def make_hook_adapter(
             by_position = positional[: len(wanted)] == wanted
             if by_position:
                 direct = (callback, False, tuple(wanted))
-    for name in wanted:  # names come from signatures and specs; never from free text
-        if not name.isidentifier() or keyword.iskeyword(name):
-            raise RegistrationError(f"plugin {owner!r}: invalid argument name {name!r}")
-    params = ", ".join(wanted)
-    call = params if by_position else ", ".join(f"{n}={n}" for n in wanted)
-    # Only identifiers checked above reach the source; the hook name (free text from the
-    # plugin) is set as the function's name afterwards, never compiled.
-    source = f"def adapter({params}):\n    return __callback({call})\n"
-    namespace: dict[str, Any] = {"__callback": callback}
-    exec(_compile_adapter(source), namespace)
-    adapter: Callable[..., Any] = namespace["adapter"]
+    try:
+        code = _adapter_code(tuple(wanted), by_position)
+    except ValueError as exc:
+        raise RegistrationError(
+            f"plugin {owner!r}: invalid argument name {exc.args[0]!r}"
+        ) from None
+    adapter: Callable[..., Any] = types.FunctionType(code, {"__callback": callback}, "adapter")
     adapter.__name__ = hook_name
     adapter.__module__ = getattr(callback, "__module__", None) or __name__
     adapter.__qualname__ = getattr(callback, "__qualname__", hook_name)
