@@ -392,6 +392,25 @@ def test_registration_refuses_what_pluggy_refuses_in_its_words() -> None:
     assert messages[0] == messages[1]
 
 
+def test_a_hook_given_its_spec_after_its_implementations_follows_the_spec() -> None:
+    class Later:
+        @spec(firstresult=True)
+        def late(self) -> int:
+            """A first-result hook whose spec comes after its implementations."""
+            return 0
+
+    class One:
+        @impl(optionalhook=True)
+        def late(self) -> int:
+            return 1
+
+    pm = manager()
+    pm.register(One())
+    assert pm.hook.late() == [1]  # no spec yet: a list, from the hook's plan
+    pm.add_hookspecs(Later)
+    assert pm.hook.late() == 1  # the plan follows the spec now given
+
+
 def test_a_staged_change_is_published_at_once() -> None:
     class One:
         @impl

@@ -137,6 +137,12 @@ def insert_in_call_order(impls: list[pluggy.HookImpl], hookimpl: pluggy.HookImpl
         impls.insert(i + 1, hookimpl)
 
 
+def _changed(caller: pluggy.HookCaller) -> None:
+    """Tell a hook's caller that its list changed: the plan it keeps no longer serves it."""
+    if isinstance(caller, ContractHookCaller):
+        caller._plan = None
+
+
 class _Stage:
     """Changes to hooks' lists of implementations, published all at once.
 
@@ -171,6 +177,7 @@ class _Stage:
             # Slice assignment: one step for a caller in another thread, which copies the
             # list (HookCaller.__call__) either before it or after it.
             caller._hookimpls[:] = self.working(caller)
+            _changed(caller)
         self.lists.clear()
 
 
@@ -186,7 +193,7 @@ class ContractHookCaller(pluggy.HookCaller):
     implementations, and can publish several changes at once.
     """
 
-    __slots__ = ("_argnames", "_fill", "_firstresult", "_kwdefaults", "_seams")
+    __slots__ = ("_argnames", "_fill", "_firstresult", "_kwdefaults", "_plan", "_seams")
 
     def __init__(
         self,
@@ -200,11 +207,15 @@ class ContractHookCaller(pluggy.HookCaller):
         self._fill: tuple[tuple[str, object, int], ...] = ()
         self._firstresult = False
         self._kwdefaults: Mapping[str, object] = {}
+        # The plan of this hook's list as it is now (reset at every change of the list), so
+        # that a call skips pluggy's copy of the list and the comparison with the plan's.
+        self._plan: CallPlan | None = None
         super().__init__(name, seams._hookexec, specmodule_or_class, spec_opts)  # type: ignore[arg-type]
 
     def set_specification(self, specmodule_or_class: Any, spec_opts: pluggy.HookspecOpts) -> None:
         """Set the spec (as pluggy does) and read its argument defaults."""
         super().set_specification(specmodule_or_class, spec_opts)
+        self._plan = None  # firstresult, argument names: the plan was made for no spec
         spec = self.spec
         assert spec is not None
         self._argnames = tuple(spec.argnames)
@@ -234,6 +245,13 @@ class ContractHookCaller(pluggy.HookCaller):
                 break
         if self._kwdefaults:
             kwargs = {**self._kwdefaults, **kwargs}
+        plan = self._plan
+        if plan is not None and self._seams.is_untraced():
+            # The plan's steps are its own: no copy needed against plugins registering
+            # plugins during the call (pluggy's #438), which pluggy's loop needs.
+            if plan.is_fast:
+                return plan.call(kwargs)
+            return plan.call_wrapped(self.name, kwargs)
         return self._hookexec(self.name, self._hookimpls.copy(), kwargs, self._firstresult)
 
     def _complete(self, kwargs: dict[str, object]) -> None:
@@ -335,6 +353,8 @@ class PluggySeams(pluggy.PluginManager):
             nspec=len(spec.argnames) if spec is not None else -1,
         )
         self._plans[hook_name] = plan
+        if isinstance(caller, ContractHookCaller) and plan.is_planned and not caller.is_historic():
+            caller._plan = plan  # until the list changes
         return plan
 
     def run_pluggy_loop(
@@ -500,6 +520,8 @@ class PluggySeams(pluggy.PluginManager):
         # In place otherwise: the one list.insert is a single step for a caller in another
         # thread, as in pluggy.
         insert_in_call_order(hook._hookimpls if stage is None else stage.working(hook), hookimpl)
+        if stage is None:
+            _changed(hook)
 
     def _remove_hookimpls(self, hook: pluggy.HookCaller, plugin: object) -> None:
         stage = self._stage
@@ -510,6 +532,7 @@ class PluggySeams(pluggy.PluginManager):
         if len(remaining) == len(hook._hookimpls):
             raise ValueError(f"plugin {plugin!r} not found")
         hook._hookimpls[:] = remaining
+        _changed(hook)
 
     @contextlib.contextmanager
     def staged(self) -> Iterator[None]:
