@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -1009,4 +1010,41 @@ def test_strict_mode_raises_a_load_timeout(home: Path, user: Path, gate: Any) ->
     pm = PluginManager(home, strict=True)
     with pytest.raises(PluginLoadError, match=r"did not finish loading within 0\.2 s"):
         pm.discover_and_load()
+    pm.unload_all()
+
+
+def test_a_second_thread_asking_for_plugins_waits_for_the_load_under_way(
+    home: Path, user: Path, gate: Any
+) -> None:
+    write_plugin(
+        user,
+        "slow",
+        f"""
+        import {GATE}
+
+        {GATE}.reached.set()
+        {GATE}.release.wait(10)
+
+        def register(ctx):
+            ctx.register_hook("pre_llm_call", lambda: "slow")
+        """,
+    )
+    bounded_config(home, ["slow"], 30)
+    pm = PluginManager(home)
+    seen: list[tuple[bool, list[object]]] = []
+
+    def second() -> None:
+        pm.discover_and_load()  # the first thread's load is under way: wait for it
+        seen.append((gate.release.is_set(), call_hook(pm, "pre_llm_call")))
+
+    first = threading.Thread(target=pm.discover_and_load)
+    first.start()
+    assert gate.reached.wait(10)
+    other = threading.Thread(target=second)
+    other.start()
+    time.sleep(0.2)  # let it reach discover_and_load; it must still be waiting then
+    gate.release.set()
+    first.join(10)
+    other.join(10)
+    assert seen == [(True, ["slow"])]
     pm.unload_all()

@@ -195,6 +195,7 @@ class PluginManager(GuardedManager):
         # Held for a whole discovery, load or unload (never while a hook runs); _lock only
         # around each change, so plugin code loading in a worker may still reach the manager.
         self._load_lock = threading.RLock()
+        self._plugin_code_threads: set[int] = set()  # the threads running a plugin's load now
         self._warned_unknown: set[tuple[str, str]] = set()
         self.add_hookspecs(hookspecs)
         # One registry per provider family, each installing its host tools (image_generate).
@@ -334,9 +335,9 @@ class PluginManager(GuardedManager):
 
         :param force: unload every plugin first, then scan and load again.
         """
-        if self._discovered and not force:
-            return  # also when a plugin's register(ctx) asks, from a loading worker
-        with self._load_lock:
+        if self._discovered and not force and threading.get_ident() in self._plugin_code_threads:
+            return  # a plugin's register(ctx) asks, from its loading worker: it is under way
+        with self._load_lock:  # another thread's call waits for the load under way
             if self._discovered and not force:
                 return
             with self._publishing():
@@ -495,7 +496,16 @@ class PluginManager(GuardedManager):
         self, record: _Record, gate: _LoadGate
     ) -> tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]:
         """Import the plugin and call its ``register(ctx)``; return its module and hookimpls."""
-        gate.thread_id = threading.get_ident()
+        thread_id = gate.thread_id = threading.get_ident()
+        self._plugin_code_threads.add(thread_id)
+        try:
+            return self._import_and_register(record, gate)
+        finally:
+            self._plugin_code_threads.discard(thread_id)
+
+    def _import_and_register(
+        self, record: _Record, gate: _LoadGate
+    ) -> tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]:
         candidate = record.candidate
         key = candidate.key
         assert candidate.manifest is not None
