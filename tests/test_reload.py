@@ -324,7 +324,7 @@ def test_a_reload_is_atomic_for_callers_in_other_threads(
     caller.start()
     try:
         pm.discover_and_load()
-        for generation in range(1, 6):
+        for generation in range(1, 4):
             rounds.current = generation
             pm.discover_and_load(force=True)
     finally:

@@ -35,6 +35,8 @@ from hermes_hooks.errors import HookTimeoutError
 if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms at start-up
     import asyncio
 
+    from hermes_hooks.calling import contexts
+
 __all__ = [
     "COOLDOWN_SECONDS",
     "MAX_HUNG_WORKERS",
@@ -212,14 +214,13 @@ class CallbackBound:
         awaitable: Awaitable[Any],
         remaining: float,
         bound: float,
-        side: Any = None,
+        side: contexts.PluginSide | None = None,
     ) -> Any:
         """Await on this loop; at the bound cancel it and return at once, whatever it does then.
 
         It runs as a task of its own, so that a coroutine that swallows the cancellation keeps
-        only itself running, not its caller; the task runs in the plugin-side context ``side``
-        (a :class:`~hermes_hooks.calling.contexts.PluginSide`), which is replaced when the task
-        is abandoned.
+        only itself running, not its caller; the task runs in the plugin-side context ``side``,
+        which is replaced when the task is abandoned.
         """
         import asyncio
 
