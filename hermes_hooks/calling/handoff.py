@@ -75,6 +75,11 @@ _PLAIN_TYPES: Final = frozenset({str, dict, list, tuple, int, float, bool, bytes
 class BoundState(Protocol):
     """The cool-down and hung-worker count of one callback (a ``CallbackBound``)."""
 
+    @property
+    def hung(self) -> int: ...
+    @property
+    def suppressed_until(self) -> float: ...
+
     def skip_reason(self, seconds: float) -> str | None: ...
     def expired(self, seconds: float) -> HookTimeoutError: ...
     def hold(self) -> None: ...
@@ -140,13 +145,14 @@ class Batch:
         "attributed",
         "cancel",
         "claims",
-        "current",
         "exact",
         "firstresult",
+        "index",
         "kwargs",
         "results",
         "seconds",
         "start",
+        "started",
         "steps",
     )
 
@@ -155,7 +161,6 @@ class Batch:
         steps: Sequence[Step],
         kwargs: Mapping[str, object],
         results: list[Any],
-        *,
         start: int,
         seconds: float,
         attributed: bool,
@@ -172,8 +177,10 @@ class Batch:
         self.firstresult = firstresult
         #: The call's keywords are exactly the hook's arguments: passed on as they are.
         self.exact = exact
-        #: ``(index, started)`` of the step the worker is on, for the caller's deadline.
-        self.current: tuple[int, float] | None = None
+        #: The step the worker is on (-1 before the first) and when it started it, for the
+        #: caller's deadline.
+        self.index = -1
+        self.started = 0.0
         #: Who settled each step: the worker (its result counts) or the caller (a timeout).
         self.claims: dict[int, int] = {}
         #: ``[(loop, task)]`` of an awaitable the worker is running, to cancel from afar.
@@ -203,14 +210,14 @@ def _serve_steps(batch: Batch) -> None:
     )
     monotonic = time.monotonic
     for index in range(batch.start, len(steps)):
-        impl, get, single, owner, guard, kind, _, _ = steps[index]
-        bound = guard.bound
-        reason = bound.skip_reason(seconds) if bound is not None else None
-        if impl is not None and impl.function is not guard.entry:
+        impl, get, single, owner, guard, kind, entry, target = steps[index]
+        if impl is not None and impl.function is not entry:
             value = _call_replacement(impl, get, single, kwargs, batch, index)
             if value is _ABANDONED:
                 return
-        elif reason is not None:
+        elif (bound := guard.bound) is not None and (bound.hung or bound.suppressed_until) and (
+            reason := bound.skip_reason(seconds)
+        ) is not None:
             value = guard.failed(HookTimeoutError(reason))
         else:
             args: Any = kwargs
@@ -222,13 +229,14 @@ def _serve_steps(batch: Batch) -> None:
             except KeyError as exc:
                 raise missing_argument(exc) from exc
             error: BaseException | None = None
-            batch.current = (index, monotonic())
+            # Its start, then which step it is: the caller reads them the other way round, so
+            # a deadline it works out is never earlier than the step's own.
+            batch.started = monotonic()
+            batch.index = index
             try:
                 if kind == POSITIONAL:
-                    value = guard.target(args) if single else guard.target(*args)
+                    value = target(args) if single else target(*args)
                 elif kind == KEYWORDS:
-                    target = guard.kw_target
-                    assert target is not None
                     value = target(**args)
                 else:
                     positional, named = args
@@ -271,7 +279,8 @@ def _call_replacement(
     except KeyError as exc:
         raise missing_argument(exc) from exc
     function = impl.function
-    batch.current = (index, time.monotonic())
+    batch.started = time.monotonic()
+    batch.index = index
     try:
         value = function(args) if single else function(*args)
     except BaseException:
@@ -319,16 +328,7 @@ def run(
     start = 0
     side = contexts.for_call()
     while start < len(steps):
-        batch = Batch(
-            steps,
-            kwargs,
-            results,
-            start=start,
-            seconds=seconds,
-            attributed=attributed,
-            firstresult=firstresult,
-            exact=exact,
-        )
+        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact)
         try:
             job = workers.submit(_serve, (batch,), context=side.context)
         except workers.WorkerUnavailableError as exc:
@@ -365,10 +365,10 @@ def _check_deadline(
 ) -> tuple[float, int | None]:
     """Look at the step the worker is on: the time left to wait, or the step given up."""
     seconds = batch.seconds
-    current = batch.current
-    if current is None:
+    index = batch.index  # first which step, then since when: see _serve_steps
+    if index < 0:
         return seconds, None  # the worker has not started yet
-    index, started = current
+    started = batch.started
     left = started + seconds - time.monotonic()
     if left > 0:
         return left, None
@@ -398,8 +398,7 @@ def _overrun(batch: Batch, job: workers.Job, side: contexts.PluginSide, index: i
 
 def _give_up(batch: Batch, job: workers.Job, side: contexts.PluginSide) -> None:
     """The caller stops waiting altogether: the worker stops after its current step."""
-    current = batch.current
-    index = current[0] if current is not None else batch.start
+    index = max(batch.index, batch.start)
     while index < len(batch.steps) and batch.claims.setdefault(index, _CALLER) is not _CALLER:
         index += 1
     if index < len(batch.steps):
@@ -444,16 +443,7 @@ async def arun(
     if side is None:
         side = contexts.for_call()
     while start < len(steps):
-        batch = Batch(
-            steps,
-            kwargs,
-            results,
-            start=start,
-            seconds=seconds,
-            attributed=attributed,
-            firstresult=firstresult,
-            exact=exact,
-        )
+        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact)
         try:
             job = workers.submit(_serve, (batch,), loop=loop, context=side.context)
         except workers.WorkerUnavailableError as exc:
