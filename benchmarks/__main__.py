@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from benchmarks.budgets import run_bounded, run_scaling, run_shims
 from benchmarks.dispatch import CASE_KINDS, run_dispatch
 from benchmarks.processes import CHECKOUT
 from benchmarks.report import Report, render, write_report
 from benchmarks.startup import run_commands, run_startup
 
 _DOC: Final = CHECKOUT / "docs" / "performance.md"
-_PARTS: Final = ("dispatch", "startup", "commands")
+_PARTS: Final = ("dispatch", "bounded", "shims", "scaling", "startup", "commands")
 
 
 def _ints(text: str) -> list[int]:
@@ -42,6 +43,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--ks", type=_ints, help="implementation counts (default 0,1,5,20)")
     parser.add_argument("--ns", type=_ints, help="plugin counts (default 10,100,500)")
+    parser.add_argument(
+        "--scaling-ns", type=_ints, help="plugin counts of the scaling part (default 100,2000)"
+    )
+    parser.add_argument(
+        "--callbacks",
+        type=int,
+        help="register_hook calls of the one-plugin scaling case (default 100000)",
+    )
     parser.add_argument("--rounds", type=int, help="dispatch rounds (default 25; quick 3)")
     parser.add_argument("--repeats", type=int, help="process rounds (default 15; quick 2)")
     parser.add_argument("--seed", type=int, help="seed of the shuffles")
@@ -78,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     started = time.perf_counter()
     report = Report("quick" if quick else "full", None, None, None)
+    positive = [k for k in ks if k > 0] or [1]
     if "dispatch" in parts:
         print("dispatch ...", file=sys.stderr, flush=True)
         report.dispatch = run_dispatch(
@@ -85,6 +95,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             kinds=CASE_KINDS,
             rounds=rounds,
             target_seconds=0.002 if quick else 0.02,
+            seed=options.seed,
+            progress=progress,
+        )
+    if "bounded" in parts:
+        print("bounded calls ...", file=sys.stderr, flush=True)
+        report.bounded = run_bounded(
+            positive if options.ks else [1, 5, 20],
+            rounds=rounds,
+            target_seconds=0.002 if quick else 0.05,
+            seed=options.seed,
+            progress=progress,
+        )
+    if "shims" in parts:
+        print("register_hook callbacks ...", file=sys.stderr, flush=True)
+        report.shims = run_shims(
+            max(positive) if options.ks else 20,
+            rounds=rounds,
+            target_seconds=0.002 if quick else 0.05,
+            seed=options.seed,
+            progress=progress,
+        )
+    if "scaling" in parts:
+        print("loading and unloading at scale ...", file=sys.stderr, flush=True)
+        report.scaling = run_scaling(
+            options.scaling_ns or ([10, 40] if quick else [100, 2000]),
+            rounds=repeats if quick else max(3, repeats // 3),
+            callbacks=options.callbacks or (1000 if quick else 100_000),
             seed=options.seed,
             progress=progress,
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import statistics
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Final
 
+from benchmarks.budgets import BoundedResults, ScalingResults, ShimResults
 from benchmarks.chart import draw_line_chart
 from benchmarks.dispatch import VARIANT_LABELS, DispatchResults
 from benchmarks.processes import BYTECODE_NOTE, ProcessResults
@@ -45,6 +47,9 @@ class Report:
     dispatch: DispatchResults | None
     startup: StartupResults | None
     commands: ProcessResults | None
+    bounded: BoundedResults | None = None
+    shims: ShimResults | None = None
+    scaling: ScalingResults | None = None
 
 
 def _ms(value: float | None) -> str:
@@ -172,6 +177,7 @@ def _budget_rows(report: Report) -> list[list[str]]:
                 "**met**" if leaked == 0 else "**missed**",
             ]
         )
+    rows.extend(_call_budget_rows(report))
     commands = report.commands
     if commands is not None:
         ratio = commands.ratio("hermes --version", "import 4 libraries")
@@ -185,7 +191,165 @@ def _budget_rows(report: Report) -> list[list[str]]:
     return rows
 
 
+CALLBACKS_SECONDS: Final = 10.0
+"""The many-callbacks plugin loads "in seconds": within this many."""
+
+
+def _call_budget_rows(report: Report) -> list[list[str]]:
+    """The budgets of bounded calls, shims and scaling."""
+    rows: list[list[str]] = []
+    bounded = report.bounded
+    if bounded is not None:
+        ks = ", ".join(map(str, bounded.ks))
+        for way, label in (("hook", "`pm.hook.X`"), ("facade", "`Hooks(pm).X`")):
+            ratio, k = max((bounded.ratio(way, k), k) for k in bounded.ks)
+            rows.append(
+                [
+                    f"the default bound adds at most 1.5 bare thread round trips per call, "
+                    f"k = {ks}: {label}",
+                    f"worst {ratio:.2f} round trips (k={k})",
+                    _verdict(ratio, 1.5),
+                ]
+            )
+    shims = report.shims
+    if shims is not None:
+        ratio = shims.ratio("ours, shims", "raw pluggy, native")
+        rows.append(
+            [
+                f"`pm.hook.pre_tool_call` on `register_hook` callbacks within 1.3x raw pluggy on "
+                f"native hookimpls, bound off, k = {shims.k}",
+                _x(ratio),
+                _verdict(ratio, 1.3),
+            ]
+        )
+        ratio = shims.ratio("invoke_hook, shims", "ours, shims")
+        rows.append(
+            [
+                f"`pm.invoke_hook` within 1.2x `pm.hook`, k = {shims.k}",
+                _x(ratio),
+                _verdict(ratio, 1.2),
+            ]
+        )
+    scaling = report.scaling
+    if scaling is not None:
+        small, large = min(scaling.ns), max(scaling.ns)
+        for what in ("load", "unload"):
+            growth = scaling.growth(what)
+            rows.append(
+                [
+                    f"{what} {large:,} plugins within 1.5x per plugin of {small:,}",
+                    f"{_x(growth)} ({scaling.per_plugin(what, large):.3f} against "
+                    f"{scaling.per_plugin(what, small):.3f} ms per plugin)",
+                    _verdict(growth, 1.5),
+                ]
+            )
+        if scaling.callbacks_ms:
+            seconds = statistics.median(scaling.callbacks_ms) / 1000
+            rows.append(
+                [
+                    f"one plugin of {scaling.callbacks:,} `register_hook` calls loads in seconds "
+                    f"(within {CALLBACKS_SECONDS:g} s)",
+                    f"{seconds:.2f} s",
+                    _verdict(seconds, CALLBACKS_SECONDS),
+                ]
+            )
+    return rows
+
+
 # -- sections ---------------------------------------------------------------------------------
+
+
+def _bounded_section(bounded: BoundedResults) -> list[str]:
+    trip = bounded.median("event round trip")
+    rows = [
+        [
+            str(k),
+            *(
+                f"{bounded.median(f'{way} {bound} k={k}'):,.0f}"
+                for way in ("hook", "facade")
+                for bound in ("bounded", "inline")
+            ),
+            f"{trip:,.0f}",
+            f"{bounded.ratio('hook', k):.2f}",
+            f"{bounded.ratio('facade', k):.2f}",
+        ]
+        for k in bounded.ks
+    ]
+    header = [
+        "k",
+        "`pm.hook`, default bound",
+        "`pm.hook`, bound 0",
+        "`Hooks(pm)`, default bound",
+        "`Hooks(pm)`, bound 0",
+        "bare round trip",
+        "`pm.hook` overhead / round trip",
+        "`Hooks(pm)` overhead / round trip",
+    ]
+    return [
+        "### Bounded calls",
+        "",
+        f"ns per `pre_tool_call`, median of {bounded.rounds} rounds; the overhead is the call "
+        "under the default `plugins.hook_callback_timeout` (30 s: every implementation on a "
+        "worker thread) minus the same call with `hook_callback_timeout: 0`, divided by a bare "
+        "thread round trip (an `Event` set for a waiting thread, which sets another back) "
+        "timed in the same round; medians of per-round ratios.",
+        "",
+        *_table(header, rows),
+        "",
+    ]
+
+
+def _shims_section(shims: ShimResults) -> list[str]:
+    rows = [
+        [
+            variant,
+            f"{statistics.median(samples):,.0f}",
+            f"{shims.per_impl(variant):,.0f}",
+            _x(shims.ratio(variant, "raw pluggy, native")),
+        ]
+        for variant, samples in shims.samples.items()
+    ]
+    return [
+        "### `register_hook` callbacks",
+        "",
+        f"`pre_tool_call` with k = {shims.k} implementations, each `def pre_tool_call(tool_name, "
+        "args, session_id, **kwargs)`, the bound off; ns per call and per implementation, "
+        f"median of {shims.rounds} rounds; ratios are medians of per-round ratios.",
+        "",
+        *_table(["variant", "ns per call", "ns per implementation", "/ raw pluggy"], rows),
+        "",
+    ]
+
+
+def _scaling_section(scaling: ScalingResults) -> list[str]:
+    rows = [
+        [
+            f"{n:,}",
+            f"{statistics.median(scaling.load_ms[n]):,.0f}",
+            f"{scaling.per_plugin('load', n):.3f}",
+            f"{statistics.median(scaling.unload_ms[n]):,.1f}",
+            f"{scaling.per_plugin('unload', n):.4f}",
+        ]
+        for n in scaling.ns
+    ]
+    lines = [
+        "### Loading and unloading at scale",
+        "",
+        f"In a fresh process, median of {scaling.rounds} shuffled rounds: "
+        "`discover_and_load()` of N generated plugins (a manifest, one `@hookimpl`, one "
+        "`register_hook` callback each), then `unload_all()`.",
+        "",
+        *_table(["N", "load ms", "load ms per plugin", "unload ms", "unload ms per plugin"], rows),
+        "",
+    ]
+    if scaling.callbacks_ms:
+        seconds = statistics.median(scaling.callbacks_ms) / 1000
+        lines += [
+            f"One plugin whose `register(ctx)` makes {scaling.callbacks:,} `register_hook` calls "
+            f"loads in {seconds:.2f} s.",
+            "",
+        ]
+    return lines
 
 
 def _dispatch_section(dispatch: DispatchResults, chart_name: str | None) -> list[str]:
@@ -324,6 +488,12 @@ def render(report: Report, chart_name: str | None) -> str:
     ]
     if report.dispatch is not None:
         lines += _dispatch_section(report.dispatch, chart_name)
+    if report.bounded is not None:
+        lines += _bounded_section(report.bounded)
+    if report.shims is not None:
+        lines += _shims_section(report.shims)
+    if report.scaling is not None:
+        lines += _scaling_section(report.scaling)
     if report.startup is not None:
         lines += _startup_section(report.startup)
     if report.commands is not None:

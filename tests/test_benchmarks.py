@@ -17,6 +17,7 @@ def test_quick_run_writes_every_table_and_the_chart(tmp_path: Path) -> None:
     doc = tmp_path / "performance.md"
     doc.write_text("# Performance\n\nHand-written text stays.\n", encoding="utf-8")
     argv = [sys.executable, "-m", "benchmarks", "--quick", "--ks", "0,1", "--ns", "2"]
+    argv += ["--scaling-ns", "2,4", "--callbacks", "50"]
     argv += ["--rounds", "1", "--repeats", "1", "--doc", str(doc)]
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
@@ -25,10 +26,22 @@ def test_quick_run_writes_every_table_and_the_chart(tmp_path: Path) -> None:
     for heading in (
         "### Budgets",
         "### Dispatch",
+        "### Bounded calls",
+        "### `register_hook` callbacks",
+        "### Loading and unloading at scale",
         "### Start-up with N plugins",
         "### Command start",
     ):
         assert heading in text
+    for budget in (
+        "the default bound adds at most 1.5 bare thread round trips per call",
+        "on `register_hook` callbacks within 1.3x raw pluggy",
+        "`pm.invoke_hook` within 1.2x `pm.hook`",
+        "load 4 plugins within 1.5x per plugin of 2",
+        "unload 4 plugins within 1.5x per plugin of 2",
+        "one plugin of 50 `register_hook` calls loads in seconds",
+    ):
+        assert budget in text
     for row in ("| 0 |", "| 1 |", "| 2 |", "| `hermes --version` |"):
         assert row in text
     assert "(quick run)" in text

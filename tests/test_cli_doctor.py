@@ -137,6 +137,37 @@ def test_hermes_doctor_on_a_clean_home(home: Path) -> None:
     assert result.stdout.endswith("0 errors, 0 warnings.\n")
 
 
+HANGS_AT_IMPORT = """\
+    import time
+
+    time.sleep(3600)  # a plugin that never finishes loading
+    """
+
+
+def test_neither_doctor_waits_for_a_plugin_that_hangs_while_loading(tmp_path: Path) -> None:
+    # A real process that would never exit if either waited: hermes() gives it 60 s.
+    home = tmp_path / "home"
+    hung = user_plugin(home, "hung", HANGS_AT_IMPORT)
+    user_plugin(home, "fine", GOOD)
+    (home / "config.yaml").write_text(
+        "plugins:\n  enabled: [hung, fine]\n  load_timeout: 0.5\n", encoding="utf-8"
+    )
+    expected = "did not finish loading within 0.5 s (plugins.load_timeout); still running"
+
+    environment = hermes(home, "doctor", "--json")
+    assert environment.returncode == 1
+    report = json.loads(environment.stdout)
+    [error] = [f for f in report["findings"] if f["level"] == "error"]
+    assert error["message"].startswith(f"plugin 'hung': {expected}")
+    assert str(hung / "__init__.py") in error["message"]
+    assert "1 error" in report["facts"]["plugins"]  # the one that hangs; "fine" loaded
+
+    checked = hermes(home, "plugins", "doctor", "hung")
+    assert checked.returncode == 1
+    assert f"error: failed to load: {expected}" in checked.stdout
+    assert f"at {hung / '__init__.py'}:3" in checked.stdout
+
+
 ORDER = {
     "a-plain": """\
         from hermes_hooks import hookimpl

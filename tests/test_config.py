@@ -18,8 +18,10 @@ from hermes_hooks.errors import ConfigError
 from hermes_hooks.plugins.config import (
     CONFIG_FILENAME,
     DEFAULT_HOOK_CALLBACK_TIMEOUT,
+    DEFAULT_LOAD_TIMEOUT,
     HERMES_HOME_ENV,
     MAX_HOOK_CALLBACK_TIMEOUT,
+    MAX_LOAD_TIMEOUT,
     SAFE_MODE_ENV,
     PluginsConfig,
     config_path,
@@ -680,3 +682,23 @@ def test_an_alias_bomb_in_config_is_refused_not_expanded(tmp_path: Path) -> None
     (tmp_path / "config.yaml").write_text("\n".join(lines) + "\n")
     with pytest.raises(ConfigError, match=r"config\.yaml: invalid YAML at line \d+.*expand"):
         load_config(tmp_path)
+
+
+def test_load_timeout_defaults_to_10_seconds_and_reads_like_the_callback_timeout(
+    tmp_path: Path,
+) -> None:
+    assert plugins({}).load_timeout == DEFAULT_LOAD_TIMEOUT == 10.0
+    assert plugins({"load_timeout": "2.5"}).load_timeout == 2.5
+    assert plugins({"load_timeout": 0}).load_timeout == 0.0
+    capped = plugins({"load_timeout": 10_000})
+    assert capped.load_timeout == MAX_LOAD_TIMEOUT == 600.0
+    assert "plugins.load_timeout: 10000 is more than the maximum 600s" in capped.warnings[0]
+    source = tmp_path / "config.yaml"
+    wrong = plugins({"load_timeout": "later", "hook_callback_timeout": -1}, source=source)
+    assert (wrong.load_timeout, wrong.hook_callback_timeout) == (10.0, 30.0)
+    assert wrong.warnings == (
+        f"{source}: plugins.hook_callback_timeout: expected 0 or more seconds, found -1;"
+        " using the default 30s",
+        f"{source}: plugins.load_timeout: expected a number of seconds, found a string "
+        "('later'); using the default 10s",
+    )

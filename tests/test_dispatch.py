@@ -8,6 +8,7 @@ warnings and the order the implementations ran in must be the same.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,15 +23,17 @@ from hypothesis import strategies as st
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.plans import CallPlan
 from hermes_hooks.plugins.manager import PluginManager
+from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 RAISE = object()
 HOME = Path("/nonexistent/hermes-home")
 
 # Observer (collect, unchecked) and first-result (checked: str) hooks, with their arguments.
+# The hookspecs' own arguments (telemetry_schema_version included), as the manager knows them.
 HOOK_ARGS = {
-    "on_session_start": ("session_id", "model", "platform"),
-    "transform_terminal_output": ("command", "output", "returncode", "task_id", "env_type"),
+    hook: tuple(inspect.signature(getattr(hookspecs, hook)).parameters)
+    for hook in ("on_session_start", "transform_terminal_output")
 }
 VALUES: list[object] = [None, None, "a", "b", "", 7, {"k": 1}, RAISE]
 
@@ -269,3 +272,70 @@ def test_strict_errors_propagate_from_a_plan_with_their_note() -> None:
         )
     assert any("'p1'" in note for note in getattr(info.value, "__notes__", []))
     assert log == ["p1()"]  # the one that raised ran first, and the call stopped there
+
+
+# -- register_hook callbacks, called straight from the plan -------------------------------------
+
+# Every shape of callback Hermes plugins write: the plan calls the callback itself (with the
+# call's keywords, or by position when that is the same call); pluggy's loop calls the adapter.
+SHIM_SHAPES = {
+    "kwargs": "def callback(**kwargs):\n    return body(sorted(kwargs.items()))\n",
+    "named+kwargs": "def callback(command, output, **kwargs):\n"
+    "    return body((command, output, sorted(kwargs)))\n",
+    "reordered": "def callback(output, command):\n    return body((output, command))\n",
+    "keyword-only": "def callback(*, output):\n    return body(output)\n",
+    "with a default": "def callback(command, extra=1):\n    return body((command, extra))\n",
+    "positional-only default": "def callback(x=0, /, *, env_type):\n    return body(env_type)\n",
+}
+
+
+def _shim_plugin(index: int, shape: str, value: object, log: list[str]) -> object:
+    from hermes_hooks.plugins.loading import PluginHooks, make_hook_adapter
+
+    name = f"s{index}"
+
+    def body(seen: object) -> object:
+        log.append(f"{name}{seen!r}")
+        if value is RAISE:
+            raise RuntimeError(f"{name} fails")
+        return value
+
+    namespace: dict[str, Any] = {"body": body}
+    exec(SHIM_SHAPES[shape], namespace)
+    hook = "transform_terminal_output"
+    spec = HOOK_ARGS[hook]
+    adapter = make_hook_adapter(hook, namespace["callback"], spec, owner=name)
+    return PluginHooks(name, None, {}, [(hook, adapter)])
+
+
+@EXAMPLES
+@given(
+    shapes=st.lists(
+        st.tuples(st.sampled_from(sorted(SHIM_SHAPES)), st.sampled_from(VALUES)), max_size=5
+    ),
+    call=st.sampled_from(["every argument", "an extra one", "a defaulted one left out"]),
+    strict=st.booleans(),
+)
+def test_register_hook_callbacks_get_from_a_plan_what_pluggys_loop_gives_them(
+    shapes: list[tuple[str, object]], call: str, strict: bool
+) -> None:
+    hook = "transform_terminal_output"
+    log: list[str] = []
+    pm = PluginManager(HOME, strict=strict)
+    for index, (shape, value) in enumerate(shapes):
+        pm.register(_shim_plugin(index, shape, value, log), name=f"s{index}")
+    kwargs: dict[str, object] = {name: f"<{name}>" for name in HOOK_ARGS[hook]}
+    if call == "an extra one":
+        kwargs["not_a_hook_argument"] = 1
+    elif call == "a defaulted one left out":
+        del kwargs["env_type"]
+    caller = getattr(pm.hook, hook)
+    planned = outcome(lambda: caller(**kwargs), log)
+    with pluggy_loop(pm):
+        looped = outcome(lambda: caller(**kwargs), log)
+    assert planned == looped
+    inline = PluginManager(HOME, strict=strict)
+    inline.plugins_config = type(inline.plugins_config)(hook_callback_timeout=0)
+    for index, (shape, value) in enumerate(shapes):
+        inline.register(_shim_plugin(index, shape, value, log), name=f"s{index}")
+    assert outcome(lambda: getattr(inline.hook, hook)(**kwargs), log) == planned

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -1160,3 +1161,63 @@ def test_kanban_task_blocked_passes_reason(
         reason="waiting on API key",
     )
     assert rec.calls == [("T-3", "ana", "waiting on API key")]
+
+
+# -- raw calls with the arguments Hermes passes -------------------------------------------------
+
+README_STYLE = """
+seen = []
+
+
+def register(ctx):
+    ctx.register_hook("post_tool_call", lambda **kw: None)
+    ctx.register_hook("pre_tool_call", lambda **kw: seen.append(kw))
+"""
+
+# What Hermes's agent loop passes: none of the arguments this project added beyond them.
+HERMES_PRE_TOOL_CALL = {
+    "tool_name": "terminal",
+    "args": {"command": "rm -rf /"},
+    "task_id": "task-1",
+    "session_id": "session-1",
+    "tool_call_id": "call-1",
+}
+
+
+def test_a_raw_call_with_only_hermes_arguments_reaches_kwargs_callbacks_and_the_guards_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch, bundled=True)
+    user_plugin(home, "readme-style", README_STYLE)
+    (home / "config.yaml").write_text(
+        "plugins:\n  enabled: [readme-style, command-guard]\n", encoding="utf-8"
+    )
+    pm = PluginManager(home, strict=True)  # a HookCallError would raise, not be logged
+    pm.discover_and_load()
+    seen = sys.modules["hermes_plugins.readme_style"].seen
+    try:
+        # No warning either (filterwarnings = error): only arguments without a default count.
+        results = pm.hook.pre_tool_call(**HERMES_PRE_TOOL_CALL)
+        pm.hook.post_tool_call(**HERMES_PRE_TOOL_CALL, result='{"output": ""}')
+        pm.hook.pre_tool_call(**HERMES_PRE_TOOL_CALL)
+    finally:
+        pm.unload_all()
+    assert [(r["action"], r["message"].split(":")[0]) for r in results] == [
+        ("block", "command-guard")
+    ]
+    first, second = seen
+    # The omitted arguments arrive with the contract's defaults, a fresh list each call.
+    assert first == {
+        **HERMES_PRE_TOOL_CALL,
+        "turn_id": "",
+        "api_request_id": "",
+        "middleware_trace": [],
+        "telemetry_schema_version": "hermes.observer.v1",
+    }
+    assert first["middleware_trace"] is not second["middleware_trace"]
+
+
+def test_a_raw_call_missing_an_argument_without_a_default_still_warns(home: Path) -> None:
+    pm = PluginManager(home)
+    with pytest.warns(UserWarning, match=r"Argument\(s\) 'args' which are declared"):
+        pm.hook.pre_tool_call(tool_name="terminal")

@@ -53,9 +53,14 @@ def hermes(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], fl
     return done, time.monotonic() - started
 
 
-def test_a_thread_left_running_is_named_and_the_command_exits(home: Path) -> None:
+def sleeper_home(home: Path) -> None:
+    # load_timeout: 0 loads on the main thread, where a plugin may set a signal handler.
     user_plugin(home, "sleeper", SLEEPER)
-    write_config(home, ["sleeper"])
+    write_config(home, text="plugins:\n  enabled: [sleeper]\n  load_timeout: 0\n")
+
+
+def test_a_thread_left_running_is_named_and_the_command_exits(home: Path) -> None:
+    sleeper_home(home)
     done, _ = hermes(home, "-z", "run `echo hi`")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Ran `echo hi` (exit code 0):\nhi\n"
@@ -65,8 +70,7 @@ def test_a_thread_left_running_is_named_and_the_command_exits(home: Path) -> Non
 
 
 def test_the_exit_code_of_the_command_is_kept(home: Path) -> None:
-    user_plugin(home, "sleeper", SLEEPER)
-    write_config(home, ["sleeper"])
+    sleeper_home(home)
     done, _ = hermes(home, "plugins", "info", "nosuch")
     assert done.returncode == 1
     assert "thread 'napper', started by plugin 'sleeper'" in done.stderr

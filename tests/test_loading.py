@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pluggy
 import pytest
@@ -20,6 +25,7 @@ from plugin_builders import (
     write_plugin,
 )
 
+from hermes_hooks.calling import workers as _workers
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.plugins.loading import PluginHooks, describe_failure, module_name_for
 from hermes_hooks.plugins.manager import PluginManager
@@ -710,6 +716,49 @@ def test_keys_sharing_a_slug_do_not_evict_each_other(home: Path, user: Path) -> 
     assert status_of(pm, "my_plugin") == ("enabled", None)
 
 
+def test_unloading_forgets_every_module_of_the_plugin_and_only_those(
+    home: Path, user: Path
+) -> None:
+    for key in ("deep", "other"):
+        write_plugin(
+            user,
+            key,
+            """
+            from .pkg.sub import leaf
+
+            def register(ctx):
+                def later(**kwargs):
+                    from .pkg import lazy  # first imported in a hook, after loading
+                    return lazy.WHO + leaf.WHO
+
+                ctx.register_hook("pre_llm_call", later)
+            """,
+            files={
+                "pkg/__init__.py": "",
+                "pkg/sub/__init__.py": "",
+                "pkg/sub/leaf.py": "WHO = '/leaf'\n",
+                "pkg/lazy.py": f"WHO = {key!r}\n",
+            },
+        )
+    write_config(home, enabled=["deep", "other"])
+    pm = load(home)
+    assert sorted(call_hook(pm, "pre_llm_call")) == ["deep/leaf", "other/leaf"]
+    mine = {m for m in sys.modules if m.startswith("hermes_plugins.deep")}
+    assert mine == {
+        "hermes_plugins.deep",
+        "hermes_plugins.deep.pkg",
+        "hermes_plugins.deep.pkg.sub",
+        "hermes_plugins.deep.pkg.sub.leaf",
+        "hermes_plugins.deep.pkg.lazy",
+    }
+
+    pm.unload_plugin("deep")
+
+    assert not [m for m in sys.modules if m.startswith("hermes_plugins.deep")]
+    assert "hermes_plugins.other.pkg.lazy" in sys.modules
+    assert call_hook(pm, "pre_llm_call") == ["other/leaf"]
+
+
 def test_user_plugin_runs_before_a_bundled_one(home: Path, user: Path, bundled: Path) -> None:
     write_plugin(
         bundled,
@@ -808,3 +857,235 @@ def test_an_alias_of_a_plugin_module_goes_when_the_plugin_unloads(
         assert "test_alias_other" in sys.modules
     finally:
         sys.modules.pop("test_alias_other", None)
+
+
+# --- loading is bounded by plugins.load_timeout -------------------------------------------------
+
+GATE = "hermes_load_gate"
+
+
+@pytest.fixture
+def gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A module plugins wait on (``gate.release``); released, and forgotten, at tear-down."""
+    lib = tmp_path / "gate-lib"
+    lib.mkdir()
+    (lib / f"{GATE}.py").write_text(
+        "import threading\nrelease = threading.Event()\nreached = threading.Event()\nlog = []\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(lib))
+    module = importlib.import_module(GATE)
+    try:
+        yield module
+    finally:
+        module.release.set()
+        sys.modules.pop(GATE, None)
+
+
+def _no_busy_workers() -> bool:
+    _workers.shutdown_idle()
+    return _workers.live_workers() == 0
+
+
+def bounded_config(home: Path, enabled: list[str], seconds: float) -> None:
+    write_config(home, text=f"plugins:\n  enabled: {enabled}\n  load_timeout: {seconds}\n")
+
+
+def wait_for(condition: Callable[[], bool]) -> None:
+    """Poll until ``condition`` holds; fail after 10 s (a hang, not a slow machine)."""
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
+
+
+def test_a_plugin_that_hangs_at_import_is_put_in_error_and_the_others_load(
+    home: Path, user: Path, gate: Any
+) -> None:
+    folder = write_plugin(
+        user,
+        "a-hangs",
+        f"""
+        import {GATE}
+
+        {GATE}.release.wait(30)
+
+        def register(ctx):
+            ctx.register_tool("late_tool", "t", {{}}, lambda args, **kw: "never")
+        """,
+    )
+    write_plugin(
+        user, "b-fine", "def register(ctx):\n    ctx.register_hook('pre_llm_call', lambda: 'b')\n"
+    )
+    bounded_config(home, ["a-hangs", "b-fine"], 0.3)
+
+    pm = load(home)
+
+    status, error = status_of(pm, "a-hangs")
+    assert status == "error"
+    assert error == (
+        "did not finish loading within 0.3 s (plugins.load_timeout); "
+        f"still running ({folder / '__init__.py'}:4)"
+    )
+    assert status_of(pm, "b-fine") == ("enabled", None)
+    assert call_hook(pm, "pre_llm_call") == ["b"]
+    assert "hermes_plugins.a_hangs" not in sys.modules
+    gate.release.set()  # the abandoned import finishes; nothing it does comes back in
+    wait_for(lambda: "late_tool" not in pm.tools.names() and _no_busy_workers())
+    assert "late_tool" not in pm.tools.names()
+    assert "hermes_plugins.a_hangs" not in sys.modules
+    pm.unload_all()
+
+
+def test_a_plugin_that_hangs_in_register_loses_what_it_registered_and_cannot_come_back(
+    home: Path, user: Path, gate: Any
+) -> None:
+    write_plugin(
+        user,
+        "hangs",
+        f"""
+        import {GATE}
+
+        def register(ctx):
+            ctx.register_tool("early_tool", "t", {{}}, lambda args, **kw: "ok")
+            ctx.register_hook("pre_llm_call", lambda: "early hook")
+            {GATE}.reached.set()
+            {GATE}.release.wait(30)
+            try:
+                ctx.register_tool("late_tool", "t", {{}}, lambda args, **kw: "ok")
+            except Exception as exc:
+                {GATE}.log.append(type(exc).__name__)
+        """,
+    )
+    bounded_config(home, ["hangs"], 0.3)
+
+    pm = load(home)
+
+    status, error = status_of(pm, "hangs")
+    assert status == "error"
+    assert error is not None
+    assert error.startswith("did not finish loading within 0.3 s (plugins.load_timeout)")
+    assert plugin_names(pm.tools) == []
+    assert call_hook(pm, "pre_llm_call") == []
+    gate.release.set()
+    wait_for(lambda: gate.log == ["RegistrationError"])
+    assert plugin_names(pm.tools) == []
+    assert call_hook(pm, "pre_llm_call") == []
+    pm.unload_all()
+
+
+SIGNALS = """
+import signal
+
+signal.signal(signal.SIGUSR1, lambda signum, frame: None)
+
+def register(ctx):
+    ctx.register_hook("pre_llm_call", lambda: "signals")
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGUSR1"), reason="needs SIGUSR1")
+def test_a_plugin_installing_a_signal_handler_at_import_is_told_so_in_plain_words(
+    home: Path, user: Path
+) -> None:
+    import signal
+
+    folder = write_plugin(user, "signals", SIGNALS)
+    bounded_config(home, ["signals"], 5)
+    previous = signal.getsignal(signal.SIGUSR1)
+    try:
+        status, error = status_of(load(home), "signals")
+        assert status == "error"
+        assert error == (
+            "installs a signal handler while loading (ValueError: signal only works in main "
+            "thread of the main interpreter), which Python allows only on the main thread, and "
+            "plugins load on a worker thread so that plugins.load_timeout can bound them; leave "
+            "signal handling to the host, or set plugins.load_timeout: 0 to load plugins on the "
+            f"main thread, without a bound ({folder / '__init__.py'}:4)"
+        )
+        # What the error suggests works: with no bound it loads on this (the main) thread.
+        sys.modules.pop("hermes_plugins.signals", None)
+        bounded_config(home, ["signals"], 0)
+        pm = load(home)
+        assert status_of(pm, "signals") == ("enabled", None)
+        assert call_hook(pm, "pre_llm_call") == ["signals"]
+        pm.unload_all()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
+THREAD_AND_CONTEXT = f"""
+import contextvars
+import threading
+
+import {GATE}
+
+loaded_in = contextvars.ContextVar("loaded_in", default="unset")
+loaded_in.set("set at import")
+{GATE}.log.append(threading.current_thread().name)
+
+
+def register(ctx):
+    ctx.register_hook("pre_llm_call", lambda: loaded_in.get())
+"""
+
+
+@pytest.mark.parametrize(
+    ("seconds", "thread"), [(10, "hermes-hooks-worker"), (0, "MainThread")]
+)
+def test_a_plugin_loads_on_a_worker_within_the_bound_and_keeps_what_it_set_in_its_context(
+    home: Path, user: Path, gate: Any, seconds: float, thread: str
+) -> None:
+    write_plugin(user, "ctx", THREAD_AND_CONTEXT)
+    bounded_config(home, ["ctx"], seconds)
+    pm = load(home)
+    assert gate.log == [thread]
+    # A context variable set at import is there in the plugin's hooks from this host thread.
+    assert call_hook(pm, "pre_llm_call") == ["set at import"]
+    pm.unload_all()
+
+
+def test_strict_mode_raises_a_load_timeout(home: Path, user: Path, gate: Any) -> None:
+    write_plugin(user, "hangs", f"import {GATE}\n{GATE}.release.wait(30)\n")
+    bounded_config(home, ["hangs"], 0.2)
+    pm = PluginManager(home, strict=True)
+    with pytest.raises(PluginLoadError, match=r"did not finish loading within 0\.2 s"):
+        pm.discover_and_load()
+    pm.unload_all()
+
+
+def test_a_second_thread_asking_for_plugins_waits_for_the_load_under_way(
+    home: Path, user: Path, gate: Any
+) -> None:
+    write_plugin(
+        user,
+        "slow",
+        f"""
+        import {GATE}
+
+        {GATE}.reached.set()
+        {GATE}.release.wait(10)
+
+        def register(ctx):
+            ctx.register_hook("pre_llm_call", lambda: "slow")
+        """,
+    )
+    bounded_config(home, ["slow"], 30)
+    pm = PluginManager(home)
+    seen: list[tuple[bool, list[object]]] = []
+
+    def second() -> None:
+        pm.discover_and_load()  # the first thread's load is under way: wait for it
+        seen.append((gate.release.is_set(), call_hook(pm, "pre_llm_call")))
+
+    first = threading.Thread(target=pm.discover_and_load)
+    first.start()
+    assert gate.reached.wait(10)
+    other = threading.Thread(target=second)
+    other.start()
+    time.sleep(0.2)  # let it reach discover_and_load; it must still be waiting then
+    gate.release.set()
+    first.join(10)
+    other.join(10)
+    assert seen == [(True, ["slow"])]
+    pm.unload_all()

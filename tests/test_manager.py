@@ -571,7 +571,9 @@ def test_invoke_hook_fills_missing_arguments_with_none(home: Path, user: Path) -
     [kwargs] = sys.modules["hermes_plugins.spy"].seen
     assert set(kwargs) == set(pm.hook_argnames("post_tool_call") or ())
     assert kwargs["tool_name"] == "terminal"
-    assert kwargs["result"] is None
+    assert kwargs["result"] is None  # no default in the contract: None, as Hermes passes it
+    # The others take the contract's defaults, a fresh list for each call.
+    assert (kwargs["task_id"], kwargs["status"], kwargs["middleware_trace"]) == ("", "ok", [])
 
 
 def test_invoke_hook_of_a_first_result_hook_gives_a_list(home: Path, user: Path) -> None:

@@ -272,3 +272,69 @@ def test_unload_and_load_many_times_over_leaves_no_objects_behind(home: Path) ->
         pm.unload_all()
         del pm
     assert snapshot(create_manager(home, load=False))["live objects"] == baseline
+
+
+# -- a reload seen from other threads ----------------------------------------------------------
+
+MANY: Final = 20
+ROUND_MODULE: Final = "hermes_reload_rounds"
+
+
+def test_a_reload_is_atomic_for_callers_in_other_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each call sees every implementation of one load, never some of the old and the new."""
+    isolate_environment(monkeypatch, tmp_path)
+    home = tmp_path / "home"
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / f"{ROUND_MODULE}.py").write_text("current = 0\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(lib))
+    keys = [f"p{i:02d}" for i in range(MANY)]
+    for key in keys:
+        write_plugin(home / "plugins", key, f"""
+            import {ROUND_MODULE} as rounds
+
+            LOADED_IN = rounds.current
+
+
+            def register(ctx):
+                ctx.register_hook("pre_llm_call", lambda **kw: f"{key}@{{LOADED_IN}}")
+        """)  # fmt: skip
+    write_config(home, enabled=keys)
+    rounds = __import__(ROUND_MODULE)
+    pm = PluginManager(home)
+    seen: list[tuple[int, frozenset[int]]] = []
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    arguments: dict[str, Any] = dict.fromkeys(pm.hook_argnames("pre_llm_call") or (), "")
+    arguments.update(user_message="hi", conversation_history=[], is_first_turn=False)
+
+    def call() -> None:
+        try:
+            while not stop.is_set():
+                results = pm.hook.pre_llm_call(**arguments)
+                generations = frozenset(int(r.split("@")[1]) for r in results)
+                seen.append((len(results), generations))
+        except BaseException as exc:  # reported below, not lost in the thread
+            errors.append(exc)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    try:
+        pm.discover_and_load()
+        for generation in range(1, 4):
+            rounds.current = generation
+            pm.discover_and_load(force=True)
+    finally:
+        stop.set()
+        caller.join(30)
+        pm.unload_all()
+        forget_new_modules(set(sys.modules) - {ROUND_MODULE}, tmp_path)
+        sys.modules.pop(ROUND_MODULE, None)
+    assert errors == []
+    sizes = {size for size, _ in seen}
+    assert sizes <= {0, MANY}, f"a call saw {sorted(sizes - {0, MANY})} of {MANY} plugins"
+    assert all(len(generations) <= 1 for _, generations in seen), "a call mixed two loads"
+    assert len(seen) > 0

@@ -380,7 +380,9 @@ def test_a_bounded_implementation_runs_on_a_worker_in_the_callers_context(
 def test_with_timeouts_disabled_everything_runs_inline(home: PluginHome) -> None:
     home.add_plugin("probe", THREAD_PROBE)
     caller = threading.current_thread().name
-    log = fire_probes(load(home, timeout=0))
+    pm = load(home, timeout=0)
+    drain_workers()  # the load had one (plugins.load_timeout), the calls have none
+    log = fire_probes(pm)
     assert {thread for _, thread, _ in log} == {caller}
     assert _workers.live_workers() == 0
 

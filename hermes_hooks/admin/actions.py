@@ -185,9 +185,14 @@ class OverrideProbe:
     error: str | None = None
 
 
-def probe_tool_overrides(candidate: Candidate) -> OverrideProbe:
-    """Load *candidate* in a throwaway home and return the tools it asks to override."""
-    with trial_load(candidate) as pm:
+def probe_tool_overrides(
+    candidate: Candidate, *, load_timeout: float | None = None
+) -> OverrideProbe:
+    """Load *candidate* in a throwaway home and return the tools it asks to override.
+
+    :param load_timeout: the operator's ``plugins.load_timeout``; the default when ``None``.
+    """
+    with trial_load(candidate, load_timeout=load_timeout) as pm:
         info = pm.get_plugin_info(candidate.key)
         if info is None or info.status != "enabled":
             reason = (info.error or info.reason) if info is not None else None

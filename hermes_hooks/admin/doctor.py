@@ -374,13 +374,17 @@ def _compat_findings(candidate: Candidate) -> list[Finding]:
     return findings
 
 
-def check_plugin(candidate: Candidate) -> PluginReport:
-    """Load *candidate* alone in a throwaway ``HERMES_HOME`` and report what is wrong with it."""
+def check_plugin(candidate: Candidate, *, load_timeout: float | None = None) -> PluginReport:
+    """Load *candidate* alone in a throwaway ``HERMES_HOME`` and report what is wrong with it.
+
+    :param load_timeout: the operator's ``plugins.load_timeout`` (a plugin that hangs while
+        loading is reported after it, never waited for); the default when ``None``.
+    """
     findings = _manifest_findings(candidate)
     findings.extend(_compat_findings(candidate))
     status = "error"
     if candidate.error is None:
-        with trial_load(candidate) as pm:
+        with trial_load(candidate, load_timeout=load_timeout) as pm:
             hook_findings = _hook_findings(pm, pm.hookimpls)
             findings.extend(hook_findings)
             findings.extend(_load_findings(pm, candidate, findings))

@@ -149,12 +149,17 @@ def captured_logs(sink: list[logging.LogRecord] | None = None) -> Iterator[list[
 
 
 @contextlib.contextmanager
-def trial_load(candidate: Candidate) -> Iterator[TrialManager]:
+def trial_load(
+    candidate: Candidate, *, load_timeout: float | None = None
+) -> Iterator[TrialManager]:
     """Load *candidate* alone in a temporary home; unload it and delete the home afterwards.
 
     What the loading logs is collected in :attr:`TrialManager.log_records` rather than shown.
     The plugin's status, error and registrations are read from the manager as usual
-    (``pm.get_plugin_info(candidate.key)``).
+    (``pm.get_plugin_info(candidate.key)``). A plugin that hangs while loading is given up on
+    after ``plugins.load_timeout`` like anywhere else, so a trial never hangs on it.
+
+    :param load_timeout: the operator's ``plugins.load_timeout``; the default when ``None``.
     """
     with tempfile.TemporaryDirectory(prefix="hermes-trial-") as tmp:
         home = Path(tmp)
@@ -167,7 +172,10 @@ def trial_load(candidate: Candidate) -> Iterator[TrialManager]:
             with contextlib.suppress(PluginTrustError):
                 entry[TRUSTED_HASH_FIELD] = content_hash(candidate.path)
         entries = {candidate.key: entry}
-        write_config(home, {"plugins": {"enabled": [candidate.key], "entries": entries}})
+        section: dict[str, object] = {"enabled": [candidate.key], "entries": entries}
+        if load_timeout is not None:
+            section["load_timeout"] = load_timeout
+        write_config(home, {"plugins": section})
         pm = TrialManager(candidate, home)
         with captured_logs(pm.log_records):
             try:

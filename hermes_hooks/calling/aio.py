@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import pluggy
 
-from hermes_hooks.calling import workers
+from hermes_hooks.calling import handoff, workers
 from hermes_hooks.calling.plans import finish_teardowns
 from hermes_hooks.calling.pluggy_private import raise_wrapfail
 
@@ -79,11 +79,12 @@ def is_awaitable(value: object) -> bool:
     return type(value) not in _PLAIN_TYPES and inspect.isawaitable(value)
 
 
-async def _await(value: Awaitable[Any]) -> Any:
+async def awaited(value: Awaitable[Any]) -> Any:
+    """A coroutine awaiting ``value`` (for awaitables that are not coroutines)."""
     return await value
 
 
-async def _run_cancellable(coro: Coroutine[Any, Any, Any], handle: list[Any]) -> Any:
+async def run_cancellable(coro: Coroutine[Any, Any, Any], handle: list[Any]) -> Any:
     """Run ``coro`` as a task whose loop and task are put in ``handle`` (to cancel from afar)."""
     import asyncio
 
@@ -92,7 +93,8 @@ async def _run_cancellable(coro: Coroutine[Any, Any, Any], handle: list[Any]) ->
     return await task
 
 
-def _cancel(handle: list[Any]) -> None:
+def cancel_from_afar(handle: list[Any]) -> None:
+    """Cancel the task :func:`run_cancellable` put in ``handle``, from any thread."""
     if handle:
         loop, task = handle[0]
         with contextlib.suppress(RuntimeError):  # that loop has finished already
@@ -111,7 +113,7 @@ def resolve(value: Any, *, timeout: float | None = None) -> Any:
     """
     if not inspect.isawaitable(value):
         return value
-    coro: Coroutine[Any, Any, Any] = value if inspect.iscoroutine(value) else _await(value)
+    coro: Coroutine[Any, Any, Any] = value if inspect.iscoroutine(value) else awaited(value)
     import asyncio  # here, not at start-up: most commands never see an awaitable
 
     try:
@@ -126,13 +128,13 @@ def resolve(value: Any, *, timeout: float | None = None) -> Any:
         )
     handle: list[Any] = []
     try:
-        job = workers.submit(asyncio.run, (_run_cancellable(coro, handle),))
+        job = workers.submit(asyncio.run, (run_cancellable(coro, handle),))
     except workers.WorkerUnavailableError as exc:
         coro.close()
         raise ResolveTimeoutError(f"no helper loop for the awaitable: {exc}") from None
     if job.wait(bound) or not _hold(job):
         return job.result()
-    _cancel(handle)  # a coroutine that honours the cancellation frees its helper at once
+    cancel_from_afar(handle)  # a coroutine that honours the cancellation frees its helper at once
     raise ResolveTimeoutError(f"the awaitable did not finish within {bound:g} s")
 
 
@@ -200,6 +202,21 @@ async def _call_plain(impl: pluggy.HookImpl, args: list[object], kwargs: dict[st
     return result
 
 
+def _batchable(impl: pluggy.HookImpl) -> Any:
+    """Return the guard of a sync implementation that is to run on a worker now, or ``None``."""
+    guard: Any = getattr(impl.function, handoff.GUARD_ATTR, None)
+    if (
+        guard is None
+        or guard.bound is None
+        or guard.bound.is_async
+        or guard.setting.seconds <= 0
+        or impl.function is not guard.entry
+        or impl.kwargnames
+    ):
+        return None
+    return guard
+
+
 async def amulticall(
     hook_name: str,
     hook_impls: Sequence[pluggy.HookImpl],
@@ -213,18 +230,56 @@ async def amulticall(
 
     Implementations run in pluggy's order (wrappers' set-up first, then the plain ones, newest
     first); a ``firstresult`` call stops at the first non-``None`` result; wrappers see and may
-    replace the result or the exception, exactly as in pluggy.
+    replace the result or the exception, exactly as in pluggy. Sync implementations of a
+    bounded hook that come one after the other run on one worker, as one handoff
+    (:mod:`hermes_hooks.calling.handoff`); ``async def`` ones are awaited here, between them.
 
     :param records: receives ``(plugin name, result)`` for each non-``None`` plain result.
     :param concurrent: run the plain implementations concurrently (observer hooks only: their
-        results are not combined, and none can stop the others).
+        results are not combined, and none can stop the others). Each runs in a context of its
+        own, so what they set in context variables is not kept.
     """
+    from hermes_hooks.calling.plans import step_of
+
     results: list[object] = []
     exception: BaseException | None = None
     teardowns: list[Generator[None, object, object]] = []
-    pending: list[tuple[pluggy.HookImpl, Awaitable[Any]]] = []
+    pending: list[tuple[str, Awaitable[Any]]] = []  # (plugin, what to await)
+    batch: list[handoff.Step] = []
+    seconds = 0.0
+    on_worker = handoff.on_worker()
+
+    async def flush() -> bool:
+        """Run the sync implementations gathered so far; tell whether the call is answered."""
+        steps = tuple(batch)
+        batch.clear()
+        found = await handoff.arun(
+            steps,
+            caller_kwargs,
+            seconds=seconds,
+            attributed=True,
+            firstresult=firstresult,
+            exact=False,
+        )
+        for owner, value in found:
+            results.append(value)
+            if records is not None:
+                records.append((owner, value))
+        return bool(found) and firstresult
+
     try:
         for impl in reversed(hook_impls):
+            guard = None if on_worker or impl.hookwrapper or impl.wrapper else _batchable(impl)
+            if guard is not None:
+                if concurrent:
+                    step = step_of(impl)
+                    pending.append((impl.plugin_name, _batch_of(step, caller_kwargs, guard)))
+                else:
+                    seconds = guard.setting.seconds
+                    batch.append(step_of(impl))
+                continue
+            if batch and await flush():
+                break
             try:
                 args = [caller_kwargs[name] for name in impl.argnames]
                 kwargs = {n: caller_kwargs[n] for n in impl.kwargnames if n in caller_kwargs}
@@ -243,7 +298,7 @@ async def amulticall(
                     raise_wrapfail(gen, "did not yield")
                 teardowns.append(gen)
             elif concurrent:
-                pending.append((impl, _call_plain(impl, args, kwargs)))
+                pending.append((impl.plugin_name, _call_plain(impl, args, kwargs)))
             else:
                 res = await _call_plain(impl, args, kwargs)
                 if res is not None:
@@ -252,6 +307,9 @@ async def amulticall(
                         records.append((impl.plugin_name, res))
                     if firstresult:
                         break
+        else:
+            if batch:
+                await flush()
         if pending:
             await _gather(pending, results, records)
     except BaseException as exc:
@@ -263,25 +321,33 @@ async def amulticall(
     return finish_teardowns(teardowns, result, exception)
 
 
+async def _batch_of(step: handoff.Step, kwargs: Mapping[str, object], guard: Any) -> Any:
+    """One sync implementation on a worker, awaited concurrently with the others."""
+    found = await handoff.arun(
+        (step,), kwargs, seconds=guard.setting.seconds, attributed=False, exact=False
+    )
+    return found[0] if found else None
+
+
 async def _gather(
-    pending: list[tuple[pluggy.HookImpl, Awaitable[Any]]],
+    pending: list[tuple[str, Awaitable[Any]]],
     results: list[object],
     records: list[tuple[str, object]] | None,
 ) -> None:
     """Await the plain implementations together; results (and the first error) in run order."""
-    impls = [impl for impl, _ in pending]
+    owners = [owner for owner, _ in pending]
     awaitables = [awaitable for _, awaitable in pending]
     pending.clear()
     import asyncio
 
     outcomes = await asyncio.gather(*awaitables, return_exceptions=True)
     error: BaseException | None = None
-    for impl, outcome in zip(impls, outcomes, strict=True):
+    for owner, outcome in zip(owners, outcomes, strict=True):
         if isinstance(outcome, BaseException):
             error = error or outcome
         elif outcome is not None:
             results.append(outcome)
             if records is not None:
-                records.append((impl.plugin_name, outcome))
+                records.append((owner, outcome))
     if error is not None:
         raise error

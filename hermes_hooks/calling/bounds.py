@@ -1,12 +1,13 @@
 """The bound on one hook callback: ``plugins.hook_callback_timeout``, cool-down and hung workers.
 
-A :class:`CallbackBound` belongs to one implementation (one callback) of a bounded hook. It runs
-the callback so that the caller gets an answer, or a :class:`~hermes_hooks.errors.HookTimeoutError`,
-within the bound:
+A :class:`CallbackBound` belongs to one implementation (one callback) of a bounded hook. The
+callback gives its caller an answer, or a :class:`~hermes_hooks.errors.HookTimeoutError`, within
+the bound:
 
-- a sync callback runs on a worker thread (:mod:`hermes_hooks.calling.workers`); at the bound
-  the caller stops waiting and the worker is *abandoned*, never joined: it keeps running until
-  the callback returns, and is then reused;
+- a sync callback runs on a worker thread, with the hook call's other implementations
+  (:mod:`hermes_hooks.calling.handoff`: one handoff per hook call); at the bound the caller
+  stops waiting and the worker is *abandoned*, never joined: it keeps running until the
+  callback returns, and is then reused;
 - an async callback is awaited on the caller's loop (async path) or on the worker's own loop
   (sync path) and cancelled at the bound;
 - after a timeout the callback is skipped for :data:`COOLDOWN_SECONDS`, and while
@@ -26,7 +27,7 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from hermes_hooks.calling import workers
 from hermes_hooks.errors import HookTimeoutError
@@ -34,11 +35,13 @@ from hermes_hooks.errors import HookTimeoutError
 if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms at start-up
     import asyncio
 
+    from hermes_hooks.calling import contexts
+
 __all__ = [
     "COOLDOWN_SECONDS",
     "MAX_HUNG_WORKERS",
+    "BoundSetting",
     "CallbackBound",
-    "await_within",
     "bound_for",
     "is_async_callable",
 ]
@@ -71,46 +74,36 @@ def is_async_callable(function: object) -> bool:
     return not inspect.isroutine(function) and inspect.iscoroutinefunction(call)
 
 
-class _Expired(Exception):
-    """The bound expired while awaiting (told apart from a TimeoutError the plugin raised)."""
-
-
-async def await_within(awaitable: Awaitable[Any], bound: float) -> Any:
-    """Await ``awaitable``, cancelling it after ``bound`` seconds.
-
-    :raises _Expired: the bound expired (a ``TimeoutError`` of the plugin's own passes through).
-    """
-    import asyncio
-
-    try:
-        async with asyncio.timeout(bound) as scope:
-            return await awaitable
-    except TimeoutError:
-        if scope.expired():
-            raise _Expired from None
-        raise
-
-
-def _call_resolving(
-    function: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], bound: float
-) -> Any:
-    """Call on a worker; an awaitable result runs on the worker's loop, cancelled at the bound."""
-    result = function(*args, **kwargs)
-    if inspect.isawaitable(result):
-        import asyncio
-
-        result = asyncio.run(await_within(result, bound))
-    return result
-
-
 def _consume(task: asyncio.Future[Any]) -> None:
     """Retrieve a cancelled-at-the-bound task's outcome, so asyncio does not log it as lost."""
     if not task.cancelled():
         task.exception()
 
 
+@final
+class BoundSetting:
+    """The current ``plugins.hook_callback_timeout`` in seconds; ``0`` or less: no bound.
+
+    One per manager, shared by its guards and call plans, and set when the config is read, so
+    that a call reads one attribute rather than the config.
+    """
+
+    __slots__ = ("seconds",)
+
+    def __init__(self, seconds: float = 0.0) -> None:
+        self.seconds = seconds
+
+    def __repr__(self) -> str:
+        return f"BoundSetting({self.seconds!r})"
+
+
 class CallbackBound:
     """Runs one callback within a bound, with its cool-down and its count of hung workers.
+
+    A bounded hook call hands its implementations to :mod:`hermes_hooks.calling.handoff`, which
+    asks each one's bound whether to skip it (:meth:`skip_reason`) and tells it of a timeout
+    (:meth:`expired`) and of the worker it abandoned (:meth:`hold`, :meth:`release`).
+    :meth:`call` and :meth:`acall` run one callback on its own, the same way.
 
     :param is_async: the callback is a coroutine function (awaited rather than sent to a worker
         in the async path).
@@ -126,47 +119,40 @@ class CallbackBound:
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
-    def _admit(self, bound: float) -> None:
-        """Raise when the callback is to be skipped: cooling down, or too many workers hung."""
+    def skip_reason(self, bound: float) -> str | None:
+        """Return why the callback is to be skipped (cooling down, too many workers hung)."""
         if self.hung >= MAX_HUNG_WORKERS:
-            raise HookTimeoutError(
+            return (
                 f"skipped: {self.hung} earlier calls are still running past the {bound:g} s "
                 f"bound ({_SETTING}); the plugin looks hung"
             )
         if self.suppressed_until and time.monotonic() < self.suppressed_until:
-            raise HookTimeoutError(
+            return (
                 f"skipped: it exceeded the {bound:g} s bound ({_SETTING}) less than "
                 f"{COOLDOWN_SECONDS:g} s ago"
             )
+        return None
 
-    def _expired(self, bound: float) -> HookTimeoutError:
+    def _admit(self, bound: float) -> None:
+        reason = self.skip_reason(bound)
+        if reason is not None:
+            raise HookTimeoutError(reason)
+
+    def expired(self, bound: float) -> HookTimeoutError:
+        """Start the cool-down; return the error a call past the bound turns into."""
         with self._lock:
             self.suppressed_until = time.monotonic() + COOLDOWN_SECONDS
         return HookTimeoutError(f"did not finish within {bound:g} s ({_SETTING})")
 
-    def _hold(self, job: workers.Job) -> bool:
-        """Abandon ``job`` and count its worker as hung; return whether it was still running."""
+    def hold(self) -> None:
+        """Count one more abandoned worker still running this callback."""
         with self._lock:
-            if not job.abandon(self._release):
-                return False
             self.hung += 1
-            return True
 
-    def _release(self) -> None:
+    def release(self) -> None:
+        """An abandoned worker of this callback returned."""
         with self._lock:
             self.hung -= 1
-
-    def _submit(
-        self,
-        function: Callable[..., Any],
-        args: Sequence[Any],
-        kwargs: Mapping[str, Any] | None,
-        loop: asyncio.AbstractEventLoop | None,
-    ) -> workers.Job:
-        try:
-            return workers.submit(function, args, kwargs, loop=loop)
-        except workers.WorkerUnavailableError as exc:
-            raise HookTimeoutError(f"skipped: {exc}") from None
 
     # -- calls ------------------------------------------------------------------------------------
 
@@ -179,21 +165,16 @@ class CallbackBound:
     ) -> Any:
         """Call from synchronous code; return its result within ``bound`` seconds.
 
+        An awaitable result runs on the worker's own loop and is cancelled at the bound.
+
         :raises HookTimeoutError: the bound expired, or the callback is being skipped.
         """
+        from hermes_hooks.calling import handoff
+
         self._admit(bound)
-        job = self._submit(_call_resolving, (function, args, kwargs or {}, bound), None, None)
-        try:
-            finished = job.wait(bound)
-        except BaseException:
-            self._hold(job)  # Ctrl-C while waiting: the worker may still be busy
-            raise
-        if not finished and self._hold(job):
-            raise self._expired(bound)
-        try:
-            return job.result()
-        except _Expired:
-            raise self._expired(bound) from None
+        step = handoff.raising_step(function, args, kwargs, self)
+        results = handoff.run((step,), {}, seconds=bound)
+        return results[0] if results else None
 
     async def acall(
         self,
@@ -204,39 +185,50 @@ class CallbackBound:
     ) -> Any:
         """Call from a coroutine; awaitables are awaited on the running loop, within ``bound``.
 
+        A coroutine runs as a task of its own in the calling task's plugin-side context
+        (:mod:`hermes_hooks.calling.contexts`); a sync callback on a worker, in the same
+        context.
+
         :raises HookTimeoutError: the bound expired, or the callback is being skipped.
         """
         import asyncio
 
+        from hermes_hooks.calling import contexts, handoff
+
         self._admit(bound)
         loop = asyncio.get_running_loop()
         started = loop.time()
+        side = contexts.for_call()
         if self.is_async:
             result = function(*args, **(kwargs or {}))
         else:
-            job = self._submit(function, args, kwargs, loop)
-            try:
-                finished = await job.wait_async(bound)
-            except asyncio.CancelledError:
-                self._hold(job)  # our caller went away; the worker may still be busy
-                raise
-            if not finished and self._hold(job):
-                raise self._expired(bound)
-            result = job.result()
+            step = handoff.raising_step(function, args, kwargs, self)
+            results = await handoff.arun((step,), {}, seconds=bound, side=side)
+            result = results[0] if results else None
         if not inspect.isawaitable(result):
             return result
-        return await self._await(result, max(bound - (loop.time() - started), 0.0), bound)
+        return await self._await(result, max(bound - (loop.time() - started), 0.0), bound, side)
 
-    async def _await(self, awaitable: Awaitable[Any], remaining: float, bound: float) -> Any:
+    async def _await(
+        self,
+        awaitable: Awaitable[Any],
+        remaining: float,
+        bound: float,
+        side: contexts.PluginSide | None = None,
+    ) -> Any:
         """Await on this loop; at the bound cancel it and return at once, whatever it does then.
 
         It runs as a task of its own, so that a coroutine that swallows the cancellation keeps
-        only itself running, not its caller.
+        only itself running, not its caller; the task runs in the plugin-side context ``side``,
+        which is replaced when the task is abandoned.
         """
         import asyncio
 
         loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(awaitable)
+        if side is not None and inspect.iscoroutine(awaitable):
+            task: asyncio.Future[Any] = loop.create_task(awaitable, context=side.context)
+        else:
+            task = asyncio.ensure_future(awaitable)
         try:
             await workers.wait_until_done(loop, task, remaining)
         except asyncio.CancelledError:
@@ -245,7 +237,9 @@ class CallbackBound:
         if not task.done():
             task.add_done_callback(_consume)
             task.cancel()
-            raise self._expired(bound)
+            if side is not None:
+                side.replace()  # the abandoned task may go on in the old context
+            raise self.expired(bound)
         return task.result()
 
 

@@ -296,12 +296,18 @@ class Hooks:
     ) -> Any:
         """Run one hook call now and finish its result (:class:`_Deferred` hands it back).
 
-        The call runs through the hook's call plan when one serves it (no wrapper, no tracing
-        or monitoring), which gives exactly what pluggy gives; else through pluggy itself.
+        The call runs through the hook's call plan when one serves it (no tracing or
+        monitoring), which gives exactly what pluggy gives; else through pluggy itself.
         """
-        plan = self.pm.get_call_plan(name)
+        plan = self.pm.get_call_plan(name, wrapped=True)
         if plan is not None:
-            raw = plan.call_attributed(kwargs) if attributed else plan.call(kwargs)
+            if plan.is_fast:
+                raw = plan.call_attributed(kwargs) if attributed else plan.call(kwargs)
+            elif attributed:
+                records: list[tuple[str, object]] = []
+                raw = _attribute(plan.call_wrapped(name, kwargs, records), records)
+            else:
+                raw = plan.call_wrapped(name, kwargs)
         elif attributed:
             raw = call_attributed(self.pm, name, kwargs, self._shadows)
         else:

@@ -15,12 +15,13 @@ import collections
 import difflib
 import logging
 import threading
-import types
+from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
 import attrs
 import pluggy
 
+from hermes_hooks.calling.bounds import BoundSetting
 from hermes_hooks.calling.guards import guard_hookimpl
 from hermes_hooks.calling.plans import CallPlan
 from hermes_hooks.calling.pluggy_private import PluggySeams, live_hookimpls
@@ -51,6 +52,10 @@ class FailureCount:
     last: str | None = None
 
 
+_InvokeFill = tuple[pluggy.HookCaller, list[pluggy.HookImpl], tuple[str, ...], bool]
+"""What invoke_hook fills in for one hook: its caller, the impls seen, the names, firstresult."""
+
+
 class FailureSlot(Protocol):
     """Where the failures of one plugin are counted (the plugin manager's status record)."""
 
@@ -70,6 +75,10 @@ class GuardedManager(PluggySeams):
         super().__init__(project_name)
         self.strict = strict
         self._direct_plans: dict[str, CallPlan] = {}  # the ones get_call_plan may hand out
+        #: ``plugins.hook_callback_timeout``, as every guard and plan of this manager reads it.
+        self.callback_bound = BoundSetting(0.0)
+        # invoke_hook: per hook, its caller, the arguments it fills with None, and firstresult.
+        self._invoke_fill: dict[str, _InvokeFill] = {}
         self._contracts: dict[str, tuple[HookContract, bool]] = {}
         self._lock = threading.RLock()
         self._failures_lock = threading.Lock()
@@ -80,7 +89,7 @@ class GuardedManager(PluggySeams):
 
     # -- hook specs and contracts --------------------------------------------------------------
 
-    def add_hookspecs(self, module_or_class: types.ModuleType | type) -> None:
+    def add_hookspecs(self, module_or_class: Any) -> None:
         """Add hookspecs (as pluggy does) and remember each one's contract."""
         super().add_hookspecs(module_or_class)
         self._contracts.clear()
@@ -119,12 +128,13 @@ class GuardedManager(PluggySeams):
 
     # -- dispatch -------------------------------------------------------------------------------
 
-    def get_call_plan(self, name: str) -> CallPlan | None:
+    def get_call_plan(self, name: str, *, wrapped: bool = False) -> CallPlan | None:
         """Return the call plan that serves hook ``name`` now, or ``None`` when pluggy's loop must.
 
         ``None`` for an unknown or historic hook, one whose spec has argument defaults, one
-        with a wrapper, and for every hook while tracing or monitoring is on. Calling the plan
-        with every argument of the hook is calling ``pm.hook.<name>(...)``.
+        with a wrapper (unless ``wrapped``: then its plan, to call with
+        :meth:`CallPlan.call_wrapped`), and for every hook while tracing or monitoring is on.
+        Calling the plan with every argument of the hook is calling ``pm.hook.<name>(...)``.
         """
         if not self.is_untraced():
             return None
@@ -132,7 +142,7 @@ class GuardedManager(PluggySeams):
         plan = self._direct_plans.get(name)
         # The list pluggy holds (not get_hookimpls()'s copy): the facade asks on every call.
         if plan is not None and caller is not None and plan.impls == live_hookimpls(caller):
-            return plan
+            return plan if wrapped or plan.is_fast else None
         if not isinstance(caller, pluggy.HookCaller) or caller.is_historic():
             return None
         if caller.spec is not None and caller.spec.kwargdefaults:
@@ -141,44 +151,42 @@ class GuardedManager(PluggySeams):
         plan = self._plans.get(name)
         if plan is None or not plan.serves(impls):
             plan = self._make_plan(name, impls)
-        if plan is None or not plan.is_fast:
+        if plan is None or not plan.is_planned:
             return None
         self._direct_plans[name] = plan
-        return plan
+        return plan if wrapped or plan.is_fast else None
 
     # -- registration with isolation -----------------------------------------------------------
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
-        """Register a plugin object (as pluggy does) and guard each of its hookimpls."""
-        with self._lock:
+        """Register a plugin object (as pluggy does) and guard each of its hookimpls.
+
+        Its implementations become callable together, when ``register`` returns: a hook called
+        meanwhile from another thread runs none of them or all of them.
+        """
+        with self._lock, self.staged():
             try:
-                plugin_name = super().register(plugin, name)
+                return super().register(plugin, name)
             except BaseException:
-                # pluggy leaves a half-registered plugin behind when validation fails.
+                # Past pluggy's checks (a historic replay that raised, say): leave nothing.
                 if self.is_registered(plugin):
                     self.unregister(plugin)
                 raise
-            if plugin_name is None:
-                return None
-            # Implementations of hooks with a spec were guarded as pluggy verified them; only
-            # hooks without one are left. Looking at those alone, rather than at every hook's
-            # implementations (get_hookcallers), keeps registering N plugins linear in N.
-            for caller in list(vars(self.hook).values()):
-                if not isinstance(caller, pluggy.HookCaller) or caller.spec is not None:
-                    continue
-                mine = [impl for impl in live_hookimpls(caller) if impl.plugin is plugin]
-                for impl in mine:
-                    self._guard(impl, caller.name)
-                if mine:
-                    self._warn_unknown_hook(plugin_name, caller.name)
-            return plugin_name
 
-    def on_hookimpl_verified(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
-        """Guard an implementation pluggy has checked against its spec, before it is added.
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any | None:
+        """Unregister a plugin and its hookimpls, as pluggy does."""
+        with self._lock:
+            return super().unregister(plugin, name)
 
-        So a hook called from another thread meanwhile never runs it unguarded.
-        """
+    def hook_defaults(self, spec_function: object) -> Mapping[str, object]:
+        """Return the defaults the hook's contract declares for the arguments a call omits."""
+        return get_contract(spec_function).defaults
+
+    def on_hookimpl_added(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
+        """Guard an implementation before it is added, so no thread ever runs it unguarded."""
         self._guard(hookimpl, hook.name)
+        if hook.spec is None:
+            self._warn_unknown_hook(hookimpl.plugin_name, hook.name)
 
     def _guard(self, impl: pluggy.HookImpl, hook_name: str) -> None:
         contract, firstresult = self._contract_of(hook_name)
@@ -189,12 +197,8 @@ class GuardedManager(PluggySeams):
             self._report_failure,
             strict=self.strict,
             firstresult=firstresult,
-            timeout=self._hook_callback_timeout,
+            setting=self.callback_bound,
         )
-
-    def _hook_callback_timeout(self) -> float:
-        """Return the bound of each bounded hook call, read at every call; none by default."""
-        return 0.0
 
     def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:
         close = difflib.get_close_matches(hook_name, self.known_hooks(), n=3, cutoff=0.6)
@@ -281,20 +285,46 @@ class GuardedManager(PluggySeams):
     def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
         """Call hook ``name`` as Hermes does and return the non-``None`` results.
 
-        Arguments of the hook that the caller leaves out are passed as ``None``; an unknown
-        hook or one with no implementations returns ``[]``.
+        Arguments of the hook that the caller leaves out take their contract's default, and
+        ``None`` when they have none (Hermes passes what it has); an unknown hook or one with no
+        implementations returns ``[]``.
         """
-        caller = getattr(self.hook, name, None)
-        if not isinstance(caller, pluggy.HookCaller) or not live_hookimpls(caller):
+        fill = self._invoke_fill.get(name)
+        if fill is None or fill[1] != live_hookimpls(fill[0]):
+            fill = self._make_invoke_fill(name)
+            if fill is None:
+                return []
+        caller, impls, names, firstresult = fill
+        if not impls:
             return []
-        # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
-        # unknown to this host, whatever its callbacks ask for).
-        argnames = list(caller.spec.argnames) if caller.spec is not None else []
-        for impl in live_hookimpls(caller):
-            argnames.extend(impl.argnames)
-        for argname in argnames:
-            kwargs.setdefault(argname, None)
+        for argname in names:
+            if argname not in kwargs:
+                kwargs[argname] = None  # kwargs is this call's own dict
         result = caller(**kwargs)
-        if self._contract_of(name)[1]:
+        if firstresult:
             return [] if result is None else [result]
         return [r for r in result if r is not None]
+
+    def _make_invoke_fill(
+        self, name: str
+    ) -> _InvokeFill | None:
+        """What :meth:`invoke_hook` fills in for hook ``name``, kept while its impls stay."""
+        caller = getattr(self.hook, name, None)
+        if not isinstance(caller, pluggy.HookCaller):
+            return None
+        impls = list(live_hookimpls(caller))
+        # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
+        # unknown to this host, whatever its callbacks ask for). Those with a contract
+        # default get it from the hook caller.
+        defaults = self.hook_defaults(caller.spec.function) if caller.spec is not None else {}
+        names: dict[str, None] = {}
+        for argname in caller.spec.argnames if caller.spec is not None else ():
+            if argname not in defaults:
+                names[argname] = None
+        for impl in impls:
+            for argname in impl.argnames:
+                if argname not in defaults:
+                    names[argname] = None
+        fill = (caller, impls, tuple(names), self._contract_of(name)[1])
+        self._invoke_fill[name] = fill
+        return fill

@@ -9,10 +9,12 @@ one that fails after it, never yields, yields twice or returns a value that does
 the inner result as it was.
 
 For a hook whose contract has ``timeout=True``, while ``plugins.hook_callback_timeout`` is above
-zero, each call of a plain implementation runs within that bound through a
-:class:`~hermes_hooks.calling.bounds.CallbackBound`; a call past the bound, or skipped after
-one, is a failure like a raise (:class:`~hermes_hooks.errors.HookTimeoutError`). Otherwise it
-runs inline, as in pluggy, and an awaitable it returns is resolved
+zero, each plain implementation runs within that bound, on a worker thread: the call plans hand
+a whole hook call's implementations to one worker (:mod:`hermes_hooks.calling.handoff`), and a
+guard called on its own (by pluggy's loop, while tracing say) hands off its one call. A call
+past the bound, or skipped after one, is a failure like a raise
+(:class:`~hermes_hooks.errors.HookTimeoutError`). Otherwise, and on a worker already, it runs
+inline, as in pluggy, and an awaitable it returns is resolved
 (:func:`hermes_hooks.calling.aio.resolve`).
 Wrappers always run inline: their two halves share the caller's frame and context variables
 (a tracing span opened before the ``yield`` is closed after it), which a worker would split.
@@ -23,22 +25,34 @@ Each plain guard also carries a coroutine function for the async path
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Generator
-from typing import Any, Final, Protocol
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, Final, Protocol, final
 
 import pluggy
 
-from hermes_hooks.calling import aio
-from hermes_hooks.calling.bounds import CallbackBound, bound_for
+from hermes_hooks.calling import aio, handoff
+from hermes_hooks.calling.bounds import BoundSetting, CallbackBound, bound_for
 from hermes_hooks.errors import HookResultError, HookTimeoutError
 from hermes_hooks.spec.contract import HookContract, Policy
 
-__all__ = ["FailureReporter", "TimeoutSource", "guard_hookimpl", "is_guarded"]
-
-TimeoutSource = Callable[[], float]
-"""Returns the current ``plugins.hook_callback_timeout`` in seconds; ``0`` or less: no bound."""
+__all__ = [
+    "DIRECT_CALL_ATTR",
+    "FailureReporter",
+    "Guard",
+    "guard_hookimpl",
+    "guard_of",
+    "is_guarded",
+]
 
 _GUARDED: Final = "__hermes_guarded__"
+GUARD_ATTR: Final = handoff.GUARD_ATTR
+
+DIRECT_CALL_ATTR: Final = "__hermes_direct__"
+"""On a ``register_hook`` adapter: ``(callback, takes_kwargs, hook argument names)``.
+
+With ``takes_kwargs`` a call plan calls ``callback(**kwargs)`` with the call's keyword
+arguments; without, ``callback(*args)`` with the adapter's own arguments (the adapter takes them
+in the callback's order, so that this is the same call)."""
 
 # Never swallowed: the person pressed Ctrl-C, or the task running the hook is being cancelled
 # (asyncio.CancelledError, looked up only once something was raised: see aio.pass_through).
@@ -96,12 +110,12 @@ def guard_hookimpl(
     *,
     strict: bool,
     firstresult: bool,
-    timeout: TimeoutSource | None = None,
+    setting: BoundSetting | None = None,
 ) -> None:
     """Replace ``impl.function`` with a guarded version (once; a second call does nothing).
 
-    :param timeout: the source of ``plugins.hook_callback_timeout``, read at every call; it
-        bounds the implementation only when the hook's contract has ``timeout=True``.
+    :param setting: the manager's ``plugins.hook_callback_timeout``; it bounds the
+        implementation only when the hook's contract has ``timeout=True``.
     """
     if is_guarded(impl.function):
         return
@@ -115,14 +129,28 @@ def guard_hookimpl(
             function, plugin_key, hook_name, contract, report, strict, firstresult
         )
     else:
-        bounded = bound_for(function) if contract.timeout and timeout is not None else None
-        guarded = _guard_call(
-            function, plugin_key, hook_name, contract, report, strict, bounded, timeout
+        bounded = setting is not None and contract.timeout
+        guard = Guard(
+            function,
+            plugin_key,
+            hook_name,
+            contract,
+            report,
+            strict=strict,
+            bound=bound_for(function) if bounded else None,
+            setting=setting if bounded else None,
         )
+        guarded = guard.entry
     setattr(guarded, _GUARDED, True)
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
     # pluggy marks HookImpl.function Final for type checkers only; argnames stay the original's.
     setattr(impl, "function", guarded)  # noqa: B010
+
+
+def guard_of(function: object) -> Guard | None:
+    """Return the :class:`Guard` behind a guarded implementation, or ``None``."""
+    guard = getattr(function, GUARD_ATTR, None)
+    return guard if isinstance(guard, Guard) else None
 
 
 def _resolve(result: Any) -> Any:
@@ -133,77 +161,176 @@ def _resolve(result: Any) -> Any:
         raise HookTimeoutError(str(exc)) from None
 
 
-def _guard_call(
-    function: Callable[..., Any],
-    plugin_key: str,
-    hook_name: str,
-    contract: HookContract,
-    report: FailureReporter,
-    strict: bool,
-    bounded: CallbackBound | None,
-    timeout: TimeoutSource | None,
-) -> Callable[..., Any]:
-    check = contract.check
-    closed = contract.policy is Policy.CLOSED
-    safe_result = contract.safe_result
+@final
+class Guard:
+    """The contract one plain implementation runs under, and how to call it.
 
-    def failed(exc: BaseException) -> Any:
-        """Report a failure (not in strict mode) and return what the hook's policy makes of it."""
+    The call plans (:mod:`hermes_hooks.calling.plans`) call :attr:`target` (or
+    :attr:`kw_target`) themselves and hand failures to :meth:`failed` and misfits to
+    :meth:`unfit`, which saves a frame per implementation; pluggy's loop, and every other
+    caller, calls :attr:`entry`, the guarded function that does the same (and hands a bounded
+    call to a worker when it is not on one already).
+
+    :ivar function: the implementation as registered (for a ``register_hook`` callback, its
+        adapter, which takes the hook's arguments positionally as pluggy passes them).
+    :ivar target: what a plan calls with the arguments ``impl.argnames`` name, positionally:
+        the function, or the callback behind an adapter when that is the same call.
+    :ivar kw_target: a ``register_hook`` callback taking ``**kwargs``, which a plan calls with
+        the call's keyword arguments as they are; ``None`` otherwise.
+    :ivar bound: the callback's :class:`~hermes_hooks.calling.bounds.CallbackBound`, for a
+        hook with a timeout; ``None`` otherwise.
+    """
+
+    __slots__ = (
+        "bound",
+        "check",
+        "closed",
+        "entry",
+        "expects",
+        "function",
+        "hook_name",
+        "kw_names",
+        "kw_target",
+        "plugin_key",
+        "report",
+        "safe_result",
+        "setting",
+        "strict",
+        "target",
+    )
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        plugin_key: str,
+        hook_name: str,
+        contract: HookContract,
+        report: FailureReporter,
+        *,
+        strict: bool,
+        bound: CallbackBound | None,
+        setting: BoundSetting | None,
+    ) -> None:
+        self.function = function
+        self.plugin_key = plugin_key
+        self.hook_name = hook_name
+        self.check = contract.check
+        self.expects = contract.expects
+        self.closed = contract.policy is Policy.CLOSED
+        self.safe_result = contract.safe_result
+        self.report = report
+        self.strict = strict
+        self.bound = bound
+        self.setting = setting
+        self.target: Callable[..., Any] = function
+        self.kw_target: Callable[..., Any] | None = None
+        self.kw_names: tuple[str, ...] = ()
+        direct = getattr(function, DIRECT_CALL_ATTR, None)
+        if direct is not None:
+            callback, takes_kwargs, names = direct
+            if takes_kwargs:
+                self.kw_target, self.kw_names = callback, tuple(names)
+            else:
+                self.target = callback
+        self.entry = self._make_entry()
+
+    def __repr__(self) -> str:
+        return f"<Guard of plugin {self.plugin_key!r} for {self.hook_name!r}>"
+
+    def failed(self, exc: BaseException) -> Any:
+        """Report a failure and return what the hook's policy makes of it.
+
+        :raises BaseException: ``exc`` itself in strict mode (with a note naming the plugin),
+            and always for ``KeyboardInterrupt`` and a task's cancellation.
+        """
+        if isinstance(exc, _pass_through()):
+            raise exc
+        if self.strict:
+            _annotate(exc, self.plugin_key, self.hook_name)
+            raise exc
         message = _describe(exc)
-        report(plugin_key, hook_name, message, exc)
-        if closed and safe_result is not None:
-            return safe_result(plugin_key, message)
+        self.report(self.plugin_key, self.hook_name, message, exc)
+        if self.closed and self.safe_result is not None:
+            return self.safe_result(self.plugin_key, message)
         return None
 
-    def unfit(result: object) -> None:
-        message = f"returned {type(result).__name__} {result!r:.200}, expected {contract.expects}"
-        if strict:
+    def unfit(self, result: object) -> None:
+        """Report a returned value that does not fit the hook; it counts as ``None``."""
+        message = f"returned {type(result).__name__} {result!r:.200}, expected {self.expects}"
+        if self.strict:
             raise HookResultError(
-                f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}) {message}"
+                f"plugin {self.plugin_key!r} hook {self.hook_name!r} "
+                f"({_location(self.function)}) {message}"
             )
-        report(plugin_key, hook_name, message, None)
+        self.report(self.plugin_key, self.hook_name, message, None)
 
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        try:
-            if bounded is not None and timeout is not None and (bound := timeout()) > 0:
-                result = bounded.call(function, args, kwargs, bound)
-            else:  # without kwargs, no empty ** dict: a cheaper call
+    def settle(self, result: Any) -> Any:
+        """Return what a non-``None`` result of an inline call counts as (awaited, checked)."""
+        if aio.is_awaitable(result):
+            try:
+                result = _resolve(result)
+            except BaseException as exc:
+                return self.failed(exc)
+            if result is None:
+                return None
+        check = self.check
+        if check is None or check(result):
+            return result
+        return self.unfit(result)
+
+    def select(self, kwargs: Mapping[str, object]) -> dict[str, object]:
+        """The hook's arguments out of ``kwargs``, for a ``**kwargs`` callback.
+
+        :raises KeyError: one is missing (pluggy's loop would raise ``HookCallError``).
+        """
+        return {name: kwargs[name] for name in self.kw_names}
+
+    def _make_entry(self) -> Callable[..., Any]:
+        function, bound, setting, check = self.function, self.bound, self.setting, self.check
+        failed, settle, unfit = self.failed, self.settle, self.unfit
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if (
+                bound is not None
+                and setting is not None
+                and setting.seconds > 0
+                and not handoff.on_worker()
+            ):
+                # Called on its own (pluggy's loop, while tracing): one handoff for this one.
+                step = handoff.explicit_step(self, args, kwargs, self.plugin_key)
+                found = handoff.run((step,), {}, seconds=setting.seconds)
+                return found[0] if found else None
+            try:
+                # Without kwargs, no empty ** dict: a cheaper call.
                 result = function(*args, **kwargs) if kwargs else function(*args)
-                if result is not None and aio.is_awaitable(result):
-                    result = _resolve(result)
-        except _pass_through():
-            raise
-        except BaseException as exc:
-            if strict:
-                # A bare raise keeps the plugin's own traceback, cause and context.
-                _annotate(exc, plugin_key, hook_name)
-                raise
-            return failed(exc)
-        if result is None or check is None or check(result):
-            return result
-        return unfit(result)
+            except BaseException as exc:
+                return failed(exc)
+            if result is None:
+                return None
+            return settle(result)
 
-    async def aguarded(*args: Any, **kwargs: Any) -> Any:
-        try:
-            if bounded is not None and timeout is not None and (bound := timeout()) > 0:
-                result = await bounded.acall(function, args, kwargs, bound)
-            else:
-                result = function(*args, **kwargs)
-                if result is not None and aio.is_awaitable(result):
-                    result = await result
-        except _pass_through():
-            raise
-        except BaseException as exc:
-            if strict:
-                _annotate(exc, plugin_key, hook_name)
-                raise
-            return failed(exc)
-        if result is None or check is None or check(result):
-            return result
-        return unfit(result)
+        async def aguarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                if (
+                    bound is not None
+                    and setting is not None
+                    and setting.seconds > 0
+                    and not handoff.on_worker()
+                ):
+                    result = await bound.acall(function, args, kwargs, setting.seconds)
+                else:
+                    result = function(*args, **kwargs)
+                    if result is not None and aio.is_awaitable(result):
+                        result = await result
+            except BaseException as exc:
+                return failed(exc)
+            if result is None or check is None or check(result):
+                return result
+            return unfit(result)
 
-    setattr(guarded, aio.ACALL_ATTR, aguarded)
-    return guarded
+        setattr(guarded, aio.ACALL_ATTR, aguarded)
+        setattr(guarded, GUARD_ATTR, self)
+        return guarded
 
 
 def _wrapper_expects(contract: HookContract, firstresult: bool) -> str:

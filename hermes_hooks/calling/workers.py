@@ -52,7 +52,10 @@ class WorkerUnavailableError(RuntimeError):
 
 
 class Job:
-    """One call of ``function(*args, **kwargs)`` on a worker, in a copy of the caller's context.
+    """One call of ``function(*args, **kwargs)`` on a worker, in a given context.
+
+    The context is a copy of the caller's unless one is given: bounded hook calls run in the
+    plugin-side context of their host thread (:mod:`hermes_hooks.calling.contexts`).
 
     The caller waits with :meth:`wait` (threads) or :meth:`wait_async` (an event loop); when it
     stops waiting it calls :meth:`abandon`, which tells whether the job was still running.
@@ -79,12 +82,14 @@ class Job:
         args: Sequence[Any],
         kwargs: Mapping[str, Any] | None,
         loop: asyncio.AbstractEventLoop | None,
+        context: contextvars.Context | None = None,
     ) -> None:
         self._function = function
         self._args = args
         self._kwargs = kwargs
-        # The caller's context variables travel with the call, as they would inline.
-        self._context = contextvars.copy_context()
+        # The caller's context variables travel in with the call (the job runs in a copy of
+        # them), unless the caller names the context to run in.
+        self._context = contextvars.copy_context() if context is None else context
         self._loop = loop
         self._future: asyncio.Future[None] | None = None
         self._done: threading.Lock | None = None
@@ -218,13 +223,15 @@ def submit(
     kwargs: Mapping[str, Any] | None = None,
     *,
     loop: asyncio.AbstractEventLoop | None = None,
+    context: contextvars.Context | None = None,
 ) -> Job:
     """Start ``function(*args, **kwargs)`` on an idle worker, or on a new one.
 
     :param loop: the running loop of a caller that will ``await job.wait_async(...)``.
+    :param context: the context to run it in; a copy of the caller's by default.
     :raises WorkerUnavailableError: :data:`MAX_WORKERS` threads exist, or none could start.
     """
-    job = Job(function, args, kwargs, loop)
+    job = Job(function, args, kwargs, loop, context)
     start = False
     with _lock:
         if _idle:

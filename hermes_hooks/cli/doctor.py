@@ -58,7 +58,9 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
     arguments the hook does not pass, register_hook callbacks without **kwargs,
     provides_tools/provides_hooks (or hooks) that do not match what is registered, unset
     requires_env, missing pip_dependencies, and which Hermes modules the plugin imports
-    (served here, or not), with file and line where known. Exits 1 on any error.
+    (served here, or not), with file and line where known. A plugin that does not finish
+    loading within plugins.load_timeout is reported with the line it is stuck on, never
+    waited for. Exits 1 on any error.
 
     \b
     Examples:
@@ -72,7 +74,9 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
     apply_env_file(get_home(ctx))  # requires_env set in $HERMES_HOME/.env counts as set
     with captured_logs():  # what discovery logs about a manifest is a finding below
         candidates = _candidates(ctx, path_or_name)
-    reports = [check_plugin(c) for c in candidates]
+        # A plugin that hangs while loading is reported after the operator's bound.
+        load_timeout = build_manager(ctx, load=False).reload_config().load_timeout
+    reports = [check_plugin(c, load_timeout=load_timeout) for c in candidates]
     errors = sum(r.errors for r in reports)
     if as_json:
         echo_json(
@@ -121,8 +125,8 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     """Summarise the environment and report what is wrong with it.
 
     Shows versions, HERMES_HOME and the config file, then config problems, plugins that
-    failed to load, and project plugins that are present but not opted in. Exits 1 when
-    there is an error.
+    failed to load (one that hangs is given up on after plugins.load_timeout), and project
+    plugins that are present but not opted in. Exits 1 when there is an error.
 
     \b
     Examples:

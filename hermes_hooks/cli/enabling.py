@@ -55,6 +55,17 @@ def offer_pip_dependencies(candidate: Candidate, yes: bool) -> bool:
     return True
 
 
+def _load_timeout(home: Path) -> float | None:
+    """The operator's ``plugins.load_timeout``, or ``None`` (the default) when unreadable."""
+    from hermes_hooks.errors import ConfigError
+    from hermes_hooks.plugins.config import PluginsConfig
+
+    try:
+        return PluginsConfig.from_home(home).load_timeout
+    except ConfigError:
+        return None
+
+
 def _grant_tool_override(home: Path, candidate: Candidate, answer: bool | None) -> None:
     """Ask (once) whether a non-bundled plugin may replace host tools, and record the answer."""
     from hermes_hooks.admin.actions import (
@@ -69,7 +80,7 @@ def _grant_tool_override(home: Path, candidate: Candidate, answer: bool | None) 
             return  # bundled plugins are trusted; a broken one registers nothing
         if get_tool_override_grant(home, key) is not None:
             return  # asked before: the recorded answer stands (flags change it)
-        probe = probe_tool_overrides(candidate)
+        probe = probe_tool_overrides(candidate, load_timeout=_load_timeout(home))
         if probe.error is not None:
             warn(f"could not load {key!r} to check whether it replaces host tools: {probe.error}")
             return

@@ -84,6 +84,11 @@ DEFAULT_HOOK_CALLBACK_TIMEOUT: Final = 30.0
 """Seconds a hook callback may run when ``plugins.hook_callback_timeout`` is not set."""
 MAX_HOOK_CALLBACK_TIMEOUT: Final = 600.0
 """Upper bound for ``plugins.hook_callback_timeout``; larger values are capped."""
+DEFAULT_LOAD_TIMEOUT: Final = 10.0
+"""Seconds one plugin's import and ``register(ctx)`` may take when ``plugins.load_timeout`` is
+not set: heavy SDK imports take seconds on two cores."""
+MAX_LOAD_TIMEOUT: Final = 600.0
+"""Upper bound for ``plugins.load_timeout``; larger values are capped."""
 
 _LOCK_SUFFIX: Final = ".lock"
 
@@ -350,33 +355,46 @@ def _entries(section: Mapping[str, Any], where: str) -> Mapping[str, Mapping[str
     return MappingProxyType(entries)
 
 
-def _hook_callback_timeout(section: Mapping[str, Any], where: str) -> tuple[float, list[str]]:
-    """Read ``plugins.hook_callback_timeout`` the way Hermes does, collecting warnings."""
-    default = DEFAULT_HOOK_CALLBACK_TIMEOUT
-    raw = section.get("hook_callback_timeout")
+def _seconds(
+    section: Mapping[str, Any], where: str, name: str, default: float, maximum: float
+) -> tuple[float, list[str]]:
+    """Read a number of seconds under ``plugins`` the way Hermes does, collecting warnings."""
+    raw = section.get(name)
     if raw is None:
         return default, []
-    field = f"{where}: plugins.hook_callback_timeout"
-    timeout: float | None = None
+    field = f"{where}: plugins.{name}"
+    seconds: float | None = None
     # bool is an int subclass, but `true` as a number of seconds is a mistake, not 1s.
     if isinstance(raw, int | float) and not isinstance(raw, bool):
-        timeout = float(raw)
+        seconds = float(raw)
     elif isinstance(raw, str):
         with contextlib.suppress(ValueError):
-            timeout = float(raw)  # Hermes accepts numeric strings ("45")
-    if timeout is None or math.isnan(timeout):
+            seconds = float(raw)  # Hermes accepts numeric strings ("45")
+    if seconds is None or math.isnan(seconds):
         return default, [
             f"{field}: expected a number of seconds, found {_describe(raw)};"
             f" using the default {default:g}s"
         ]
-    if timeout < 0:
+    if seconds < 0:
         return default, [
             f"{field}: expected 0 or more seconds, found {raw!r}; using the default {default:g}s"
         ]
-    if timeout > MAX_HOOK_CALLBACK_TIMEOUT:
-        cap = MAX_HOOK_CALLBACK_TIMEOUT
-        return cap, [f"{field}: {raw!r} is more than the maximum {cap:g}s; using {cap:g}s"]
-    return timeout, []
+    if seconds > maximum:
+        return maximum, [
+            f"{field}: {raw!r} is more than the maximum {maximum:g}s; using {maximum:g}s"
+        ]
+    return seconds, []
+
+
+def _hook_callback_timeout(section: Mapping[str, Any], where: str) -> tuple[float, list[str]]:
+    """Read ``plugins.hook_callback_timeout`` the way Hermes does, collecting warnings."""
+    return _seconds(
+        section,
+        where,
+        "hook_callback_timeout",
+        DEFAULT_HOOK_CALLBACK_TIMEOUT,
+        MAX_HOOK_CALLBACK_TIMEOUT,
+    )
 
 
 @attrs.frozen
@@ -397,6 +415,9 @@ class PluginsConfig:
     """Per-plugin settings, ``plugins.entries.<plugin_id>``."""
     hook_callback_timeout: float = DEFAULT_HOOK_CALLBACK_TIMEOUT
     """Seconds a hook callback may run; ``0`` disables the limit; at most 600."""
+    load_timeout: float = DEFAULT_LOAD_TIMEOUT
+    """Seconds one plugin's import and ``register(ctx)`` may take; ``0`` loads on the calling
+    thread, without a limit; at most 600."""
     warnings: tuple[str, ...] = ()
     """Problems that were tolerated (a value replaced by its default), for the host to report."""
     source: Path | None = attrs.field(default=None, eq=False)
@@ -424,12 +445,16 @@ class PluginsConfig:
             msg = f"{where}: plugins: expected a mapping of plugin settings, found {found}"
             raise ConfigError(msg)
         timeout, warnings = _hook_callback_timeout(section, where)
+        load_timeout, load_warnings = _seconds(
+            section, where, "load_timeout", DEFAULT_LOAD_TIMEOUT, MAX_LOAD_TIMEOUT
+        )
         return cls(
             enabled=_name_set(section, "enabled", where),
             disabled=_name_set(section, "disabled", where),
             entries=_entries(section, where),
             hook_callback_timeout=timeout,
-            warnings=tuple(warnings),
+            load_timeout=load_timeout,
+            warnings=tuple(warnings + load_warnings),
             source=source,
         )
 

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 import pluggy
 
+from hermes_hooks.calling.guards import DIRECT_CALL_ATTR
 from hermes_hooks.errors import PluginLoadError, RegistrationError
 from hermes_hooks.plugins.discovery import Candidate
 from hermes_hooks.spec.markers import PROJECT_NAME
@@ -35,6 +36,7 @@ __all__ = [
     "CodeOwners",
     "PluginHooks",
     "describe_failure",
+    "describe_load_failure",
     "evict_modules",
     "find_hookimpls",
     "import_plugin",
@@ -42,6 +44,7 @@ __all__ = [
     "module_name_for",
     "plugin_roots",
     "register_alias",
+    "running_at",
 ]
 
 NAMESPACE: Final = "hermes_plugins"
@@ -88,21 +91,47 @@ def _evict_aliases(name: str) -> None:
         sys.modules.pop(alias, None)
 
 
+class _SubmoduleLog:
+    """Notes every module imported below a plugin's package, by the package it belongs to.
+
+    Evicting a plugin's modules then looks at its own names only, never at all of
+    ``sys.modules`` (which would make unloading ``n`` plugins quadratic). It sits first on
+    ``sys.meta_path`` from the first folder plugin's import on, answers no import itself, and
+    costs one ``startswith`` per module imported in the process.
+    """
+
+    _PREFIX: Final = NAMESPACE + "."
+
+    def __init__(self) -> None:
+        self.below: dict[str, set[str]] = {}
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        if fullname.startswith(self._PREFIX):
+            package, dot, _ = fullname[len(self._PREFIX) :].partition(".")
+            if dot:
+                self.below.setdefault(self._PREFIX + package, set()).add(fullname)
+
+    def install(self) -> None:
+        """Put this log first on ``sys.meta_path``, once."""
+        if not any(finder is self for finder in sys.meta_path):
+            sys.meta_path.insert(0, self)
+
+
+_SUBMODULES: Final = _SubmoduleLog()
+
+
 def evict_modules(name: str) -> None:
     """Forget module ``name`` and its sub-modules, so that the next import runs them afresh.
 
-    The other names they were registered under (:func:`register_alias`) go with them.
+    The cost is that of the package's own modules (see :class:`_SubmoduleLog`); the other
+    names they were registered under (:func:`register_alias`) go with them.
     """
     if _ALIASES:
         _evict_aliases(name)
-    if name not in sys.modules:
-        # Sub-modules are imported below their package and evicted with it: none is left, and
-        # not scanning sys.modules keeps loading N plugins linear in N.
-        return
-    prefix = name + "."
-    # list() copies in one step; iterating sys.modules itself fails when another thread imports.
-    for loaded in [m for m in list(sys.modules) if m == name or m.startswith(prefix)]:
-        del sys.modules[loaded]
+    below = _SUBMODULES.below.pop(name, ())
+    sys.modules.pop(name, None)
+    for loaded in below:
+        sys.modules.pop(loaded, None)
 
 
 def _free_module_name(name: str, init: Path) -> str:
@@ -121,9 +150,10 @@ def _free_module_name(name: str, init: Path) -> str:
 
 
 def _import_folder(
-    candidate: Candidate, on_name: Callable[[str], None] | None = None
+    candidate: Candidate, entered: Callable[[types.ModuleType], None] | None = None
 ) -> types.ModuleType:
     assert candidate.path is not None
+    _SUBMODULES.install()
     importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
     init = candidate.path / "__init__.py"
     # Choose the name and enter the module in sys.modules in one step: two managers loading
@@ -138,26 +168,74 @@ def _import_folder(
         module = importlib.util.module_from_spec(spec)
         evict_modules(name)
         sys.modules[name] = module
-    if on_name is not None:
-        on_name(name)
     try:
+        if entered is not None:
+            entered(module)
         spec.loader.exec_module(module)
     except BaseException:
-        evict_modules(name)
+        # Only its own module: a load abandoned at plugins.load_timeout may fail long after
+        # a new load of the same plugin took the name.
+        if sys.modules.get(name) is module:
+            evict_modules(name)
         raise
     return module
 
 
-def import_plugin(candidate: Candidate, on_name: Callable[[str], None] | None = None) -> object:
+def import_plugin(
+    candidate: Candidate, entered: Callable[[types.ModuleType], None] | None = None
+) -> object:
     """Import a candidate's code: a module for folders, the entry point's target otherwise.
 
-    :param on_name: told the module name a folder is imported as, before its code runs.
+    :param entered: told a folder plugin's module once it is in ``sys.modules``, before its
+        code runs (so that a load given up on can still evict it).
     """
     if candidate.entry_point is not None:
         return candidate.entry_point.load()
     if candidate.path is None:
         raise PluginLoadError(candidate.key, "has neither a folder nor an entry point")
-    return _import_folder(candidate, on_name)
+    return _import_folder(candidate, entered)
+
+
+def running_at(thread_id: int | None, roots: Iterable[str] = ()) -> str | None:
+    """Return ``file:line`` where a thread runs plugin code now, or ``None``.
+
+    The deepest frame under ``roots``; failing that, the deepest that is not hermes-hooks',
+    pluggy's or the standard library's (see :func:`describe_failure`).
+    """
+    if thread_id is None:
+        return None
+    frame: types.FrameType | None = sys._current_frames().get(thread_id)
+    prefixes = tuple(roots)
+    fallback: str | None = None
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        where = f"{filename}:{frame.f_lineno}"
+        if prefixes and filename.startswith(prefixes):
+            return where
+        if fallback is None and _is_plugin_frame(filename):
+            fallback = where
+        frame = frame.f_back
+    return fallback
+
+
+_MAIN_THREAD_ONLY: Final = "only works in main thread"
+_LOCATION: Final = re.compile(r"\s\([^()]+:\d+\)$")
+
+
+def describe_load_failure(exc: BaseException, roots: Iterable[str] = ()) -> str:
+    """Return :func:`describe_failure`, in plain words first when loading off the main thread
+    is what failed (a signal handler installed at import)."""
+    described = describe_failure(exc, roots)
+    if not (isinstance(exc, ValueError | RuntimeError) and _MAIN_THREAD_ONLY in str(exc)):
+        return described
+    found = _LOCATION.search(described)
+    what, where = (described[: found.start()], found.group(0)) if found else (described, "")
+    return (
+        f"installs a signal handler while loading ({what}), which Python allows only on the "
+        "main thread, and plugins load on a worker thread so that plugins.load_timeout can "
+        "bound them; leave signal handling to the host, or set plugins.load_timeout: 0 to load "
+        f"plugins on the main thread, without a bound{where}"
+    )
 
 
 def find_hookimpls(plugin: object) -> dict[str, Callable[..., Any]]:
@@ -331,14 +409,49 @@ def describe_failure(exc: BaseException, roots: Iterable[str] = ()) -> str:
     return text
 
 
-def _callback_params(callback: Callable[..., Any]) -> tuple[list[str], list[str], bool]:
-    """Return (named parameters, required parameters, takes **kwargs) of a callback."""
+_Params = tuple[list[str], list[str], bool, list[str]]
+
+
+def _callback_params(callback: Callable[..., Any]) -> _Params:
+    """Return (named parameters, required parameters, takes **kwargs, positional parameters).
+
+    The positional parameters are those that may be passed by position and by name, in
+    order, up to the first that may not. For a plain function the answer depends only on its
+    code and on which parameters have defaults, so it is worked out once for all functions
+    sharing those (a plugin registering one callback many times, or a lambda in a loop).
+    """
+    # A wrapper (functools.wraps) or a function with a __signature__ answers for another.
+    if type(callback) is not types.FunctionType or (
+        "__wrapped__" in callback.__dict__ or "__signature__" in callback.__dict__
+    ):
+        return _signature_params(callback)
+    defaults, kwdefaults = callback.__defaults__, callback.__kwdefaults__
+    key = (
+        callback.__code__,
+        len(defaults) if defaults else 0,
+        frozenset(kwdefaults) if kwdefaults else frozenset(),
+    )
+    found = _PARAMS.get(key)
+    if found is None:
+        if len(_PARAMS) >= _MAX_PARAMS:
+            _PARAMS.clear()
+        found = _PARAMS[key] = _signature_params(callback)
+    return found
+
+
+_PARAMS: dict[tuple[types.CodeType, int, frozenset[str]], _Params] = {}
+_MAX_PARAMS: Final = 1024
+
+
+def _signature_params(callback: Callable[..., Any]) -> _Params:
     try:
         signature = inspect.signature(callback)
     except (TypeError, ValueError):
-        return [], [], True  # a builtin without a signature: hand it everything
+        return [], [], True, []  # a builtin without a signature: hand it everything
     named: list[str] = []
     required: list[str] = []
+    positional: list[str] = []
+    in_order = True
     var_kw = False
     for param in signature.parameters.values():
         if param.kind is param.VAR_KEYWORD:
@@ -349,13 +462,32 @@ def _callback_params(callback: Callable[..., Any]) -> tuple[list[str], list[str]
                 required.append(param.name)
         elif param.kind is param.POSITIONAL_ONLY and param.default is param.empty:
             required.append(param.name)
-    return named, required, var_kw
+        if in_order and param.kind is param.POSITIONAL_OR_KEYWORD:
+            positional.append(param.name)
+        else:
+            in_order = False
+    return named, required, var_kw, positional
 
 
 @functools.lru_cache(maxsize=256)
-def _compile_adapter(source: str) -> types.CodeType:
-    """Compile an adapter's source once: plugins of one hook mostly share their parameters."""
-    return compile(source, "<register_hook adapter>", "exec")
+def _adapter_code(wanted: tuple[str, ...], by_position: bool) -> types.CodeType:
+    """Return the code of an adapter taking ``wanted``, compiled once for every callback.
+
+    Plugins of one hook mostly share their parameters; each adapter is then one function
+    made from this code, bound to its callback.
+
+    :raises ValueError: a name is not an identifier (it names the first such).
+    """
+    for name in wanted:  # names come from signatures and specs; never from free text
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise ValueError(name)
+    params = ", ".join(wanted)
+    call = params if by_position else ", ".join(f"{n}={n}" for n in wanted)
+    # Only identifiers checked above reach the source; the hook name (free text from the
+    # plugin) is set as the function's name afterwards, never compiled.
+    source = f"def adapter({params}):\n    return __callback({call})\n"
+    module = compile(source, "<register_hook adapter>", "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 def make_hook_adapter(
@@ -368,12 +500,18 @@ def make_hook_adapter(
     """Turn a ``ctx.register_hook`` callback into a function pluggy can register as a hookimpl.
 
     The adapter's parameters are the hook arguments the callback names (all of them when it
-    takes ``**kwargs``), so pluggy passes exactly those, and it calls the callback by keyword.
+    takes ``**kwargs``), so pluggy passes exactly those, and it calls the callback with them.
+    It also tells the call plans how to call the callback without it
+    (:data:`~hermes_hooks.calling.guards.DIRECT_CALL_ATTR`): a ``**kwargs`` callback with the
+    call's keyword arguments as they are, one that names its arguments first and in order
+    with them by position.
 
     :param spec_argnames: the hook's arguments, or ``None`` for a hook this host does not know.
     :raises RegistrationError: the callback requires an argument the hook does not pass.
     """
-    named, required, var_kw = _callback_params(callback)
+    named, required, var_kw, positional = _callback_params(callback)
+    direct: tuple[Callable[..., Any], bool, tuple[str, ...]] | None = None
+    by_position = False
     if spec_argnames is None:
         wanted = required
     else:
@@ -384,22 +522,29 @@ def make_hook_adapter(
                 f"{', '.join(map(repr, missing))}, which the hook does not pass; it passes "
                 f"{', '.join(spec_argnames) or 'nothing'}"
             )
-        wanted = list(spec_argnames) if var_kw else [n for n in spec_argnames if n in named]
-    for name in wanted:  # names come from signatures and specs; never from free text
-        if not name.isidentifier() or keyword.iskeyword(name):
-            raise RegistrationError(f"plugin {owner!r}: invalid argument name {name!r}")
-    params = ", ".join(wanted)
-    call = ", ".join(f"{n}={n}" for n in wanted)
-    # Only identifiers checked above reach the source; the hook name (free text from the
-    # plugin) is set as the function's name afterwards, never compiled.
-    source = f"def adapter({params}):\n    return __callback({call})\n"
-    namespace: dict[str, Any] = {"__callback": callback}
-    exec(_compile_adapter(source), namespace)
-    adapter: Callable[..., Any] = namespace["adapter"]
+        if var_kw:
+            wanted = list(spec_argnames)
+            direct = (callback, True, tuple(spec_argnames))
+        else:
+            # In the callback's own order: when they lead its parameters, a call by position
+            # is the same call, and a cheaper one.
+            wanted = [n for n in named if n in spec_argnames]
+            by_position = positional[: len(wanted)] == wanted
+            if by_position:
+                direct = (callback, False, tuple(wanted))
+    try:
+        code = _adapter_code(tuple(wanted), by_position)
+    except ValueError as exc:
+        raise RegistrationError(
+            f"plugin {owner!r}: invalid argument name {exc.args[0]!r}"
+        ) from None
+    adapter: Callable[..., Any] = types.FunctionType(code, {"__callback": callback}, "adapter")
     adapter.__name__ = hook_name
     adapter.__module__ = getattr(callback, "__module__", None) or __name__
     adapter.__qualname__ = getattr(callback, "__qualname__", hook_name)
     adapter.__wrapped_callback__ = callback  # type: ignore[attr-defined]
+    if direct is not None:
+        setattr(adapter, DIRECT_CALL_ATTR, direct)
     setattr(
         adapter,
         _IMPL_ATTR,

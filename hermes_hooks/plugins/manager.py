@@ -8,6 +8,7 @@ import inspect
 import logging
 import os
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Mapping
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
+from hermes_hooks.calling import handoff, workers
 from hermes_hooks.calling.guarded import FailureCount, GuardedManager
 from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
 from hermes_hooks.plugins import active, extensions
@@ -36,12 +38,13 @@ from hermes_hooks.plugins.kinds import FAMILY_KINDS
 from hermes_hooks.plugins.loading import (
     CodeOwners,
     PluginHooks,
-    describe_failure,
+    describe_load_failure,
     evict_modules,
     find_hookimpls,
     import_plugin,
     make_hook_adapter,
     plugin_roots,
+    running_at,
 )
 from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
@@ -124,6 +127,30 @@ class PluginInfo:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.asdict(self).items()}
 
 
+class _LoadGate:
+    """Between a plugin's load on a worker and the manager, which may give up on it.
+
+    Once closed (at ``plugins.load_timeout``), the abandoned load may run on but may no longer
+    hand its module or a context to the record, so nothing it registers later is accepted.
+    """
+
+    __slots__ = ("closed", "lock", "thread_id")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.closed = False
+        self.thread_id: int | None = None
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+
+    def check(self, key: str) -> None:
+        """Raise when the manager gave up on this load (called holding :attr:`lock`)."""
+        if self.closed:
+            raise PluginLoadError(key, "its load was given up (plugins.load_timeout)")
+
+
 @attrs.define(eq=False)
 class _Record:
     """The manager's mutable state for one plugin."""
@@ -187,7 +214,13 @@ class PluginManager(GuardedManager):
             registry.set_acting_plugins(self._code_owners.on_stack)
         self.message_sink: Callable[[str, str], bool] | None = None
         self._records: dict[str, _Record] = {}
+        # The records of a discovery being loaded, published as _records when it is done.
+        self._pending_records: dict[str, _Record] | None = None
         self._discovered = False
+        # Held for a whole discovery, load or unload (never while a hook runs); _lock only
+        # around each change, so plugin code loading in a worker may still reach the manager.
+        self._load_lock = threading.RLock()
+        self._plugin_code_threads: set[int] = set()  # the threads running a plugin's load now
         self._warned_unknown: set[tuple[str, str]] = set()
         self.add_hookspecs(hookspecs)
         # One registry per provider family, each installing its host tools (image_generate).
@@ -211,21 +244,37 @@ class PluginManager(GuardedManager):
 
     # -- what the guarded manager asks of its subclass ----------------------------------------
 
+    def _record(self, key: str) -> _Record | None:
+        """Return the record of plugin ``key``: the one being loaded, else the published one."""
+        pending = self._pending_records
+        if pending is not None:
+            record = pending.get(key)
+            if record is not None:
+                return record
+        return self._records.get(key)
+
     def _failure_slot(self, plugin_key: str) -> _Record | None:
-        return self._records.get(plugin_key)
+        return self._record(plugin_key)
 
     def _note_unknown_hook(self, plugin_key: str, hook_name: str, message: str) -> None:
         # On the status of every load (a forced reload starts a fresh record), logged once.
-        record = self._records.get(plugin_key)
+        record = self._record(plugin_key)
         if record is not None and message not in record.warnings:
             record.warnings.append(message)
         if (plugin_key, hook_name) not in self._warned_unknown:
             self._warned_unknown.add((plugin_key, hook_name))
             super()._note_unknown_hook(plugin_key, hook_name, message)
 
-    def _hook_callback_timeout(self) -> float:
-        """Return the bound of each bounded hook call, read at every call (config may reload)."""
-        return self.plugins_config.hook_callback_timeout
+    @property
+    def plugins_config(self) -> PluginsConfig:
+        """The ``plugins:`` section of ``config.yaml``, as last read (:meth:`reload_config`)."""
+        return self._plugins_config
+
+    @plugins_config.setter
+    def plugins_config(self, config: PluginsConfig) -> None:
+        self._plugins_config = config
+        # What every bounded call reads, so that a reload applies at once.
+        self.callback_bound.seconds = config.hook_callback_timeout
 
     def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
         """Call hook ``name`` as Hermes' ``invoke_hook`` does and return the non-``None`` results.
@@ -261,11 +310,14 @@ class PluginManager(GuardedManager):
         """Add a ``ctx.register_hook`` callback as a hookimpl of ``plugin_key``."""
         spec_argnames = self.hook_argnames(hook_name)
         adapter = make_hook_adapter(hook_name, callback, spec_argnames, owner=plugin_key)
-        with self._lock:
-            record = self._records.get(plugin_key)
-            if record is not None and record.loading:
-                record.pending.append((hook_name, adapter))
-                return
+        record = self._record(plugin_key)
+        if record is not None and record.loading:
+            # Its register(ctx) is running (perhaps on a loading worker): registered with the
+            # rest when it returns. No lock: one plugin's load is one job.
+            record.pending.append((hook_name, adapter))
+            return
+        with self._lock, self.staged():
+            record = self._record(plugin_key)
             if record is not None and record.status != "enabled":
                 # A failed or unloaded plugin keeping its ctx must not come back in through it.
                 raise RegistrationError(
@@ -276,7 +328,8 @@ class PluginManager(GuardedManager):
                 holder = PluginHooks(plugin_key, None, {})
                 if record is not None:
                     record.holder = holder
-            # Registered already: register again with the extra adapter (moves it to "newest").
+            # Registered already: register again with the extra adapter (moves it to "newest");
+            # staged, so a hook called meanwhile sees all of the plugin's implementations.
             if self.is_registered(holder):
                 self.unregister(holder)
             holder.add_adapter(hook_name, adapter)
@@ -322,41 +375,70 @@ class PluginManager(GuardedManager):
     def discover_and_load(self, force: bool = False) -> None:
         """Discover plugins and load the enabled ones; a second call does nothing.
 
+        The plugins' hook implementations become callable together, when the call returns: a
+        hook called meanwhile from another thread runs the implementations it had before (none
+        on the first call), never some of the new ones. A reload is atomic in the same way.
+
         :param force: unload every plugin first, then scan and load again.
         """
-        with self._lock:
+        if self._discovered and not force and threading.get_ident() in self._plugin_code_threads:
+            return  # a plugin's register(ctx) asks, from its loading worker: it is under way
+        with self._load_lock:  # another thread's call waits for the load under way
             if self._discovered and not force:
                 return
-            if force:
-                self.unload_all()
-                # Files written since the last scan (plugin modules, dist-info) must be seen.
-                importlib.invalidate_caches()
-            self.reload_config()
-            candidates = self.discover()
-            self.plugins_config = self.plugins_config.with_aliases(
-                {c.key: c.aliases for c in candidates}
-            )
-            self._records = {c.key: _Record(c) for c in candidates}
-            self._discovered = True
-            # Plugins written for Hermes import its modules (agent.*, tools.registry, ...).
-            extensions.install_import_finder()
-            for record in self._records.values():
-                manifest = record.candidate.manifest
-                if manifest is not None and manifest.version_problem is not None:
-                    # As in Hermes, a warning: the plugin loads all the same (strict refuses).
-                    record.warnings.append(manifest.version_problem)
-                status, reason = self._gate(record)
-                record.status, record.reason = status, reason
-                if status == "error":
-                    record.error, record.reason = reason, None
-                    logger.debug("plugin %r: %s", record.candidate.key, reason)
-                    if self.strict:
-                        raise PluginLoadError(record.candidate.key, reason or "error")
-                elif status == "enabled":
-                    logger.debug("plugin %r is to be loaded: %s", record.candidate.key, reason)
-                    self._load(record)
-                else:
-                    logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
+            with self._publishing():
+                if force:
+                    for record in self._records.values():
+                        if record.status == "enabled":
+                            self._rollback(record)
+                    # Files written since the last scan (plugin modules, dist-info) must be seen.
+                    importlib.invalidate_caches()
+                self.reload_config()
+                candidates = self.discover()
+                self.plugins_config = self.plugins_config.with_aliases(
+                    {c.key: c.aliases for c in candidates}
+                )
+                records = {c.key: _Record(c) for c in candidates}
+                self._pending_records = records
+                self._discovered = True
+                # Plugins written for Hermes import its modules (agent.*, tools.registry, ...).
+                extensions.install_import_finder()
+                try:
+                    for record in records.values():
+                        self._gate_and_load(record)
+                finally:
+                    self._records = records
+                    self._pending_records = None
+
+    @contextlib.contextmanager
+    def _publishing(self) -> Iterator[None]:
+        """Stage every change to the hooks made in the block; publish them at its end."""
+        with self._lock:
+            stage = self.staged()
+            stage.__enter__()
+        try:
+            yield
+        finally:
+            with self._lock:
+                stage.__exit__(None, None, None)
+
+    def _gate_and_load(self, record: _Record) -> None:
+        manifest = record.candidate.manifest
+        if manifest is not None and manifest.version_problem is not None:
+            # As in Hermes, a warning: the plugin loads all the same (strict refuses).
+            record.warnings.append(manifest.version_problem)
+        status, reason = self._gate(record)
+        record.status, record.reason = status, reason
+        if status == "error":
+            record.error, record.reason = reason, None
+            logger.debug("plugin %r: %s", record.candidate.key, reason)
+            if self.strict:
+                raise PluginLoadError(record.candidate.key, reason or "error")
+        elif status == "enabled":
+            logger.debug("plugin %r is to be loaded: %s", record.candidate.key, reason)
+            self._load(record)
+        else:
+            logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
 
     def _note_alias(self, record: _Record, listed_as: str, field: str) -> None:
         """Warn (once per process, and on the plugin's status) that config uses an old key."""
@@ -468,42 +550,40 @@ class PluginManager(GuardedManager):
         return "enabled", why
 
     def _load(self, record: _Record) -> None:
+        """Load one plugin: its import and ``register(ctx)`` within ``plugins.load_timeout``.
+
+        They run on a worker thread (in this thread's plugin-side context), so that a plugin
+        that hangs while loading is put in ``error`` and every other plugin, and the command,
+        goes on; with ``load_timeout: 0`` they run here. Registering what it offered to
+        pluggy always happens here.
+        """
         candidate = record.candidate
         key = candidate.key
-        assert candidate.manifest is not None
         started = time.perf_counter()
         record.loading = True
         record.pending = []
+        seconds = self.plugins_config.load_timeout
+        gate = _LoadGate()
         try:
             self._code_owners.add(key, plugin_roots(candidate))
-            with active.loading(self, key):
-                target = import_plugin(candidate, on_name=lambda name: _set_import(record, name))
-                module, register_fn, native = self._plugin_parts(key, target)
-                record.module = module
-                if register_fn is None and not native:
-                    where = candidate.path or _describe_entry_point(candidate)
-                    raise PluginLoadError(
-                        key, f"no register() function and no @hookimpl in {where}"
-                    )
-                path = candidate.path
-                if path is None and module is not None and getattr(module, "__file__", None):
-                    path = Path(module.__file__ or "").parent
-                context = PluginContext(self, key, candidate.manifest, path)
-                record.context = context
-                if register_fn is not None:
-                    register_fn(context)
+            if seconds > 0:
+                module, native = self._run_plugin_code_within(record, gate, seconds)
+            else:
+                module, native = self._run_plugin_code(record, gate)
             record.holder = PluginHooks(key, module, native, record.pending)
             record.loading = False
             self.register(record.holder, name=key)
         except KeyboardInterrupt:
+            gate.close()
             self._rollback(record)
             raise
         except BaseException as exc:
+            gate.close()
             self._rollback(record)
             message = (
                 exc.reason
                 if isinstance(exc, PluginLoadError)
-                else describe_failure(exc, plugin_roots(candidate))
+                else describe_load_failure(exc, plugin_roots(candidate))
             )
             record.status, record.error = "error", message
             logger.warning("plugin %r failed to load: %s", key, message)
@@ -518,6 +598,69 @@ class PluginManager(GuardedManager):
             record.load_ms = (time.perf_counter() - started) * 1000
         record.status, record.error = "enabled", None
         logger.debug("plugin %r loaded in %.1f ms", key, record.load_ms)
+
+    def _run_plugin_code_within(
+        self, record: _Record, gate: _LoadGate, seconds: float
+    ) -> tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]:
+        """:meth:`_run_plugin_code` on a worker; at the bound, say where the plugin was."""
+        key = record.candidate.key
+        try:
+            found: tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]
+            found = handoff.call_within(self._run_plugin_code, (record, gate), seconds)
+        except workers.WorkerUnavailableError as exc:
+            raise PluginLoadError(key, f"could not be loaded: {exc}") from None
+        except TimeoutError:
+            gate.close()  # from now on, what the abandoned load registers is refused
+            where = running_at(gate.thread_id, plugin_roots(record.candidate))
+            raise PluginLoadError(
+                key,
+                f"did not finish loading within {seconds:g} s (plugins.load_timeout)"
+                + (f"; still running ({where})" if where else ""),
+            ) from None
+        return found
+
+    def _run_plugin_code(
+        self, record: _Record, gate: _LoadGate
+    ) -> tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]:
+        """Import the plugin and call its ``register(ctx)``; return its module and hookimpls."""
+        thread_id = gate.thread_id = threading.get_ident()
+        self._plugin_code_threads.add(thread_id)
+        try:
+            return self._import_and_register(record, gate)
+        finally:
+            self._plugin_code_threads.discard(thread_id)
+
+    def _import_and_register(
+        self, record: _Record, gate: _LoadGate
+    ) -> tuple[types.ModuleType | None, dict[str, Callable[..., Any]]]:
+        candidate = record.candidate
+        key = candidate.key
+        assert candidate.manifest is not None
+
+        def entered(module: types.ModuleType) -> None:
+            with gate.lock:
+                gate.check(key)
+                record.module = module
+                record.import_name = module.__name__
+
+        # On the loading thread: the Hermes modules a plugin imports answer for this manager.
+        with active.loading(self, key):
+            target = import_plugin(candidate, entered)
+            module, register_fn, native = self._plugin_parts(key, target)
+            if register_fn is None and not native:
+                where = candidate.path or _describe_entry_point(candidate)
+                raise PluginLoadError(key, f"no register() function and no @hookimpl in {where}")
+            path = candidate.path
+            if path is None and module is not None and getattr(module, "__file__", None):
+                path = Path(module.__file__ or "").parent
+            with gate.lock:
+                gate.check(key)
+                record.module = module
+                context = PluginContext(self, key, candidate.manifest, path)
+                record.context = context
+            if register_fn is not None:
+                register_fn(context)
+        return module, native
 
     @staticmethod
     def _plugin_parts(
@@ -573,7 +716,7 @@ class PluginManager(GuardedManager):
 
     def add_unload_callback(self, key: str, callback: Callable[[], Any]) -> Handle:
         """Run ``callback()`` when plugin ``key`` unloads or fails (``ctx.on_unload``)."""
-        record = self._records.get(key)
+        record = self._record(key)
         if record is None:
             raise RegistrationError(f"plugin {key!r} was not discovered: on_unload is refused")
         entry: list[tuple[Callable[[], Any], Handle]] = record.unload_callbacks
@@ -597,19 +740,26 @@ class PluginManager(GuardedManager):
 
     def unload_plugin(self, key: str) -> bool:
         """Unload one plugin: unregister its hookimpls and every entry it registered."""
-        with self._lock:
+        with self._load_lock, self._lock:
             record = self._records.get(key)
             if record is None or record.status != "enabled":
                 return False
-            self._rollback(record)
+            with self.staged():
+                self._rollback(record)
             record.status, record.reason = "not enabled", "unloaded"
             return True
 
     def unload_all(self) -> None:
-        """Unload every loaded plugin and forget what discovery found."""
-        with self._lock:
-            for key in list(self._records):
-                self.unload_plugin(key)
+        """Unload every loaded plugin and forget what discovery found.
+
+        Their hook implementations go together, when the call returns; the cost is one pass
+        over each hook's implementations, whatever the number of plugins.
+        """
+        with self._load_lock, self._publishing():
+            for record in self._records.values():
+                if record.status == "enabled":
+                    self._rollback(record)
+                    record.status, record.reason = "not enabled", "unloaded"
             self._records = {}
             self._discovered = False
 
@@ -669,7 +819,7 @@ class PluginManager(GuardedManager):
 
     def get_context(self, key: str) -> PluginContext | None:
         """Return the context a loaded plugin was given, or ``None``."""
-        record = self._records.get(key)
+        record = self._record(key)
         return record.context if record is not None else None
 
     def get_plugin_module(self, key: str) -> types.ModuleType | None:
@@ -680,10 +830,11 @@ class PluginManager(GuardedManager):
         under its import name, so that its code can import itself by another name (Hermes'
         ``plugins.<key>``) and get this very module.
         """
-        record = self._records.get(key)
+        record = self._record(key)
         if record is None:
             # An old folder key names the plugin too (a folder pr_review/ of plugin pr-review).
-            record = next((r for r in self._records.values() if key in r.candidate.aliases), None)
+            records = {**self._records, **(self._pending_records or {})}
+            record = next((r for r in records.values() if key in r.candidate.aliases), None)
         if record is None:
             return None
         if record.module is not None:
@@ -695,7 +846,8 @@ class PluginManager(GuardedManager):
     def loaded_keys(self) -> list[str]:
         """Return the keys of the plugins loaded, or being loaded, now."""
         with self._lock:
-            return [k for k, r in self._records.items() if r.status == "enabled" or r.loading]
+            records = {**self._records, **(self._pending_records or {})}
+            return [k for k, r in records.items() if r.status == "enabled" or r.loading]
 
     def acting_plugins(self) -> frozenset[str]:
         """Return the keys of this manager's plugins with code on the calling thread's stack."""
@@ -703,13 +855,13 @@ class PluginManager(GuardedManager):
 
     def add_platform(self, key: str, name: str) -> None:
         """Record that plugin ``key`` registered gateway platform ``name``."""
-        record = self._records.get(key)
+        record = self._record(key)
         if record is not None and name not in record.platforms:
             record.platforms.append(name)
 
     def add_warning(self, key: str, message: str) -> None:
         """Record a warning on plugin ``key``'s status (shown by ``hermes plugins list``)."""
-        record = self._records.get(key)
+        record = self._record(key)
         if record is not None and message not in record.warnings:
             record.warnings.append(message)
 

@@ -1,0 +1,540 @@
+"""One handoff per bounded hook call: its implementations run in order on one worker thread.
+
+A bounded hook call (``plugins.hook_callback_timeout`` above zero) hands its implementations to
+one worker (:mod:`hermes_hooks.calling.workers`) as a :class:`Batch`, runs there in the
+caller's plugin-side context (:mod:`hermes_hooks.calling.contexts`), and the caller waits. Each
+implementation still has its own deadline, ``bound`` seconds from its own start: the worker
+notes which step it is on and since when, and the caller, woken at the earliest deadline,
+checks it. An implementation past its deadline is *abandoned* with its worker, its timeout is
+recorded against its plugin (cool-down, hung-worker count, the hook's policy), and the rest of
+the call goes on on a fresh worker. The worker and the caller settle each step with one atomic
+claim (``dict.setdefault``), so a step that finishes just as its deadline passes counts once,
+either as its result or as a timeout.
+
+A hook called from inside a bounded call (a plugin's ``ctx.llm`` firing ``pre_api_request``)
+runs inline on that worker: :func:`on_worker` tells the call plans so. Its time counts against
+the outer implementation's deadline.
+
+What a step is: ``(impl, get, single, owner, guard, kind, ...)``, the call plan's own steps, where
+``get`` takes the call's keyword arguments and returns the implementation's, and ``guard`` (a
+:class:`~hermes_hooks.calling.guards.Guard`, or any :class:`StepGuard`) knows how to call it
+and what its failure means; ``kind`` is :data:`POSITIONAL` (``guard.target(*args)``),
+:data:`KEYWORDS` (``guard.kw_target(**kwargs)``, a ``register_hook`` callback taking
+``**kwargs``) or :data:`EXPLICIT` (``get`` returns ``(args, kwargs)`` for ``guard.function``).
+When ``impl.function`` is no longer ``guard.entry`` (a recorder wrapped it), the replacement
+is called instead, as pluggy would, and what it raises propagates.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+import pluggy
+
+from hermes_hooks.calling import contexts, workers
+from hermes_hooks.errors import HookTimeoutError
+
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = [
+    "EXPLICIT",
+    "GUARD_ATTR",
+    "KEYWORDS",
+    "POSITIONAL",
+    "Batch",
+    "BoundState",
+    "Step",
+    "StepGuard",
+    "arun",
+    "call_within",
+    "on_worker",
+    "run",
+]
+
+GUARD_ATTR: Final = "__hermes_guard__"
+"""On a guarded plain implementation: its :class:`~hermes_hooks.calling.guards.Guard`."""
+
+POSITIONAL: Final = 0
+KEYWORDS: Final = 1
+EXPLICIT: Final = 2
+
+_WORKER: Final = 1
+_CALLER: Final = 2
+_RECHECK: Final = 0.001
+"""Seconds before looking again when a step finished just as its deadline passed."""
+
+# What most hook results are, and never awaitable: told apart before the slower ABC check.
+_PLAIN_TYPES: Final = frozenset({str, dict, list, tuple, int, float, bool, bytes, type(None)})
+
+
+class BoundState(Protocol):
+    """The cool-down and hung-worker count of one callback (a ``CallbackBound``)."""
+
+    @property
+    def hung(self) -> int: ...
+    @property
+    def suppressed_until(self) -> float: ...
+
+    def skip_reason(self, seconds: float) -> str | None: ...
+    def expired(self, seconds: float) -> HookTimeoutError: ...
+    def hold(self) -> None: ...
+    def release(self) -> None: ...
+
+
+class StepGuard(Protocol):
+    """How a step calls its implementation, and what a failure or a misfit turns into."""
+
+    @property
+    def bound(self) -> BoundState | None: ...
+    @property
+    def check(self) -> Callable[[object], bool] | None: ...
+    @property
+    def target(self) -> Callable[..., Any]: ...
+    @property
+    def function(self) -> Callable[..., Any]: ...
+    @property
+    def kw_target(self) -> Callable[..., Any] | None: ...
+    @property
+    def entry(self) -> Callable[..., Any] | None: ...
+
+    def select(self, kwargs: Mapping[str, object]) -> dict[str, object]: ...
+    def failed(self, exc: BaseException) -> Any: ...
+    def unfit(self, result: object) -> Any: ...
+
+
+Step = tuple[
+    "pluggy.HookImpl | None",
+    Callable[[Mapping[str, object]], Any],
+    bool,
+    str,
+    StepGuard,
+    int,
+    Any,
+    Any,
+]
+"""``(impl, get, single, owner, guard, kind, entry, target)``: the call plans' steps; the last
+two, the guard's entry and what it calls, are for the plans' own loop."""
+
+
+class _PerThread(threading.local):
+    batch: Batch | None = None
+
+
+_local = _PerThread()
+
+
+def on_worker() -> bool:
+    """Tell whether this thread is running a bounded call's implementations right now."""
+    return _local.batch is not None
+
+
+def missing_argument(exc: KeyError) -> pluggy.HookCallError:
+    """pluggy's own error for an argument the call does not provide."""
+    return pluggy.HookCallError(f"hook call must provide argument {exc.args[0]!r}")
+
+
+class Batch:
+    """One bounded call's implementations, as the caller and its worker share them."""
+
+    __slots__ = (
+        "attributed",
+        "cancel",
+        "claims",
+        "exact",
+        "firstresult",
+        "index",
+        "kwargs",
+        "results",
+        "seconds",
+        "start",
+        "started",
+        "steps",
+    )
+
+    def __init__(
+        self,
+        steps: Sequence[Step],
+        kwargs: Mapping[str, object],
+        results: list[Any],
+        start: int,
+        seconds: float,
+        attributed: bool,
+        firstresult: bool,
+        exact: bool,
+    ) -> None:
+        self.steps = steps
+        self.kwargs = kwargs
+        #: Results in call order: values, or ``(plugin, value)`` pairs when attributed.
+        self.results = results
+        self.start = start
+        self.seconds = seconds
+        self.attributed = attributed
+        self.firstresult = firstresult
+        #: The call's keywords are exactly the hook's arguments: passed on as they are.
+        self.exact = exact
+        #: The step the worker is on (-1 before the first) and when it started it, for the
+        #: caller's deadline.
+        self.index = -1
+        self.started = 0.0
+        #: Who settled each step: the worker (its result counts) or the caller (a timeout).
+        self.claims: dict[int, int] = {}
+        #: ``[(loop, task)]`` of an awaitable the worker is running, to cancel from afar.
+        self.cancel: list[Any] | None = None
+
+
+# -- the worker's side ----------------------------------------------------------------------------
+
+
+def _serve(batch: Batch) -> None:
+    """Run a batch's steps, in order, from ``batch.start``; runs on a worker, in its context."""
+    previous = _local.batch
+    _local.batch = batch
+    try:
+        _serve_steps(batch)
+    finally:
+        _local.batch = previous
+
+
+def _serve_steps(batch: Batch) -> None:
+    steps, kwargs, results, claims = batch.steps, batch.kwargs, batch.results, batch.claims
+    exact, attributed, firstresult, seconds = (
+        batch.exact,
+        batch.attributed,
+        batch.firstresult,
+        batch.seconds,
+    )
+    monotonic = time.monotonic
+    for index in range(batch.start, len(steps)):
+        impl, get, single, owner, guard, kind, entry, target = steps[index]
+        if impl is not None and impl.function is not entry:
+            value = _call_replacement(impl, get, single, kwargs, batch, index)
+            if value is _ABANDONED:
+                return
+        elif (bound := guard.bound) is not None and (bound.hung or bound.suppressed_until) and (
+            reason := bound.skip_reason(seconds)
+        ) is not None:
+            value = guard.failed(HookTimeoutError(reason))
+        else:
+            args: Any = kwargs
+            try:
+                if kind != KEYWORDS:
+                    args = get(kwargs)
+                elif not exact:
+                    args = guard.select(kwargs)
+            except KeyError as exc:
+                raise missing_argument(exc) from exc
+            error: BaseException | None = None
+            # Its start, then which step it is: the caller reads them the other way round, so
+            # a deadline it works out is never earlier than the step's own.
+            batch.started = monotonic()
+            batch.index = index
+            try:
+                if kind == POSITIONAL:
+                    value = target(args) if single else target(*args)
+                elif kind == KEYWORDS:
+                    value = target(**args)
+                else:
+                    positional, named = args
+                    value = guard.function(*positional, **named)
+                if (
+                    value is not None
+                    and type(value) not in _PLAIN_TYPES
+                    and inspect.isawaitable(value)
+                ):
+                    value = _await_here(value, batch)
+            except BaseException as exc:
+                error = exc
+                value = None
+            if claims.setdefault(index, _WORKER) is not _WORKER:
+                return  # the caller gave up on this step and went on without this worker
+            if error is not None:
+                value = guard.failed(error)
+            elif value is not None and guard.check is not None and not guard.check(value):
+                value = guard.unfit(value)
+        if value is not None:
+            results.append((owner, value) if attributed else value)
+            if firstresult:
+                return
+
+
+_ABANDONED: Final = object()
+
+
+def _call_replacement(
+    impl: pluggy.HookImpl,
+    get: Callable[[Mapping[str, object]], Any],
+    single: bool,
+    kwargs: Mapping[str, object],
+    batch: Batch,
+    index: int,
+) -> Any:
+    """Call what replaced a guarded implementation (it calls the guard itself, inline here)."""
+    try:
+        args = get(kwargs)
+    except KeyError as exc:
+        raise missing_argument(exc) from exc
+    function = impl.function
+    batch.started = time.monotonic()
+    batch.index = index
+    try:
+        value = function(args) if single else function(*args)
+    except BaseException:
+        if batch.claims.setdefault(index, _WORKER) is not _WORKER:
+            return _ABANDONED
+        raise
+    if batch.claims.setdefault(index, _WORKER) is not _WORKER:
+        return _ABANDONED
+    return value
+
+
+def _await_here(awaitable: Any, batch: Batch) -> Any:
+    """Run an awaitable on this worker's own loop, cancellable by the caller at the deadline."""
+    import asyncio
+
+    from hermes_hooks.calling import aio
+
+    coro = awaitable if inspect.iscoroutine(awaitable) else aio.awaited(awaitable)
+    handle: list[Any] = []
+    batch.cancel = handle
+    try:
+        return asyncio.run(aio.run_cancellable(coro, handle))
+    finally:
+        batch.cancel = None
+
+
+# -- the caller's side ----------------------------------------------------------------------------
+
+
+def run(
+    steps: Sequence[Step],
+    kwargs: Mapping[str, object],
+    *,
+    seconds: float,
+    attributed: bool = False,
+    firstresult: bool = False,
+    exact: bool = True,
+) -> list[Any]:
+    """Run the steps on one worker, each within ``seconds``; return their non-``None`` results.
+
+    :raises HookCallError: an implementation names an argument the call does not provide.
+    :raises BaseException: what a guard raises (strict mode, ``KeyboardInterrupt``).
+    """
+    results: list[Any] = []
+    start = 0
+    side = contexts.for_call()
+    while start < len(steps):
+        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact)
+        try:
+            job = workers.submit(_serve, (batch,), context=side.context)
+        except workers.WorkerUnavailableError as exc:
+            _refuse(batch, f"skipped: {exc}")
+            return results
+        abandoned = _wait(batch, job, side)
+        if abandoned is None:
+            job.result()  # raises what the batch raised
+            return results
+        if firstresult and results:
+            return results
+        start = abandoned + 1
+    return results
+
+
+def _wait(batch: Batch, job: workers.Job, side: contexts.PluginSide) -> int | None:
+    """Wait for the batch, deadline by deadline; return the step abandoned, or ``None``."""
+    seconds = batch.seconds
+    timeout = seconds
+    while True:
+        try:
+            if job.wait(timeout):
+                return None
+        except BaseException:
+            _give_up(batch, job, side)  # Ctrl-C while waiting: the worker may still be busy
+            raise
+        timeout, abandoned = _check_deadline(batch, job, side)
+        if abandoned is not None:
+            return abandoned
+
+
+def _check_deadline(
+    batch: Batch, job: workers.Job, side: contexts.PluginSide
+) -> tuple[float, int | None]:
+    """Look at the step the worker is on: the time left to wait, or the step given up."""
+    seconds = batch.seconds
+    index = batch.index  # first which step, then since when: see _serve_steps
+    if index < 0:
+        return seconds, None  # the worker has not started yet
+    started = batch.started
+    left = started + seconds - time.monotonic()
+    if left > 0:
+        return left, None
+    if batch.claims.setdefault(index, _CALLER) is not _CALLER:
+        return _RECHECK, None  # it finished just now: its next step is about to show
+    _overrun(batch, job, side, index)
+    return 0.0, index
+
+
+def _overrun(batch: Batch, job: workers.Job, side: contexts.PluginSide, index: int) -> None:
+    """Give up on step ``index``: count its worker as hung and apply the hook's policy."""
+    _, _, _, owner, guard, _, _, _ = batch.steps[index]
+    bound = guard.bound
+    assert bound is not None, "only bounded steps are handed off"
+    bound.hold()
+    if not job.abandon(bound.release):
+        bound.release()  # the worker ended after all, just now
+    if batch.cancel:
+        from hermes_hooks.calling import aio
+
+        aio.cancel_from_afar(batch.cancel)  # an awaitable on the worker's loop stops at once
+    side.replace()  # the abandoned call still runs in the old context
+    value = guard.failed(bound.expired(batch.seconds))
+    if value is not None:
+        batch.results.append((owner, value) if batch.attributed else value)
+
+
+def _give_up(batch: Batch, job: workers.Job, side: contexts.PluginSide) -> None:
+    """The caller stops waiting altogether: the worker stops after its current step."""
+    index = max(batch.index, batch.start)
+    while index < len(batch.steps) and batch.claims.setdefault(index, _CALLER) is not _CALLER:
+        index += 1
+    if index < len(batch.steps):
+        bound = batch.steps[index][4].bound
+        if bound is not None:
+            bound.hold()
+            if not job.abandon(bound.release):
+                bound.release()
+    side.replace()
+
+
+def _refuse(batch: Batch, reason: str) -> None:
+    """No worker could be had: every step left fails as skipped, under the hook's policy."""
+    for index in range(batch.start, len(batch.steps)):
+        _, _, _, owner, guard, _, _, _ = batch.steps[index]
+        value = guard.failed(HookTimeoutError(reason))
+        if value is not None:
+            batch.results.append((owner, value) if batch.attributed else value)
+            if batch.firstresult:
+                return
+
+
+async def arun(
+    steps: Sequence[Step],
+    kwargs: Mapping[str, object],
+    *,
+    seconds: float,
+    attributed: bool = False,
+    firstresult: bool = False,
+    exact: bool = True,
+    side: contexts.PluginSide | None = None,
+) -> list[Any]:
+    """:func:`run` for a coroutine: the loop keeps running while the worker works.
+
+    :param side: the plugin-side context to run in; the calling task's by default.
+    """
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    results: list[Any] = []
+    start = 0
+    if side is None:
+        side = contexts.for_call()
+    while start < len(steps):
+        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact)
+        try:
+            job = workers.submit(_serve, (batch,), loop=loop, context=side.context)
+        except workers.WorkerUnavailableError as exc:
+            _refuse(batch, f"skipped: {exc}")
+            return results
+        abandoned = await _await_batch(batch, job, side, loop)
+        if abandoned is None:
+            job.result()
+            return results
+        if firstresult and results:
+            return results
+        start = abandoned + 1
+    return results
+
+
+async def _await_batch(
+    batch: Batch, job: workers.Job, side: contexts.PluginSide, loop: asyncio.AbstractEventLoop
+) -> int | None:
+    import asyncio
+
+    timeout = batch.seconds
+    while True:
+        try:
+            if await job.wait_async(timeout):
+                return None
+        except asyncio.CancelledError:
+            _give_up(batch, job, side)  # our caller went away; the worker may still be busy
+            raise
+        timeout, abandoned = _check_deadline(batch, job, side)
+        if abandoned is not None:
+            return abandoned
+
+
+def call_within(function: Callable[..., Any], args: Sequence[Any], seconds: float) -> Any:
+    """Run ``function(*args)`` on a worker, in the caller's plugin-side context, within ``seconds``.
+
+    For work that is not a hook call (a plugin's import and ``register(ctx)``): at the bound the
+    worker is abandoned, never joined, and the context it runs in is replaced.
+
+    :raises TimeoutError: it did not finish within ``seconds`` (it goes on in the background).
+    :raises WorkerUnavailableError: no worker thread could be had.
+    """
+    side = contexts.for_call()
+    job = workers.submit(function, args, context=side.context)
+    try:
+        finished = job.wait(seconds)
+    except BaseException:
+        if job.abandon():  # Ctrl-C while waiting: it may still be busy
+            side.replace()
+        raise
+    if not finished and job.abandon():
+        side.replace()
+        raise TimeoutError(f"did not finish within {seconds:g} s")
+    return job.result()
+
+
+class _Raising:
+    """A :class:`StepGuard` for a plain callable: its failures are raised, not made values."""
+
+    __slots__ = ("bound", "check", "entry", "function", "kw_target", "target")
+
+    def __init__(self, function: Callable[..., Any], bound: BoundState) -> None:
+        self.function = self.target = function
+        self.bound = bound
+        self.check = None
+        self.kw_target = None
+        self.entry = None
+
+    def select(self, kwargs: Mapping[str, object]) -> dict[str, object]:
+        return dict(kwargs)
+
+    def failed(self, exc: BaseException) -> Any:
+        raise exc
+
+    def unfit(self, result: object) -> Any:
+        return result
+
+
+def explicit_step(
+    guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any] | None, owner: str = ""
+) -> Step:
+    """A step calling ``guard.function(*args, **kwargs)``."""
+    call = (tuple(args), dict(kwargs or {}))
+    return (None, lambda _: call, False, owner, guard, EXPLICIT, None, None)
+
+
+def raising_step(
+    function: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any] | None,
+    bound: BoundState,
+) -> Step:
+    """A step calling ``function(*args, **kwargs)`` whose failures are raised to the caller."""
+    return explicit_step(_Raising(function, bound), args, kwargs)
