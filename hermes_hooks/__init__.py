@@ -20,6 +20,7 @@ from hermes_hooks.plugins import extensions as _extensions
 from hermes_hooks.spec.markers import PROJECT_NAME, hookimpl, hookspec
 
 if TYPE_CHECKING:
+    from hermes_hooks.backends.home import active_home
     from hermes_hooks.backends.image_gen import (
         DEFAULT_ASPECT_RATIO,
         VALID_ASPECT_RATIOS,
@@ -43,6 +44,20 @@ if TYPE_CHECKING:
         ToolCall,
     )
     from hermes_hooks.backends.models import register_provider as register_model_provider
+    from hermes_hooks.backends.web_search import (
+        FetchError,
+        UrlBlockedError,
+        WebSearchProvider,
+        document,
+        fetch_url,
+        get_provider_env,
+        html_to_text,
+        load_web_section,
+        page_error,
+        search_failure,
+        search_results,
+        web_result,
+    )
     from hermes_hooks.calling.facade import Hooks
     from hermes_hooks.errors import (
         ConfigError,
@@ -70,6 +85,7 @@ __all__ = [
     "VALID_ASPECT_RATIOS",
     "VALID_HOOKS",
     "ConfigError",
+    "FetchError",
     "HermesHooksError",
     "HookContract",
     "HookResultError",
@@ -93,23 +109,37 @@ __all__ = [
     "Policy",
     "RegistrationError",
     "ToolCall",
+    "UrlBlockedError",
+    "WebSearchProvider",
     "__version__",
+    "active_home",
+    "document",
     "error_response",
+    "fetch_url",
     "get_images_dir",
+    "get_provider_env",
     "hookimpl",
     "hookspec",
+    "html_to_text",
     "load_image_gen_section",
+    "load_web_section",
     "normalize_reference_images",
+    "page_error",
     "register_model_provider",
     "resolve_aspect_ratio",
     "save_b64_image",
     "save_image_bytes",
     "save_url_image",
+    "search_failure",
+    "search_results",
     "success_response",
+    "web_result",
 ]
 
 _IMAGE_GEN = "hermes_hooks.backends.image_gen"
 _MODELS = "hermes_hooks.backends.models"
+# Issue 15, second half: the web search, video generation and browser families.
+_WEB = "hermes_hooks.backends.web_search"
 
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
@@ -150,12 +180,27 @@ _LAZY: dict[str, str] = {
     "save_image_bytes": _IMAGE_GEN,
     "save_url_image": _IMAGE_GEN,
     "success_response": _IMAGE_GEN,
+    # web search
+    "active_home": "hermes_hooks.backends.home",
+    "FetchError": _WEB,
+    "UrlBlockedError": _WEB,
+    "WebSearchProvider": _WEB,
+    "document": _WEB,
+    "fetch_url": _WEB,
+    "get_provider_env": _WEB,
+    "html_to_text": _WEB,
+    "load_web_section": _WEB,
+    "page_error": _WEB,
+    "search_failure": _WEB,
+    "search_results": _WEB,
+    "web_result": _WEB,
 }
 """Each public name not imported at once: ``module`` (the same name there) or ``module:name``."""
 
 # The provider families, by dotted path: imported when a manager, a ctx or the CLI asks.
 _extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
 _extensions.add_family("models", f"{_MODELS}:MODELS")
+_extensions.add_family("web_search", f"{_WEB}:WEB_SEARCH")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")

@@ -31,6 +31,8 @@ MODULES: Final[dict[str, str]] = {
     "hermes_cli.config": "hermes_hooks.compat.hermes_cli_config",
     "hermes_cli.plugins": "hermes_hooks.compat.hermes_cli_plugins",
     "utils": "hermes_hooks.compat.utils",
+    # Issue 15, second half: web search, video generation, browsers.
+    "agent.web_search_provider": "hermes_hooks.compat.web_search_provider",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
