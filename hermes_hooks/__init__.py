@@ -44,6 +44,16 @@ if TYPE_CHECKING:
         ToolCall,
     )
     from hermes_hooks.backends.models import register_provider as register_model_provider
+    from hermes_hooks.backends.video_gen import (
+        OpenAICompatibleVideoGenProvider,
+        VideoGenProvider,
+        get_videos_dir,
+        save_b64_video,
+        save_bytes_video,
+        save_url_video,
+    )
+    from hermes_hooks.backends.video_gen import error_response as video_error_response
+    from hermes_hooks.backends.video_gen import success_response as video_success_response
     from hermes_hooks.backends.web_search import (
         FetchError,
         UrlBlockedError,
@@ -99,6 +109,7 @@ __all__ = [
     "ModelProvider",
     "ModelResponse",
     "ModelSettings",
+    "OpenAICompatibleVideoGenProvider",
     "PluginContext",
     "PluginInfo",
     "PluginLlmTrustError",
@@ -110,6 +121,7 @@ __all__ = [
     "RegistrationError",
     "ToolCall",
     "UrlBlockedError",
+    "VideoGenProvider",
     "WebSearchProvider",
     "__version__",
     "active_home",
@@ -118,6 +130,7 @@ __all__ = [
     "fetch_url",
     "get_images_dir",
     "get_provider_env",
+    "get_videos_dir",
     "hookimpl",
     "hookspec",
     "html_to_text",
@@ -128,11 +141,16 @@ __all__ = [
     "register_model_provider",
     "resolve_aspect_ratio",
     "save_b64_image",
+    "save_b64_video",
+    "save_bytes_video",
     "save_image_bytes",
     "save_url_image",
+    "save_url_video",
     "search_failure",
     "search_results",
     "success_response",
+    "video_error_response",
+    "video_success_response",
     "web_result",
 ]
 
@@ -140,6 +158,7 @@ _IMAGE_GEN = "hermes_hooks.backends.image_gen"
 _MODELS = "hermes_hooks.backends.models"
 # Issue 15, second half: the web search, video generation and browser families.
 _WEB = "hermes_hooks.backends.web_search"
+_VIDEO = "hermes_hooks.backends.video_gen"
 
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
@@ -180,6 +199,15 @@ _LAZY: dict[str, str] = {
     "save_image_bytes": _IMAGE_GEN,
     "save_url_image": _IMAGE_GEN,
     "success_response": _IMAGE_GEN,
+    # video generation
+    "OpenAICompatibleVideoGenProvider": _VIDEO,
+    "VideoGenProvider": _VIDEO,
+    "get_videos_dir": _VIDEO,
+    "save_b64_video": _VIDEO,
+    "save_bytes_video": _VIDEO,
+    "save_url_video": _VIDEO,
+    "video_error_response": f"{_VIDEO}:error_response",
+    "video_success_response": f"{_VIDEO}:success_response",
     # web search
     "active_home": "hermes_hooks.backends.home",
     "FetchError": _WEB,
@@ -201,6 +229,7 @@ _LAZY: dict[str, str] = {
 _extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
 _extensions.add_family("models", f"{_MODELS}:MODELS")
 _extensions.add_family("web_search", f"{_WEB}:WEB_SEARCH")
+_extensions.add_family("video_gen", f"{_VIDEO}:VIDEO_GEN")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")
