@@ -20,6 +20,7 @@ from hermes_hooks.plugins import extensions as _extensions
 from hermes_hooks.spec.markers import PROJECT_NAME, hookimpl, hookspec
 
 if TYPE_CHECKING:
+    from hermes_hooks.backends.browser import BrowserPage, BrowserProvider
     from hermes_hooks.backends.home import active_home
     from hermes_hooks.backends.image_gen import (
         DEFAULT_ASPECT_RATIO,
@@ -94,6 +95,8 @@ __all__ = [
     "PROJECT_NAME",
     "VALID_ASPECT_RATIOS",
     "VALID_HOOKS",
+    "BrowserPage",
+    "BrowserProvider",
     "ConfigError",
     "FetchError",
     "HermesHooksError",
@@ -159,6 +162,7 @@ _MODELS = "hermes_hooks.backends.models"
 # Issue 15, second half: the web search, video generation and browser families.
 _WEB = "hermes_hooks.backends.web_search"
 _VIDEO = "hermes_hooks.backends.video_gen"
+_BROWSER = "hermes_hooks.backends.browser"
 
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
@@ -199,6 +203,9 @@ _LAZY: dict[str, str] = {
     "save_image_bytes": _IMAGE_GEN,
     "save_url_image": _IMAGE_GEN,
     "success_response": _IMAGE_GEN,
+    # browsers
+    "BrowserPage": _BROWSER,
+    "BrowserProvider": _BROWSER,
     # video generation
     "OpenAICompatibleVideoGenProvider": _VIDEO,
     "VideoGenProvider": _VIDEO,
@@ -230,6 +237,7 @@ _extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
 _extensions.add_family("models", f"{_MODELS}:MODELS")
 _extensions.add_family("web_search", f"{_WEB}:WEB_SEARCH")
 _extensions.add_family("video_gen", f"{_VIDEO}:VIDEO_GEN")
+_extensions.add_family("browser", f"{_BROWSER}:BROWSER")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")

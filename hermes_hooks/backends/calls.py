@@ -169,6 +169,7 @@ def call_provider(
     timeout: float,
     registry: ProviderRegistry[Any] | None = None,
     check_available: bool = True,
+    on: object | None = None,
     **kwargs: Any,
 ) -> Any:
     """Call ``provider.<method>(*args, **kwargs)`` as the module's docstring says.
@@ -176,6 +177,8 @@ def call_provider(
     :param timeout: seconds, ``0`` for no bound (the call runs in this thread).
     :param registry: the registry it came from, to count a failure on its plugin.
     :param check_available: ask ``is_available()`` first.
+    :param on: call the method of this object instead (a browser page the provider opened);
+        the messages still name the provider.
     :raises ProviderUnavailableError: it is not available (it was not called).
     :raises ProviderTimeoutError: it did not answer in time (it goes on in the background).
     :raises ProviderCallError: it raised (the exception is the ``__cause__``).
@@ -186,7 +189,13 @@ def call_provider(
         reason = unavailable_reason(provider)
         if reason is not None:
             raise ProviderUnavailableError(f"{who} is unavailable: {reason}")
-    function: Callable[..., Any] = getattr(provider, method)
+    target = provider if on is None else on
+    try:
+        function: Callable[..., Any] = getattr(target, method)
+    except AttributeError as exc:
+        raise ProviderContractError(
+            f"{who} has no {method}() ({type(target).__name__} lacks it)"
+        ) from exc
 
     def work() -> tuple[bool, Any]:
         try:

@@ -34,6 +34,7 @@ MODULES: Final[dict[str, str]] = {
     # Issue 15, second half: web search, video generation, browsers.
     "agent.web_search_provider": "hermes_hooks.compat.web_search_provider",
     "agent.video_gen_provider": "hermes_hooks.compat.video_gen_provider",
+    "agent.browser_provider": "hermes_hooks.compat.browser_provider",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
