@@ -122,7 +122,7 @@ class BrowserProvider(abc.ABC):
         raise NotImplementedError(
             f"browser provider {self.name!r} has no open_page(){where}: hermes-hooks drives "
             f"a session through the page its provider opens, and ships no DevTools driver; "
-            f"implement open_page() to return a hermes_hooks.BrowserPage"
+            f"implement open_page() to return a BrowserPage (from hermes_hooks)"
         )
 
     def get_setup_schema(self) -> dict[str, Any]:

@@ -258,7 +258,7 @@ class BrowserTools:
             raise _Refused(
                 _failure(
                     f"browser provider {provider.name!r}: open_page() returned "
-                    f"{type(page).__name__}, expected a hermes_hooks.BrowserPage",
+                    f"{type(page).__name__}, expected a BrowserPage (from hermes_hooks)",
                     "provider_contract",
                     provider.name,
                 )
