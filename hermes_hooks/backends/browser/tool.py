@@ -238,7 +238,11 @@ class BrowserTools:
 
     def _open(self, task_id: str) -> _Session:
         provider = self.registry.select_provider()
-        metadata = self._call(provider, "create_session", task_id)
+        try:
+            metadata = self._call(provider, "create_session", task_id)
+        except FamilyError as exc:
+            # no session is stored yet, so the answer names the provider here
+            raise _Refused(_failure(str(exc), exc.error_type, provider.name)) from exc
         if not isinstance(metadata, dict):
             raise _Refused(
                 _failure(
@@ -250,9 +254,9 @@ class BrowserTools:
             )
         try:
             page = self._call(provider, "open_page", metadata)
-        except FamilyError:
+        except FamilyError as exc:
             self._close_quietly(provider, metadata)
-            raise
+            raise _Refused(_failure(str(exc), exc.error_type, provider.name)) from exc
         if not isinstance(page, BrowserPage):
             self._close_quietly(provider, metadata)
             raise _Refused(
