@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -156,3 +157,28 @@ def test_without_its_key_the_chosen_provider_is_unavailable_and_not_called(
     assert result["error_type"] == "provider_unavailable"
     assert "CLIPS_API_KEY" in result["error"]
     assert server.requests == []
+
+
+# --- the how-to's provider, docs/how-to/video-provider.md ----------------------------------------
+
+HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "video-provider.md"
+_BLOCK = re.compile(r"^```(\w+)\n# file: (\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def test_the_how_tos_provider_generates_through_a_job_server(
+    home: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = home / "plugins" / "video_gen" / "clips"
+    folder.mkdir(parents=True)
+    for _, path, body in _BLOCK.findall(HOW_TO.read_text("utf-8")):
+        (folder / path.removeprefix("clips/")).write_text(body, encoding="utf-8")
+    server.routes[("POST", "/v1/videos")] = lambda r: as_json({"id": "j9", "status": "completed"})
+    server.routes[("GET", "/v1/videos/j9/content")] = lambda r: (200, {}, b"\x00\x00\x00 ftypmp4")
+    monkeypatch.setenv("CLIPS_API_KEY", "k")
+    monkeypatch.setenv("CLIPS_BASE_URL", server.url + "/v1")
+    write_config(home, ["video_gen/clips"], video_gen={"provider": "clips"})
+    result = generate(load(home, strict=True), prompt="a corgi surfing", aspect_ratio="9:16")
+    assert result["success"] is True, result
+    assert (result["model"], result["aspect_ratio"]) == ("clips-1", "9:16")
+    assert in_cache(home, result).read_bytes() == b"\x00\x00\x00 ftypmp4"
+    assert server.requests[0].json()["aspect_ratio"] == "9:16"

@@ -7,6 +7,7 @@ Every HTTP exchange is with a server on 127.0.0.1 started here.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from local_http import Request, Server, as_html, as_json, redirect, running
 from plugin_builders import isolated_home, load, user_plugin, write_config
 
@@ -266,3 +268,67 @@ def test_a_broken_allowlist_names_the_field_and_the_item(home: Path) -> None:
     result = call(load(home, strict=True), "web_extract", urls=["https://93.184.215.14/"])
     assert result["error_type"] == "config_error"
     assert "security.private_url_allowlist item 2" in result["error"]
+
+
+# --- the how-to's provider, docs/how-to/web-provider.md ------------------------------------------
+
+HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "web-provider.md"
+_BLOCK = re.compile(r"^```(\w+)\n# file: (\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def install_how_to(home: Path) -> None:
+    files = {path: body for _, path, body in _BLOCK.findall(HOW_TO.read_text("utf-8"))}
+    folder = home / "plugins" / "web" / "my-search"
+    folder.mkdir(parents=True)
+    for path, body in files.items():
+        (folder / path.removeprefix("my-search/")).write_text(body, encoding="utf-8")
+
+
+def test_the_how_tos_provider_answers_web_search(
+    home: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @server.route("GET", "/v1/search")
+    def hits(request: Request) -> tuple[int, dict[str, str], bytes]:
+        found = [{"title": f"hit {i}", "link": f"https://e.example/{i}", "snippet": "s"}
+                 for i in range(int(request.query["n"][0]) + 3)]  # fmt: skip
+        return as_json({"hits": found})
+
+    install_how_to(home)
+    monkeypatch.setenv("MY_SEARCH_URL", server.url)
+    monkeypatch.setenv("MY_SEARCH_API_KEY", "ms-key")
+    write_config(home, ["web/my-search"], web={"backend": "my-search"})
+    result = call(load(home, strict=True), "web_search", query="corgi", limit=2)
+    assert result["data"]["web"] == [
+        {"title": "hit 0", "url": "https://e.example/0", "description": "s", "position": 1},
+        {"title": "hit 1", "url": "https://e.example/1", "description": "s", "position": 2},
+    ]
+    (request,) = server.requests
+    assert request.headers["authorization"] == "Bearer ms-key"
+    assert request.query["q"] == ["corgi"]
+
+
+def hermes(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_hooks", *args],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_without_its_key_the_plugin_is_listed_with_the_variable_and_can_be_chosen(
+    home: Path,
+) -> None:
+    install_how_to(home)
+    write_config(home, ["web/my-search"])
+    listed = hermes(home, "tools", "web")
+    assert listed.returncode == 0, listed.stderr
+    line = next(x for x in listed.stdout.splitlines() if "my-search" in x)
+    assert "not available" in line or "not loaded" in line, listed.stdout
+    assert "MY_SEARCH_API_KEY" in listed.stdout
+    chosen = hermes(home, "tools", "web", "--provider", "my-search")
+    assert chosen.returncode == 0, chosen.stderr
+    config = yaml.safe_load((home / "config.yaml").read_text("utf-8"))
+    assert config["web"]["backend"] == "my-search"
+    result = call(load(home), "web_search", query="x")
+    assert result["success"] is False
+    assert "my-search" in result["error"]
+    assert "MY_SEARCH_API_KEY" in result["error"]
