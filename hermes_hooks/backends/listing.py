@@ -24,6 +24,7 @@ from hermes_hooks.backends.family import (
 )
 from hermes_hooks.errors import HermesHooksError
 from hermes_hooks.plugins.config import update_config
+from hermes_hooks.plugins.kinds import SCAN_LIMIT
 
 __all__ = ["choose_provider", "describe_family", "family_plugins", "model_ids"]
 
@@ -117,13 +118,32 @@ def describe_family(registry: ProviderRegistry[Any]) -> dict[str, Any]:
     return out
 
 
+def _registers_in_source(path: str | None, family_name: str) -> bool:
+    """Return whether a plugin's ``__init__.py`` calls ``ctx.register_<family>_provider``.
+
+    For a plugin outside the family's category folders whose manifest lists no providers:
+    it is still the family's when its code registers one (read, never imported).
+    """
+    if not path:
+        return False
+    folder = Path(path)
+    source = folder / "__init__.py" if folder.is_dir() else folder
+    try:
+        with source.open(encoding="utf-8-sig", errors="replace") as stream:
+            head = stream.read(SCAN_LIMIT)
+    except OSError:
+        return False
+    return f"register_{family_name}_provider" in head
+
+
 def family_plugins(registry: ProviderRegistry[Any]) -> list[dict[str, Any]]:
     """Return the family's discovered plugins that registered no provider in it, as entries.
 
     A plugin belongs to a family when its manifest lists providers in the family's manifest
-    field (``provides_web_providers``) or its key's category is one of the family's
-    (``web/searxng``). Each entry is named by the plugin's manifest name, says why it has no
-    provider (``reason``) and lists its ``requires_env`` variables as ``env_vars``.
+    field (``provides_web_providers``), its key's category is one of the family's
+    (``web/searxng``), or its ``__init__.py`` calls ``register_<family>_provider``. Each
+    entry is named by the plugin's manifest name, says why it has no provider (``reason``)
+    and lists its ``requires_env`` variables as ``env_vars``.
     """
     manager = registry.manager
     if manager is None:
@@ -138,7 +158,11 @@ def family_plugins(registry: ProviderRegistry[Any]) -> list[dict[str, Any]]:
         if manifest is not None and family.manifest_field:
             provides = tuple(getattr(manifest, family.manifest_field, ()) or ())
         category = info.key.partition("/")[0] if "/" in info.key else None
-        if not provides and category not in family.categories:
+        if (
+            not provides
+            and category not in family.categories
+            and not _registers_in_source(info.path, family.name)
+        ):
             continue
         if info.status == "enabled":
             why = f"plugin {info.key!r} is loaded but registered no {family.kind}"
