@@ -96,7 +96,7 @@ def test_a_hermes_shaped_provider_serves_both_tools(
     assert [r["title"] for r in found["data"]["web"]] == ["corgi 1", "corgi 2", "corgi 3"]
     url = "https://93.184.215.14/a"  # a public address: judged without a DNS lookup
     pages = call(pm, "web_extract", urls=[url])["results"]
-    assert pages == [{"url": url, "title": "t", "content": "page " + url}]
+    assert pages == [{"url": url, "title": "t", "content": "page " + url, "error": None}]
 
 
 def test_an_unavailable_chosen_provider_is_not_called_and_says_why(home: Path) -> None:
@@ -226,7 +226,7 @@ def test_extract_with_the_allowlist_fetches_and_turns_html_into_markdown(
     server.routes[("GET", "/care")] = lambda r: as_html(PAGE)
     write_config(home, security={"private_url_allowlist": ["127.0.0.1"]})
     (page,) = call(load(home, strict=True), "web_extract", urls=[server.url + "/care"])["results"]
-    assert "error" not in page, page
+    assert page["error"] is None, page
     assert page["title"] == "Corgi care"
     assert "# Corgi care" in page["content"]
     assert "**weekly**" in page["content"]

@@ -6,8 +6,9 @@ capability is registered. Each call reads the config anew, chooses the provider
 :data:`~hermes_hooks.backends.web_search.registry.EXTRACT`) and calls it as every family does
 (:func:`~hermes_hooks.backends.calls.call_provider`: available first, bounded by
 ``web.timeout``, failures named). The answer is Hermes' shape: the provider's search dict, and
-``{"results": [...]}`` for extract; a failure is ``{"success": false, "error", "error_type",
-"provider"}``.
+``{"results": [{"url", "title", "content", "error"}, ...]}`` for extract (``error`` is
+``None`` for a page that was read); a failure is ``{"success": false, "error",
+"error_type", "provider"}``.
 
 ``web_extract`` judges every URL by the URL policy before a provider sees it, and every page
 a provider returns by the URL it says it came from (a redirect to a private address is
@@ -268,13 +269,28 @@ def run_web_extract(
             reason = check_url(final, policy) if final != url else None
             if reason is not None:
                 page = page_error(final, f"withheld: the page came from {final}: {reason}")
-            page.pop("raw_content", None)  # the same text again: not for the model
             content = page.get("content")
-            if isinstance(content, str):
-                page["content"] = _cut(content, char_limit)
-            page.setdefault("url", url)
-            results[index] = page
-    return {"results": results}
+            error = page.get("error")
+            # Hermes' trimmed shape: raw_content and metadata are not for the model
+            results[index] = {
+                "url": page.get("url") or url,
+                "title": str(page.get("title") or ""),
+                "content": _cut(content, char_limit) if isinstance(content, str) else "",
+                "error": str(error) if error else None,
+            }
+    return {"results": [_trimmed(r) for r in results]}
+
+
+def _trimmed(page: dict[str, Any] | None) -> dict[str, Any]:
+    """Return ``page`` in Hermes' shape: ``url``, ``title``, ``content``, ``error``."""
+    page = page or {}
+    error = page.get("error")
+    return {
+        "url": str(page.get("url") or ""),
+        "title": str(page.get("title") or ""),
+        "content": str(page.get("content") or ""),
+        "error": str(error) if error else None,
+    }
 
 
 def _handler(

@@ -154,8 +154,9 @@ class UrlPolicy:
             return None
         if any(plain in net or ip in net for net in self.networks):
             return None
+        what = f"{host} is {ip}," if host.strip("[]") != str(ip) else f"{ip} is"
         return (
-            f"{host} is {ip}, a private, loopback or link-local address; allow it with "
+            f"{what} a private, loopback or link-local address; allow it with "
             f"security.private_url_allowlist in config.yaml"
         )
 
