@@ -1,13 +1,13 @@
 """One mechanism for every provider family: declared once, registered, chosen by config.
 
-A *family* is a kind of backend that plugins provide and config chooses: image generation,
-the model providers, and (next) memory, context engines, web search, video generation and
-browsers. Each is one :class:`Family` value, which declares:
+A *family* is a kind of backend that plugins provide and config chooses: image and video
+generation, web search, browsers and the model providers (memory and context engines are not
+families yet). Each is one :class:`Family` value, which declares:
 
 - its names: ``name`` (``image_gen``: ``pm.image_gen``, the extension point, messages),
   ``cli_name`` (``image-gen``: ``hermes tools image-gen``) and ``title`` for people;
 - its ABC (``provider_type``): a registration of anything else is refused;
-- its selection keys (:class:`Selection`: ``image_gen.provider``; web search will have
+- its selection keys (:class:`Selection`: ``image_gen.provider``; web search has
   ``web.backend`` and ``web.extract_backend``), with what is chosen when a key is unset;
 - the ``ctx.register_<family>_provider`` method it adds to ``PluginContext``, and any further
   ``ctx`` attributes (the models family serves ``ctx.llm``);
