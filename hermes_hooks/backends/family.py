@@ -575,9 +575,7 @@ class ProviderRegistry(Generic[P]):
         """Tell whether ``name`` is a registered provider (or its plugin's name) at all."""
         if name in self._registry:
             return True
-        return any(
-            self._registry.names(owner=info.key) for info in self._matching_plugins(name)
-        )
+        return any(self._registry.names(owner=info.key) for info in self._matching_plugins(name))
 
     def _not_registered(
         self, key: str, configured: str, providers: Mapping[str, P]

@@ -101,9 +101,7 @@ def family_command(family: Family[Any]) -> click.Command:
         if as_json:
             echo_json(written)
             return
-        parts = [
-            f"{s.key} = {written[s.field]}" for s in family.selections if s.field in written
-        ]
+        parts = [f"{s.key} = {written[s.field]}" for s in family.selections if s.field in written]
         if model_key and model_field and written.get(model_field):
             parts.append(f"{model_key} = {written[model_field]}")
         click.echo(", ".join(parts))
