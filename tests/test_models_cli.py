@@ -4,11 +4,13 @@ profile whose endpoint is a local HTTP server."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_support import hermes, home, invoke, read_config
+from cli_support import clean_env, hermes, home, invoke, read_config
 from host_helpers import ChatServer, chat_server
 from plugin_builders import user_plugin, write_config
 
@@ -169,3 +171,37 @@ def test_oneshot_without_the_key_says_which_variable(shipped: Path) -> None:
     assert result.stderr.startswith(
         "Error: model provider 'anthropic' needs an API key in ANTHROPIC_API_KEY, which is not set"
     )
+
+
+def test_chat_runs_on_the_anthropic_profile_with_a_tool_use_turn(
+    shipped: Path, chat_server: ChatServer
+) -> None:
+    write_config(
+        shipped,
+        model={"provider": "claude", "default": "claude-haiku-4-5", "retry_backoff": 0},
+        providers={"anthropic": {"base_url": chat_server.root}},
+    )
+    (shipped / ".env").write_text("ANTHROPIC_API_KEY=sk-ant-local-test\n", encoding="utf-8")
+    chat_server.reply_tool_use("terminal", {"command": "echo via-claude"})
+    chat_server.reply_message({"type": "text", "text": "It printed via-claude."})
+    result = subprocess.run(
+        [sys.executable, "-m", "hermes_hooks", "chat"],
+        env=clean_env(shipped),
+        input="run something\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("hermes chat on anthropic/claude-haiku-4-5")
+    assert "It printed via-claude." in lines
+    first, second = chat_server.requests
+    assert first["path"] == "/v1/messages"
+    assert first["headers"]["x-api-key"] == "sk-ant-local-test"
+    assert first["json"]["model"] == "claude-haiku-4-5"
+    (result_block,) = second["json"]["messages"][-1]["content"]
+    assert (result_block["type"], result_block["tool_use_id"]) == ("tool_result", "toolu_1")
+    assert "via-claude" in result_block["content"]
+    assert "sk-ant-local-test" not in result.stdout + result.stderr
