@@ -6,6 +6,8 @@ environment; the profile's hooks shape requests sent to a real server on 127.0.0
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -294,3 +296,39 @@ def test_registrations_that_do_not_fit_are_refused(home: Path) -> None:
     with pytest.raises(RegistrationError, match="aliases must be a tuple of strings"):
         registry.register_profile(ProviderProfile(name="ok", aliases="abc"))  # type: ignore[arg-type]
     assert registry.get_profile("ok") is None
+
+
+def test_a_second_thread_looking_up_waits_for_the_first_lookups_imports(home: Path) -> None:
+    """Two threads look a profile up at once: the second waits for the imports the first began,
+    and finds the profile (it does not see an empty registry, nor import anything twice)."""
+    user_plugin(
+        home,
+        "model-providers/slow",
+        "import threading, time\n"
+        "from providers import ProviderProfile, register_provider\n"
+        "STARTED = threading.Event()\n"
+        "STARTED.set()\n"
+        "time.sleep(0.5)\n"
+        "register_provider(ProviderProfile(name='slow', base_url='http://127.0.0.1:9/v1'))\n",
+        manifest=MANIFEST,
+    )
+    write_config(home)
+    pm = load(home)
+    registry = get_models(pm)
+    found: dict[str, object] = {}
+
+    def first() -> None:
+        found["first"] = registry.get_profile("slow")
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    module = "hermes_plugins.model_providers__slow"
+    while getattr(sys.modules.get(module), "STARTED", None) is None and thread.is_alive():
+        time.sleep(0.01)  # until the first thread's import of the plugin is under way
+    under_way = thread.is_alive()
+    found["second"] = registry.get_profile("slow")
+    thread.join()
+    assert under_way, "the first lookup ended before the second began: nothing was tested"
+    assert found["first"] is not None
+    assert found["second"] is found["first"]
+    sys.modules.pop("hermes_plugins.model_providers__slow", None)

@@ -224,7 +224,10 @@ class PluginManager(GuardedManager):
         self._load_lock = threading.RLock()
         self._plugin_code_threads: set[int] = set()  # the threads running a plugin's load now
         self._warned_unknown: set[tuple[str, str]] = set()
-        self._deferred_loaded: set[str] = set()  # kinds load_deferred has loaded since discovery
+        # The kinds load_deferred began loading since discovery (under _load_lock), and those
+        # it finished: a thread that finds its kind begun but not done waits for the lock.
+        self._deferred_loaded: set[str] = set()
+        self._deferred_done: set[str] = set()
         self.add_hookspecs(hookspecs)
         # One registry per provider family, each installing its host tools (image_generate).
         self._backends: dict[str, Any] = {}
@@ -398,6 +401,7 @@ class PluginManager(GuardedManager):
                     importlib.invalidate_caches()
                 self.reload_config()
                 self._deferred_loaded.clear()
+                self._deferred_done.clear()
                 candidates = self.discover()
                 self.plugins_config = self.plugins_config.with_aliases(
                     {c.key: c.aliases for c in candidates}
@@ -533,7 +537,7 @@ class PluginManager(GuardedManager):
 
         :returns: the keys of the plugins it loaded.
         """
-        if kind in self._deferred_loaded or kind not in LOADED_ON_LOOKUP:
+        if kind in self._deferred_done or kind not in LOADED_ON_LOOKUP:
             return []
         if threading.get_ident() in self._plugin_code_threads:
             return []
@@ -553,6 +557,7 @@ class PluginManager(GuardedManager):
                         status: Status = record.status  # changed by the load
                         if status == "enabled":
                             loaded.append(record.candidate.key)
+            self._deferred_done.add(kind)
             return loaded
 
     def _gate(self, record: _Record, *, lookup: bool = False) -> tuple[Status, str | None]:
@@ -835,6 +840,7 @@ class PluginManager(GuardedManager):
             self._records = {}
             self._discovered = False
             self._deferred_loaded.clear()
+            self._deferred_done.clear()
 
     # -- status ---------------------------------------------------------------------------------
 
