@@ -249,7 +249,6 @@ class ProviderEntry:
         return entries
 
 
-
 @attrs.frozen
 class ModelSettings:
     """The ``model:`` section of ``config.yaml``.
@@ -280,7 +279,7 @@ class ModelSettings:
     temperature: float | None = None
     max_tokens: int | None = None
     connect_timeout: float = 10.0
-    entries: Mapping[str, ProviderEntry] = attrs.field(factory=dict)
+    entries: Mapping[str, ProviderEntry] = attrs.field(factory=dict, hash=False)
 
     def entry(self, name: str) -> ProviderEntry:
         """Return ``providers.<name>`` (empty when the section has none)."""
