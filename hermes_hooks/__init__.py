@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         ToolCall,
     )
     from hermes_hooks.backends.models import register_provider as register_model_provider
+    from hermes_hooks.backends.models.profiles import OMIT_TEMPERATURE, ProviderProfile
     from hermes_hooks.calling.facade import Hooks
     from hermes_hooks.errors import (
         ConfigError,
@@ -66,6 +67,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_ASPECT_RATIO",
     "HERMES_CONTRACT_VERSION",
+    "OMIT_TEMPERATURE",
     "PROJECT_NAME",
     "VALID_ASPECT_RATIOS",
     "VALID_HOOKS",
@@ -91,6 +93,7 @@ __all__ = [
     "PluginManifest",
     "PluginToolOverrideError",
     "Policy",
+    "ProviderProfile",
     "RegistrationError",
     "ToolCall",
     "__version__",
@@ -110,6 +113,7 @@ __all__ = [
 
 _IMAGE_GEN = "hermes_hooks.backends.image_gen"
 _MODELS = "hermes_hooks.backends.models"
+_PROFILES = "hermes_hooks.backends.models.profiles"
 
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
@@ -128,6 +132,8 @@ _LAZY: dict[str, str] = {
     "ModelProvider": _MODELS,
     "ModelResponse": _MODELS,
     "ModelSettings": _MODELS,
+    "OMIT_TEMPERATURE": _PROFILES,
+    "ProviderProfile": _PROFILES,
     "PluginContext": "hermes_hooks.plugins.context",
     "PluginInfo": "hermes_hooks.plugins.manager",
     "PluginLlmTrustError": "hermes_hooks.errors",

@@ -31,6 +31,9 @@ MODULES: Final[dict[str, str]] = {
     "hermes_cli.config": "hermes_hooks.compat.hermes_cli_config",
     "hermes_cli.plugins": "hermes_hooks.compat.hermes_cli_plugins",
     "utils": "hermes_hooks.compat.utils",
+    # Model-provider profiles (the models family); providers.base is served below providers.
+    "providers": "hermes_hooks.compat.providers",
+    "providers.base": "hermes_hooks.compat.providers_base",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
