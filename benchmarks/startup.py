@@ -45,7 +45,13 @@ __all__ = [
 
 STARTUP_WAYS: Final = ("list", "parse", "load", "import")
 
-COMMANDS: Final = ("hermes --version", "hermes plugins list", "import 4 libraries", "python pass")
+COMMANDS: Final = (
+    "hermes --version",
+    "hermes plugins list",
+    "hermes models",
+    "import 4 libraries",
+    "python pass",
+)
 
 _MANIFEST: Final = """\
 name: plugin-{i:04d}
@@ -240,7 +246,8 @@ def run_commands(
     """Time the start of ``hermes`` commands against a bare interpreter and library imports.
 
     ``hermes plugins list`` runs on an empty Hermes home, so it shows the bundled plugins and
-    whatever the environment's entry points bring.
+    whatever the environment's entry points bring; ``hermes models`` imports the bundled
+    model-provider plugins, as the first profile lookup of ``hermes -z`` does.
     """
     with tempfile.TemporaryDirectory(prefix="hermes-bench-home-") as home:
         env = child_env({"HERMES_HOME": home})
@@ -248,6 +255,8 @@ def run_commands(
         commands = [
             Command("hermes --version", [*hermes, "--version"], env, Path(home)),
             Command("hermes plugins list", [*hermes, "plugins", "list"], env, Path(home)),
+            # Imports every model-provider plugin (eleven bundled profiles): the first lookup.
+            Command("hermes models", [*hermes, "models"], env, Path(home)),
             Command(
                 "import 4 libraries",
                 python_argv("import pluggy, yaml, click, attrs"),

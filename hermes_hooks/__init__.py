@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         ToolCall,
     )
     from hermes_hooks.backends.models import register_provider as register_model_provider
+    from hermes_hooks.backends.models.profiles import OMIT_TEMPERATURE, ProviderProfile
     from hermes_hooks.backends.video_gen import (
         OpenAICompatibleVideoGenProvider,
         VideoGenProvider,
@@ -92,6 +93,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_ASPECT_RATIO",
     "HERMES_CONTRACT_VERSION",
+    "OMIT_TEMPERATURE",
     "PROJECT_NAME",
     "VALID_ASPECT_RATIOS",
     "VALID_HOOKS",
@@ -121,6 +123,7 @@ __all__ = [
     "PluginManifest",
     "PluginToolOverrideError",
     "Policy",
+    "ProviderProfile",
     "RegistrationError",
     "ToolCall",
     "UrlBlockedError",
@@ -163,6 +166,7 @@ _MODELS = "hermes_hooks.backends.models"
 _WEB = "hermes_hooks.backends.web_search"
 _VIDEO = "hermes_hooks.backends.video_gen"
 _BROWSER = "hermes_hooks.backends.browser"
+_PROFILES = "hermes_hooks.backends.models.profiles"
 
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
@@ -181,6 +185,8 @@ _LAZY: dict[str, str] = {
     "ModelProvider": _MODELS,
     "ModelResponse": _MODELS,
     "ModelSettings": _MODELS,
+    "OMIT_TEMPERATURE": _PROFILES,
+    "ProviderProfile": _PROFILES,
     "PluginContext": "hermes_hooks.plugins.context",
     "PluginInfo": "hermes_hooks.plugins.manager",
     "PluginLlmTrustError": "hermes_hooks.errors",

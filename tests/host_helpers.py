@@ -1,6 +1,6 @@
 """Shared by the host, gateway and model tests: a recorder plugin, a scripted model and a real
-OpenAI-compatible HTTP server on 127.0.0.1 (the home and plugin folders come from
-:mod:`plugin_builders`).
+HTTP server on 127.0.0.1 that speaks OpenAI's chat completions or Anthropic's Messages API (the
+home and plugin folders come from :mod:`plugin_builders`).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import collections
 import json
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -139,14 +140,19 @@ class ScriptedModel(ModelProvider):
 
 
 class ChatServer:
-    """An HTTP server on 127.0.0.1 that answers ``POST /v1/chat/completions`` from a script.
+    """An HTTP server on 127.0.0.1 that answers every ``POST`` from a script, in order.
 
-    Each scripted reply is ``(status, body)``; ``body`` is a dict sent as JSON or a str sent
-    as it is. Requests are kept in :attr:`requests` as ``{"path", "headers", "json"}``.
+    It stands for an OpenAI-compatible endpoint (``POST /v1/chat/completions``) or Anthropic's
+    (``POST /v1/messages``): the test queues the bodies. Each scripted reply is ``(status,
+    body, headers, delay)``; ``body`` is a dict sent as JSON or a str sent as it is, ``delay``
+    seconds pass before the answer. Requests are kept in :attr:`requests` as ``{"path",
+    "headers", "json", "at"}`` (``at``: ``time.monotonic()`` on arrival).
     """
 
     def __init__(self) -> None:
-        self.replies: collections.deque[tuple[int, Any]] = collections.deque()
+        self.replies: collections.deque[tuple[int, Any, dict[str, str], float]] = (
+            collections.deque()
+        )
         self.requests: list[dict[str, Any]] = []
         server = self
 
@@ -159,16 +165,25 @@ class ChatServer:
                         "path": self.path,
                         "headers": dict(self.headers.items()),
                         "json": json.loads(raw or b"null"),
+                        "at": time.monotonic(),
                     }
                 )
-                status, body = server.replies.popleft() if server.replies else (500, "empty")
+                empty: tuple[int, Any, dict[str, str], float] = (500, "empty", {}, 0.0)
+                status, body, headers, delay = server.replies.popleft() if server.replies else empty
+                if delay:
+                    time.sleep(delay)
                 data = body if isinstance(body, str) else json.dumps(body)
                 payload = data.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout test)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -179,13 +194,26 @@ class ChatServer:
         )
 
     @property
-    def base_url(self) -> str:
+    def root(self) -> str:
+        """``http://127.0.0.1:PORT``, as Anthropic's base URL is given (no ``/v1``)."""
         host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"http://{host!s}:{port}"
 
-    def reply(self, body: Any, status: int = 200) -> None:
-        """Queue one reply."""
-        self.replies.append((status, body))
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, as an OpenAI-compatible base URL is given."""
+        return f"{self.root}/v1"
+
+    def reply(
+        self,
+        body: Any,
+        status: int = 200,
+        *,
+        headers: Mapping[str, str] | None = None,
+        delay: float = 0.0,
+    ) -> None:
+        """Queue one reply (``headers`` sent with it, after ``delay`` seconds)."""
+        self.replies.append((status, body, dict(headers or {}), delay))
 
     def reply_text(self, content: str, model: str = "served-model") -> None:
         """Queue a chat completion with a text answer."""
@@ -200,6 +228,17 @@ class ChatServer:
         }
         message = {"role": "assistant", "content": None, "tool_calls": [call]}
         self.reply(completion(message, "tool_calls"))
+
+    def reply_message(
+        self, *blocks: Mapping[str, Any], stop: str = "end_turn", model: str = "claude-served"
+    ) -> None:
+        """Queue an Anthropic Messages answer made of content ``blocks``."""
+        self.reply(anthropic_message(list(blocks), stop, model))
+
+    def reply_tool_use(self, name: str, args: Mapping[str, Any], call_id: str = "toolu_1") -> None:
+        """Queue an Anthropic Messages answer asking for one tool call (a ``tool_use`` block)."""
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": dict(args)}
+        self.reply_message({"type": "text", "text": "Let me check."}, block, stop="tool_use")
 
     def __enter__(self) -> ChatServer:
         self._thread.start()
@@ -221,6 +260,21 @@ def completion(
         "model": model,
         "choices": [{"index": 0, "message": dict(message), "finish_reason": finish}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+def anthropic_message(
+    content: list[Mapping[str, Any]], stop: str = "end_turn", model: str = "claude-served"
+) -> dict[str, Any]:
+    """An Anthropic Messages API answer."""
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [dict(block) for block in content],
+        "stop_reason": stop,
+        "usage": {"input_tokens": 12, "output_tokens": 7},
     }
 
 

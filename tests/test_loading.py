@@ -216,7 +216,7 @@ def test_plugin_with_neither_register_nor_hookimpl_is_an_error(home: Path, user:
     status, error = status_of(pm, "empty")
     assert status == "error"
     assert error is not None
-    assert "no register() function and no @hookimpl" in error
+    assert "no register() function, no @hookimpl and nothing registered" in error
     assert "hermes_plugins.empty" not in sys.modules
     assert pm.get_plugins() == set()
 

@@ -263,3 +263,68 @@ def test_async_calls_and_hermes_input_blocks(
         {"type": "text", "text": "look"},
         {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}},
     ]
+
+
+def test_the_seeds_allow_list_reaches_both_bundled_profiles(
+    chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``allowed_providers: [openrouter, anthropic]``, as the seed writes it: local servers stand
+    in for both endpoints, an alias matches its profile, another profile is refused."""
+    home = isolated_home(tmp_path, monkeypatch, bundled=True)
+    user_plugin(
+        home,
+        "my-plugin",
+        """
+        from hermes_hooks import PluginLlmTrustError
+
+        def register(ctx):
+            def ask(raw_args, **kwargs):
+                said = []
+                for provider in ("openrouter", "claude"):
+                    result = ctx.llm.complete(
+                        [{"role": "user", "content": raw_args}], provider=provider
+                    )
+                    said.append(f"{result.provider}/{result.model}: {result.text}")
+                try:
+                    ctx.llm.complete([{"role": "user", "content": "x"}], provider="openai")
+                except PluginLlmTrustError as exc:
+                    said.append(f"refused: {exc}")
+                return " | ".join(said)
+
+            ctx.register_command("ask", ask)
+        """,
+    )
+    with ChatServer() as anthropic:
+        write_config(
+            home,
+            ["my-plugin"],
+            entries={
+                "my-plugin": {
+                    "llm": {
+                        "allow_provider_override": True,
+                        "allowed_providers": ["openrouter", "anthropic"],
+                    }
+                }
+            },
+            model={"retry_backoff": 0},
+            providers={
+                "openrouter": {"base_url": chat_server.base_url},
+                "anthropic": {"base_url": anthropic.root},
+            },
+        )
+        monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        chat_server.reply_text("routed", model="openai/gpt-4.1")
+        anthropic.reply_message({"type": "text", "text": "claude here"})
+        session = Session(create_manager(home), ScriptedModel(text("unused")))
+        (reply,) = session.send("/ask hello")
+        sent = anthropic.requests[0]
+    assert reply.text.startswith(
+        "openrouter/openai/gpt-4.1: routed | anthropic/claude-served: claude here | refused: "
+        "plugin 'my-plugin' asked for provider 'openai'"
+    )
+    (routed,) = chat_server.requests
+    assert routed["headers"]["Authorization"] == "Bearer sk-or-test"
+    assert routed["json"]["messages"] == [{"role": "user", "content": "hello"}]
+    assert (sent["path"], sent["headers"]["x-api-key"]) == ("/v1/messages", "sk-ant-test")
+    assert sent["json"]["model"] == "claude-sonnet-4-5"  # the profile's first suggestion

@@ -154,6 +154,20 @@ def _say_family(candidate: Candidate) -> bool:
             f"not loaded"
         )
         return False
+    from hermes_hooks.plugins.kinds import LOADED_ON_LOOKUP
+
+    if candidate.kind in LOADED_ON_LOOKUP:
+        needed = (
+            "plugins.enabled lets it load"
+            if candidate.source in ("project", "entrypoint")
+            else "it needs no plugins.enabled"
+        )
+        click.echo(
+            f"{candidate.key!r} is a {what} plugin: it is imported on the first profile lookup "
+            f"({needed}); 'hermes models' lists its profiles and 'hermes models use NAME' "
+            f"chooses one."
+        )
+        return True
     click.echo(
         f"{candidate.key!r} is a {what} plugin: it loads when {family.selection_key} "
         f"names it (set {family.selection_key}: {leaf} in config.yaml)."

@@ -261,6 +261,7 @@ def _register_commands() -> None:
     cli.add_lazy_command("doctor", "hermes_hooks.cli.doctor:doctor")
     cli.add_lazy_command("chat", "hermes_hooks.cli.agent:chat")
     cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")
+    cli.add_lazy_command("models", "hermes_hooks.cli.models:models")
 
 
 _register_commands()

@@ -2,7 +2,9 @@
 
 ``pre_api_request`` fires before every attempt, then ``post_api_request`` after a response or
 ``api_request_error`` after a failure; a retryable failure is tried again, up to the session's
-``max_retries``, waiting ``retry_backoff`` seconds (doubled each time) in between.
+``max_retries``, waiting ``retry_backoff`` seconds (doubled each time, with jitter, and at
+least what the server's ``Retry-After`` asks) in between: see
+:mod:`hermes_hooks.backends.models.retry`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.backends.models import ModelError, ModelResponse
+from hermes_hooks.backends.models.retry import retry_delay
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -136,7 +139,12 @@ def send_request(
                 assistant_tool_call_count=len(response.tool_calls),
             )
             return response
-        will_retry = error.retryable and retry < session.max_retries
+        delay = (
+            retry_delay(retry, error, backoff=session.retry_backoff)
+            if retry < session.max_retries
+            else None
+        )
+        will_retry = delay is not None
         hooks.api_request_error(
             telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             **common,
@@ -151,9 +159,11 @@ def send_request(
             error={"type": type(error).__name__, "message": str(error)},
             request=request,
         )
-        session._event("api_error", turn_id=turn.turn_id, retry_count=retry, error=str(error))
-        if not will_retry:
+        session._event(
+            "api_error", turn_id=turn.turn_id, retry_count=retry, error=str(error), retry_in=delay
+        )
+        if delay is None:
             raise error
-        if session.retry_backoff > 0:
-            time.sleep(session.retry_backoff * (2**retry))
+        if delay > 0:
+            time.sleep(delay)
         retry += 1

@@ -4,9 +4,12 @@ A manifest without ``kind`` is ``standalone``, unless its ``__init__.py`` says o
 Hermes does (``hermes_cli/plugins_manifest.py``), a cheap text scan of the first 8 KiB of the
 source, never an import, marks a memory provider plugin ``exclusive`` and a model-provider
 plugin (one that registers a ``ProviderProfile``) ``model-provider``. Plugins of those two
-kinds are not chosen by ``plugins.enabled`` but by their family's config key
-(``memory.provider``, ``model.provider``); a family declares the kind it serves with
-``Family.plugin_kind`` at the extension point.
+kinds are not chosen by ``plugins.enabled`` but by their family, which declares the kind it
+serves with ``Family.plugin_kind`` at the extension point: an ``exclusive`` plugin loads when
+its family's key (``memory.provider``) names it; the plugins of a kind in
+:data:`LOADED_ON_LOOKUP` (``model-provider``) are all imported together on the family's first
+lookup, as Hermes imports every model-provider plugin on its first ``get_provider_profile``, so
+that any profile's aliases resolve.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Final
 
 __all__ = [
     "FAMILY_KINDS",
+    "LOADED_ON_LOOKUP",
     "SCAN_LIMIT",
     "infer_kind",
     "infer_kind_of_folder",
@@ -33,6 +37,11 @@ FAMILY_KINDS: Final[dict[str, tuple[str, str]]] = {
 }
 """The kinds a provider family serves instead of ``plugins.enabled``: what such a plugin is,
 and the config key that selects it in Hermes (named in messages while no family serves it)."""
+
+LOADED_ON_LOOKUP: Final = frozenset({"model-provider"})
+"""The kinds whose plugins are imported all together when their family first looks one of
+their registrations up (a profile by name or alias), never when plugins are listed. Bundled and
+user plugins of such a kind need no ``plugins.enabled``; project and pip-installed ones do."""
 
 
 def infer_kind(source: str) -> str | None:

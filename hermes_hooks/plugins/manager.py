@@ -34,7 +34,7 @@ from hermes_hooks.plugins.config import (
 )
 from hermes_hooks.plugins.context import PluginContext
 from hermes_hooks.plugins.discovery import Candidate, Source, discover_candidates
-from hermes_hooks.plugins.kinds import FAMILY_KINDS
+from hermes_hooks.plugins.kinds import FAMILY_KINDS, LOADED_ON_LOOKUP
 from hermes_hooks.plugins.loading import (
     CodeOwners,
     PluginHooks,
@@ -177,6 +177,8 @@ class _Record:
     platforms: list[str] = attrs.Factory(list)
     served_by: str | None = None
     unload_callbacks: list[tuple[Callable[[], Any], Handle]] = attrs.Factory(list)
+    deferred: bool = False
+    """Its kind is imported on its family's first lookup (:meth:`PluginManager.load_deferred`)."""
 
 
 class PluginManager(GuardedManager):
@@ -225,6 +227,10 @@ class PluginManager(GuardedManager):
         self._load_lock = threading.RLock()
         self._plugin_code_threads: set[int] = set()  # the threads running a plugin's load now
         self._warned_unknown: set[tuple[str, str]] = set()
+        # The kinds load_deferred began loading since discovery (under _load_lock), and those
+        # it finished: a thread that finds its kind begun but not done waits for the lock.
+        self._deferred_loaded: set[str] = set()
+        self._deferred_done: set[str] = set()
         self.add_hookspecs(hookspecs)
         # One registry per provider family, each installing its host tools (image_generate).
         self._backends: dict[str, Any] = {}
@@ -397,6 +403,8 @@ class PluginManager(GuardedManager):
                     # Files written since the last scan (plugin modules, dist-info) must be seen.
                     importlib.invalidate_caches()
                 self.reload_config()
+                self._deferred_loaded.clear()
+                self._deferred_done.clear()
                 candidates = self.discover()
                 self.plugins_config = self.plugins_config.with_aliases(
                     {c.key: c.aliases for c in candidates}
@@ -425,12 +433,12 @@ class PluginManager(GuardedManager):
             with self._lock:
                 stage.__exit__(None, None, None)
 
-    def _gate_and_load(self, record: _Record) -> None:
+    def _gate_and_load(self, record: _Record, *, lookup: bool = False) -> None:
         manifest = record.candidate.manifest
-        if manifest is not None and manifest.version_problem is not None:
+        if manifest is not None and manifest.version_problem is not None and not lookup:
             # As in Hermes, a warning: the plugin loads all the same (strict refuses).
             record.warnings.append(manifest.version_problem)
-        status, reason = self._gate(record)
+        status, reason = self._gate(record, lookup=lookup)
         record.status, record.reason = status, reason
         if status == "error":
             record.error, record.reason = reason, None
@@ -460,10 +468,12 @@ class PluginManager(GuardedManager):
             self._warned_unknown.add((key, listed_as))
             logger.warning("plugin %r: %s", key, message)
 
-    def _family_gate(self, record: _Record) -> tuple[bool, str] | None:
+    def _family_gate(self, record: _Record, *, lookup: bool = False) -> tuple[bool, str] | None:
         """For a plugin a provider family serves: whether config selects it, and why.
 
         ``None`` for every other kind (``plugins.enabled`` decides those).
+
+        :param lookup: the family is looking its plugins up now (:meth:`load_deferred`).
         """
         candidate = record.candidate
         kind = candidate.kind
@@ -482,6 +492,8 @@ class PluginManager(GuardedManager):
             )
         key = family.selection_key
         record.served_by = key
+        if kind in LOADED_ON_LOOKUP:
+            return self._lookup_gate(record, what, how, key, lookup)
         try:
             chosen = family.selected_name(self.config)
         except ConfigError as exc:
@@ -495,7 +507,63 @@ class PluginManager(GuardedManager):
             f"{key}: {candidate.key.rsplit('/', 1)[-1]} in config.yaml to use it"
         )
 
-    def _gate(self, record: _Record) -> tuple[Status, str | None]:
+    def _lookup_gate(
+        self, record: _Record, what: str, how: str, key: str, lookup: bool
+    ) -> tuple[bool, str]:
+        """For a kind imported on its family's first lookup (model-provider plugins)."""
+        candidate = record.candidate
+        record.deferred = True
+        opt_in = candidate.source in ("project", "entrypoint")
+        if opt_in and self.plugins_config.listed_as(candidate.key, "enabled") is None:
+            return False, (
+                f"a {what} plugin ({how}) from {candidate.source}: imported on the first "
+                f"profile lookup once listed in plugins.enabled"
+            )
+        if lookup:
+            return True, "imported on the first profile lookup"
+        return False, (
+            f"a {what} plugin ({how}): imported on the first profile lookup ({key}, ctx.llm, "
+            f"hermes models), not by plugins.enabled; not imported yet"
+        )
+
+    def load_deferred(self, kind: str) -> list[str]:
+        """Import the plugins of ``kind`` that wait for their family's first lookup; once.
+
+        Model-provider plugins register their profiles when imported, so the models family
+        calls this before its first lookup of a profile by name or alias. Every such plugin
+        loads (bundled and user ones; project and pip-installed ones listed in
+        ``plugins.enabled``), each gated, bounded and isolated as any other; a later call does
+        nothing until the plugins are discovered again. Discovers first when nothing was.
+
+        Asked from a plugin's own loading code, it does nothing (the load under way would
+        wait on itself); another thread asking meanwhile waits for the load to finish.
+
+        :returns: the keys of the plugins it loaded.
+        """
+        if kind in self._deferred_done or kind not in LOADED_ON_LOOKUP:
+            return []
+        if threading.get_ident() in self._plugin_code_threads:
+            return []
+        with self._load_lock:
+            if not self._discovered:
+                self.discover_and_load()
+            if kind in self._deferred_loaded:
+                return []
+            self._deferred_loaded.add(kind)
+            loaded: list[str] = []
+            with self._publishing():
+                for record in list(self._records.values()):
+                    if record.deferred and record.candidate.kind == kind and (
+                        record.status == "not enabled" and record.reason != "unloaded"
+                    ):
+                        self._gate_and_load(record, lookup=True)
+                        status: Status = record.status  # changed by the load
+                        if status == "enabled":
+                            loaded.append(record.candidate.key)
+            self._deferred_done.add(kind)
+            return loaded
+
+    def _gate(self, record: _Record, *, lookup: bool = False) -> tuple[Status, str | None]:
         """Decide from config and environment whether a candidate is to be loaded.
 
         Config matches plugin keys (and the aliases of old folder keys), never a manifest
@@ -512,7 +580,7 @@ class PluginManager(GuardedManager):
             return "disabled", "listed in plugins.disabled"
         if candidate.key in disabled_for_this_run():
             return "disabled", f"disabled for this run ({DISABLE_PLUGINS_ENV})"
-        served = self._family_gate(record)
+        served = self._family_gate(record, lookup=lookup)
         if served is not None:
             selected, why = served
             if not selected:
@@ -650,9 +718,14 @@ class PluginManager(GuardedManager):
         with active.loading(self, key):
             target = import_plugin(candidate, entered)
             module, register_fn, native = self._plugin_parts(key, target)
-            if register_fn is None and not native:
+            if register_fn is None and not native and not self._registered_anything(key):
+                # Hermes' model-provider plugins register at import time, with no register().
                 where = candidate.path or _describe_entry_point(candidate)
-                raise PluginLoadError(key, f"no register() function and no @hookimpl in {where}")
+                raise PluginLoadError(
+                    key,
+                    f"no register() function, no @hookimpl and nothing registered when imported, "
+                    f"in {where}",
+                )
             path = candidate.path
             if path is None and module is not None and getattr(module, "__file__", None):
                 path = Path(module.__file__ or "").parent
@@ -714,6 +787,10 @@ class PluginManager(GuardedManager):
         record.import_name = None
         record.platforms = []
 
+    def _registered_anything(self, key: str) -> bool:
+        """Whether plugin ``key`` has an entry in a registry or a family's (its import's)."""
+        return any(r.names(owner=key) for r in (*self._registries(), *self._backends.values()))
+
     def _registries(self) -> tuple[Any, ...]:
         return (self.tools, self.commands, self.cli_commands, self.skills, self.platforms)
 
@@ -765,6 +842,8 @@ class PluginManager(GuardedManager):
                     record.status, record.reason = "not enabled", "unloaded"
             self._records = {}
             self._discovered = False
+            self._deferred_loaded.clear()
+            self._deferred_done.clear()
 
     # -- status ---------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ BUILTIN_CLI_COMMANDS: Final = frozenset(
         "doctor",
         "chat",
         "gateway",
+        "models",
         "version",
         "help",
         "config",

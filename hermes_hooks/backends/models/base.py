@@ -19,6 +19,7 @@ __all__ = [
     "ModelProvider",
     "ModelResponse",
     "ModelSettings",
+    "ProviderEntry",
     "ToolCall",
     "dumps",
     "message_text",
@@ -83,7 +84,8 @@ class ModelError(HermesHooksError):
     :param retryable: whether trying again may succeed (timeouts, rate limits, 5xx).
     :param reason: a short class of failure: ``"timeout"``, ``"connection"``,
         ``"rate_limit"``, ``"auth"``, ``"server_error"``, ``"bad_request"``,
-        ``"bad_response"``.
+        ``"bad_response"``, ``"unsupported"``.
+    :param retry_after: the seconds the server asked to wait (``Retry-After``), when it did.
     """
 
     def __init__(
@@ -93,11 +95,13 @@ class ModelError(HermesHooksError):
         status_code: int | None = None,
         retryable: bool = False,
         reason: str = "error",
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.retryable = retryable
         self.reason = reason
+        self.retry_after = retry_after
 
 
 class ModelProvider(abc.ABC):
@@ -193,6 +197,59 @@ def _optional(value: object, kind: type | tuple[type, ...], field: str, where: s
 
 
 @attrs.frozen
+class ProviderEntry:
+    """One profile's entry in the top-level ``providers:`` section of ``config.yaml``.
+
+    :param base_url: the endpoint, instead of the profile's (a local server, a proxy).
+    :param api_key_env: the variable holding its key, instead of the profile's ``env_vars``.
+    :param default: the model to use when the caller names none (``model`` works too).
+    """
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    default: str | None = None
+
+    @classmethod
+    def read_section(cls, section: object, where: str) -> dict[str, ProviderEntry]:
+        """Read the ``providers:`` section: a mapping of profile names to entries.
+
+        Fields this host does not read (Hermes' custom providers have more) are left alone.
+
+        :raises ConfigError: the section or an entry is not a mapping, or a field read here is
+            not a string.
+        """
+        if section is None:
+            return {}
+        if not isinstance(section, Mapping):
+            raise ConfigError(
+                f"{where}: providers must be a mapping of provider names to their settings "
+                f"(base_url, api_key_env, default), found {type(section).__name__}"
+            )
+        entries: dict[str, ProviderEntry] = {}
+        for name, entry in section.items():
+            if not isinstance(entry, Mapping):
+                raise ConfigError(
+                    f"{where}: providers.{name} must be a mapping (base_url, api_key_env, "
+                    f"default), found {type(entry).__name__}"
+                )
+            values: dict[str, str | None] = {}
+            for field in ("base_url", "api_key_env", "default", "model"):
+                raw = entry.get(field)
+                if raw is not None and not isinstance(raw, str):
+                    raise ConfigError(
+                        f"{where}: providers.{name}.{field} must be a string, found "
+                        f"{type(raw).__name__} {raw!r}"
+                    )
+                values[field] = raw.strip() or None if isinstance(raw, str) else None
+            entries[str(name).strip().lower()] = cls(
+                base_url=values["base_url"],
+                api_key_env=values["api_key_env"],
+                default=values["default"] or values["model"],
+            )
+        return entries
+
+
+@attrs.frozen
 class ModelSettings:
     """The ``model:`` section of ``config.yaml``.
 
@@ -202,9 +259,14 @@ class ModelSettings:
     :param base_url: the provider's endpoint, e.g. ``http://127.0.0.1:8080/v1``.
     :param api_key_env: the environment variable holding the API key; the key itself is never
         written in ``config.yaml``.
-    :param timeout: seconds a request may take.
+    :param timeout: the read timeout: seconds to wait for the server's answer
+        (``model.read_timeout``, or ``model.timeout``).
+    :param connect_timeout: seconds to wait for a connection (``model.connect_timeout``).
     :param max_retries: how often a retryable failure is tried again.
     :param retry_backoff: seconds before the first retry, doubled for each further one.
+    :param entries: the top-level ``providers:`` section: per profile, its ``base_url``,
+        ``api_key_env`` and ``default`` model, used whichever provider ``model.provider``
+        names (``ctx.llm`` may ask another one).
     """
 
     provider: str = DEFAULT_PROVIDER
@@ -216,6 +278,12 @@ class ModelSettings:
     retry_backoff: float = 1.0
     temperature: float | None = None
     max_tokens: int | None = None
+    connect_timeout: float = 10.0
+    entries: Mapping[str, ProviderEntry] = attrs.field(factory=dict, hash=False)
+
+    def entry(self, name: str) -> ProviderEntry:
+        """Return ``providers.<name>`` (empty when the section has none)."""
+        return self.entries.get(name.strip().lower(), ProviderEntry())
 
     @property
     def model(self) -> str | None:
@@ -235,11 +303,12 @@ class ModelSettings:
         :raises ConfigError: a value has the wrong type.
         """
         where = str(source) if source is not None else "config.yaml"
+        entries = ProviderEntry.read_section(config.get("providers"), where)
         section = config.get("model")
         if section is None:
-            return cls()
+            return cls(entries=entries)
         if isinstance(section, str):
-            return cls(name=section)
+            return cls(name=section, entries=entries)
         if not isinstance(section, Mapping):
             raise ConfigError(
                 f"{where}: model must be a mapping (provider, name, base_url, ...), found "
@@ -247,7 +316,8 @@ class ModelSettings:
             )
         provider = _optional(section.get("provider"), str, "provider", where)
         name = section.get("name", section.get("model", section.get("default")))
-        timeout = _optional(section.get("timeout"), (int, float), "timeout", where)
+        timeout = _positive(section, ("read_timeout", "timeout"), where)
+        connect = _positive(section, ("connect_timeout",), where)
         retries = _optional(section.get("max_retries"), int, "max_retries", where)
         backoff = _optional(section.get("retry_backoff"), (int, float), "retry_backoff", where)
         temperature = _optional(section.get("temperature"), (int, float), "temperature", where)
@@ -263,7 +333,21 @@ class ModelSettings:
             retry_backoff=float(backoff) if backoff is not None else 1.0,
             temperature=float(temperature) if temperature is not None else None,
             max_tokens=_optional(section.get("max_tokens"), int, "max_tokens", where),
+            connect_timeout=connect if connect is not None else 10.0,
+            entries=entries,
         )
+
+
+def _positive(section: Mapping[str, Any], keys: tuple[str, ...], where: str) -> float | None:
+    """Return the first of ``keys`` set in ``section``, a number of seconds above 0."""
+    for key in keys:
+        value = _optional(section.get(key), (int, float), key, where)
+        if value is None:
+            continue
+        if value <= 0:
+            raise ConfigError(f"{where}: model.{key} must be more than 0 seconds, found {value}")
+        return float(value)
+    return None
 
 
 def dumps(value: object) -> str:

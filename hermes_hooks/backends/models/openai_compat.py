@@ -1,8 +1,10 @@
-"""The ``openai-compatible`` provider: chat completions with tool calling over HTTP.
+"""``api_mode: chat_completions``: OpenAI's chat completions with tool calling, over HTTP.
 
 Works with any server that speaks OpenAI's ``POST /chat/completions`` (OpenAI, OpenRouter,
-vLLM, llama.cpp's server, Ollama's ``/v1``, LM Studio...). The key is read from the environment
-variable named by ``model.api_key_env`` and sent as a bearer token; it is never logged.
+DeepSeek, Groq, vLLM, llama.cpp's server, Ollama's ``/v1``, LM Studio...): the
+``openai-compatible`` backend (``model.base_url``, ``model.api_key_env``) and every profile of
+that mode. The key is sent as a bearer token and never logged
+(:mod:`~hermes_hooks.backends.models.transport`).
 """
 
 from __future__ import annotations
@@ -11,54 +13,25 @@ import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
-import httpx
-
-from hermes_hooks import __version__
 from hermes_hooks.backends.models.base import (
-    ModelError,
-    ModelProvider,
     ModelResponse,
     ModelSettings,
     ToolCall,
     dumps,
     message_text,
 )
+from hermes_hooks.backends.models.transport import HttpModel
 from hermes_hooks.errors import ConfigError
 
-__all__ = ["OpenAICompatibleModel"]
+__all__ = ["OpenAICompatibleModel", "parse_tool_calls"]
 
 logger = logging.getLogger(__name__)
 
-_RETRYABLE_STATUS: Final = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-_MAX_ERROR_TEXT: Final = 500
 
-
-def _reason_for(status: int) -> str:
-    if status == 429:
-        return "rate_limit"
-    if status in (401, 403):
-        return "auth"
-    if status >= 500:
-        return "server_error"
-    return "bad_request"
-
-
-def _error_text(response: httpx.Response) -> str:
-    try:
-        data = response.json()
-    except ValueError:
-        return response.text[:_MAX_ERROR_TEXT]
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return str(error["message"])[:_MAX_ERROR_TEXT]
-    if isinstance(error, str):
-        return error[:_MAX_ERROR_TEXT]
-    return response.text[:_MAX_ERROR_TEXT]
-
-
-def _parse_tool_calls(raw: object) -> tuple[ToolCall, ...]:
+def parse_tool_calls(raw: object) -> tuple[ToolCall, ...]:
+    """Return the tool calls of an OpenAI assistant message's ``tool_calls``."""
     calls = []
     for index, item in enumerate(raw if isinstance(raw, list) else []):
         if not isinstance(item, Mapping):
@@ -81,37 +54,19 @@ def _parse_tool_calls(raw: object) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
-class OpenAICompatibleModel(ModelProvider):
+class OpenAICompatibleModel(HttpModel):
     """A model behind an OpenAI-compatible chat completions endpoint.
 
     :param base_url: the API root, e.g. ``http://127.0.0.1:8080/v1``; requests go to
         ``{base_url}/chat/completions``.
     :param model: the model id sent in every request.
     :param api_key: sent as ``Authorization: Bearer``; ``None`` sends no header (local servers).
-    :param timeout: seconds one request may take.
-    :param client: an ``httpx.Client`` to use instead of making one (it is not closed here).
+
+    The other keywords are :class:`~hermes_hooks.backends.models.transport.HttpModel`'s.
     """
 
     provider = "openai-compatible"
     api_mode = "chat_completions"
-
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        *,
-        api_key: str | None = None,
-        timeout: float = 60.0,
-        client: httpx.Client | None = None,
-    ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.model = model
-        headers = {"User-Agent": f"hermes-hooks/{__version__}"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self._owns_client = client is None
-        self._client = client or httpx.Client(timeout=timeout)
-        self._headers = headers
 
     @classmethod
     def from_settings(cls, settings: ModelSettings) -> OpenAICompatibleModel:
@@ -139,13 +94,12 @@ class OpenAICompatibleModel(ModelProvider):
                     settings.api_key_env,
                 )
         return cls(
-            settings.base_url or "", settings.name or "", api_key=api_key, timeout=settings.timeout
+            settings.base_url or "",
+            settings.name or "",
+            api_key=api_key,
+            timeout=settings.timeout,
+            connect_timeout=settings.connect_timeout,
         )
-
-    def close(self) -> None:
-        """Close the HTTP connections (only when this object made the client)."""
-        if self._owns_client:
-            self._client.close()
 
     def complete(
         self,
@@ -162,11 +116,14 @@ class OpenAICompatibleModel(ModelProvider):
         :raises ModelError: the server could not be reached, timed out, answered with an HTTP
             error, or sent something that is not a chat completion.
         """
-        body: dict[str, Any] = {"model": model or self.model, "messages": list(messages)}
+        model_id = model or self.model
+        body: dict[str, Any] = {"model": model_id, "messages": self.prepare_messages(messages)}
         if tools:
             body["tools"] = list(tools)
+        temperature = self.temperature_for(temperature)
         if temperature is not None:
             body["temperature"] = temperature
+        max_tokens = self.max_tokens_for(max_tokens, model_id)
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
         if json_schema is not None:
@@ -174,47 +131,25 @@ class OpenAICompatibleModel(ModelProvider):
                 "type": "json_schema",
                 "json_schema": {"name": "response", "schema": dict(json_schema)},
             }
+        fields, headers = self.profile_extras(model_id)
+        body.update(fields)
         url = f"{self.base_url}/chat/completions"
-        try:
-            response = self._client.post(url, json=body, headers=self._headers)
-        except httpx.TimeoutException as exc:
-            raise ModelError(
-                f"{url} did not answer in time: {exc}", retryable=True, reason="timeout"
-            ) from exc
-        except httpx.HTTPError as exc:
-            raise ModelError(
-                f"cannot reach {url}: {exc}", retryable=True, reason="connection"
-            ) from exc
-        if response.status_code >= 400:
-            status = response.status_code
-            raise ModelError(
-                f"{url} answered HTTP {status}: {_error_text(response)}",
-                status_code=status,
-                retryable=status in _RETRYABLE_STATUS,
-                reason=_reason_for(status),
-            )
-        return self._parse(response, url)
+        return self._parse(self.post_json(url, body, headers), url)
 
-    @staticmethod
-    def _parse(response: httpx.Response, url: str) -> ModelResponse:
+    def _parse(self, data: Any, url: str) -> ModelResponse:
         try:
-            data = response.json()
             choice = data["choices"][0]
             message = choice["message"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise ModelError(
-                f"{url} did not send a chat completion: {response.text[:_MAX_ERROR_TEXT]!r}",
-                status_code=response.status_code,
-                reason="bad_response",
-            ) from exc
+        except (KeyError, IndexError, TypeError) as exc:
+            raise self.bad_response(url, data, "a chat completion") from exc
         if not isinstance(message, Mapping):
-            raise ModelError(f"{url} sent a message that is not an object", reason="bad_response")
+            raise self.bad_response(url, message, "a message object")
         usage = data.get("usage")
         served = data.get("model")
         finish = choice.get("finish_reason") if isinstance(choice, Mapping) else None
         return ModelResponse(
             text=message_text(message),
-            tool_calls=_parse_tool_calls(message.get("tool_calls")),
+            tool_calls=parse_tool_calls(message.get("tool_calls")),
             finish_reason=finish if isinstance(finish, str) else None,
             model=served if isinstance(served, str) else None,
             usage=json.loads(dumps(usage)) if isinstance(usage, Mapping) else None,

@@ -11,13 +11,16 @@ allows it::
         my-plugin:
           llm:
             allow_provider_override: true
-            allowed_providers: [openai-compatible]   # optional; ["*"] allows any
+            allowed_providers: [openrouter, anthropic]   # optional; ["*"] allows any
             allow_model_override: true
             allowed_models: [gpt-4o-mini]            # optional; ["*"] allows any
             allow_agent_id_override: false
             allow_profile_override: false
 
 A missing block means no overrides: asking for one raises :class:`PluginLlmTrustError`.
+Provider names are compared as the models family resolves them, so an alias (``claude``)
+matches its profile's name (``anthropic``) either way round. Every call is retried as the
+host's own requests are (``model.max_retries``, jittered backoff, ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -28,12 +31,15 @@ import importlib
 import json
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import attrs
 
 from hermes_hooks.backends.models import ModelProvider, get_active_model, get_models
+from hermes_hooks.backends.models.base import ModelResponse
+from hermes_hooks.backends.models.profile_backend import ProfileBackend
+from hermes_hooks.backends.models.retry import call_with_retries
 from hermes_hooks.errors import PluginLlmTrustError
 
 if TYPE_CHECKING:
@@ -101,9 +107,13 @@ class TrustPolicy:
         model: str | None,
         agent_id: str | None = None,
         profile: str | None = None,
+        *,
+        canonical: Callable[[str], str] | None = None,
     ) -> None:
         """Allow the requested overrides, or raise naming the setting that would allow them.
 
+        :param canonical: maps a provider name to the one it stands for (an alias to its
+            profile's name), applied to the request and the allow-list alike.
         :raises PluginLlmTrustError: an override the operator has not allowed.
         """
         where = f"plugins.entries.{self.plugin_id}.llm"
@@ -128,7 +138,11 @@ class TrustPolicy:
                     f"plugin {self.plugin_id!r} may not choose the {kind} (asked for "
                     f"{requested!r}): set {where}.allow_{kind}_override: true in config.yaml"
                 )
-            if listed is not None and requested.strip().lower() not in listed:
+            wanted = requested.strip().lower()
+            if listed is not None and kind == "provider" and canonical is not None:
+                listed = frozenset({*listed, *map(canonical, listed)})
+                wanted = canonical(wanted)
+            if listed is not None and wanted not in listed:
                 raise PluginLlmTrustError(
                     f"plugin {self.plugin_id!r} asked for {kind} {requested!r}, which is not in "
                     f"{where}.allowed_{kind}s ({', '.join(sorted(listed)) or 'empty'})"
@@ -289,15 +303,25 @@ class PluginLlm:
         entry = self._manager.plugins_config.entry(self._plugin_id)
         return TrustPolicy.from_entry(self._plugin_id, entry)
 
+    def _canonical(self, name: str) -> str:
+        """The name ``name`` stands for in the models family (itself when unknown)."""
+        key = name.strip().lower()
+        return get_models(self._manager).canonical(key) or key
+
     def _target(self, provider: str | None) -> tuple[ModelProvider, bool]:
         """Return the model to ask and whether it was made for this call (to close after)."""
         active = get_active_model(self._manager)
-        if active is not None and (not provider or provider.strip().lower() == active.provider):
+        wanted = self._canonical(provider) if provider else None
+        if active is not None and (wanted is None or wanted == active.provider):
             return active, False
         registry = get_models(self._manager)
         settings = registry.settings()
-        if provider:
-            settings = attrs.evolve(settings, provider=provider.strip().lower())
+        if wanted is not None and wanted != self._canonical(settings.provider):
+            settings = attrs.evolve(settings, provider=wanted)
+            if isinstance(registry.get_provider(wanted), ProfileBackend):
+                # model.default, base_url and api_key_env are model.provider's; another
+                # profile has its own (providers.<name> in config.yaml, else the profile's).
+                settings = attrs.evolve(settings, name=None, base_url=None, api_key_env=None)
         return registry.create_model(settings), True
 
     def _call(
@@ -312,15 +336,22 @@ class PluginLlm:
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> tuple[str, str, str, PluginLlmUsage]:
-        self.policy().check(provider, model, agent_id, profile)
+        self.policy().check(provider, model, agent_id, profile, canonical=self._canonical)
         target, made = self._target(provider)
-        try:
-            response = target.complete(
+        settings = get_models(self._manager).settings()
+
+        def ask() -> ModelResponse:
+            return target.complete(
                 messages,
                 model=model or None,
                 temperature=temperature,
                 max_tokens=max_tokens,
                 json_schema=json_schema,
+            )
+
+        try:
+            response = call_with_retries(
+                ask, max_retries=settings.max_retries, backoff=settings.retry_backoff
             )
         finally:
             if made:
