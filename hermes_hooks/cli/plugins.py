@@ -93,6 +93,9 @@ def list_plugins(
         if info.error:
             for part in wrap(f"error: {info.error}", width, "    ", " " * 11):
                 click.echo(part)
+        if info.replacement:
+            for part in wrap(f"note: {info.replacement}", width, "    ", " " * 10):
+                click.echo(part)
 
 
 # -- enable / disable -----------------------------------------------------------------------------
@@ -113,7 +116,9 @@ def _resolve(ctx: click.Context, name: str) -> Candidate:
     help="Answer whether the plugin may replace host tools, without asking.",
 )
 @click.option(
-    "--yes", is_flag=True, help="Install missing pip_dependencies without asking."
+    "--yes",
+    is_flag=True,
+    help="Trust a project plugin's files and install missing pip_dependencies without asking.",
 )
 @click.pass_context
 def enable(ctx: click.Context, name: str, allow: bool | None, yes: bool) -> None:
@@ -126,8 +131,10 @@ def enable(ctx: click.Context, name: str, allow: bool | None, yes: bool) -> None
     installation with pip (--yes installs them without asking; without a terminal and --yes
     they are not installed). When a plugin that is not bundled asks to replace host tools,
     you are asked once whether to allow it; without a terminal the answer is no. A project
-    plugin is trusted as its files are now: their
-    hash is recorded, and once they change it does not load until it is enabled again.
+    plugin is trusted as its files are now: enabling one shows its files and their digests,
+    the plugin it would replace and its pip dependencies, and asks (--yes agrees; without a
+    terminal and --yes it is not enabled). Their digests are recorded, it runs only the .py
+    sources checked, and once they change it does not load until it is enabled again.
 
     \b
     Examples:
