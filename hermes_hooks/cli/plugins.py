@@ -52,7 +52,8 @@ def list_plugins(
 ) -> None:
     """List discovered plugins with the status an actual load gave them.
 
-    A plugin that failed to load shows status 'error' and, on the next line, why.
+    A plugin that failed to load shows status 'error' and, on the next line, why. An
+    invalid config.yaml is reported and the command exits 1, after the list.
 
     \b
     Examples:
@@ -61,6 +62,14 @@ def list_plugins(
       hermes plugins list --hook pre_tool_call
     """
     pm = build_manager(ctx)
+    _print_list(pm, as_json, show_all, only_enabled, hook_name)
+    if pm.config_error is not None:  # reported when it was read; the list used no config
+        ctx.exit(1)
+
+
+def _print_list(
+    pm: PluginManager, as_json: bool, show_all: bool, only_enabled: bool, hook_name: str | None
+) -> None:
     everything = pm.list_plugins()
     infos = [
         info

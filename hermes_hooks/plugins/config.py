@@ -1,8 +1,13 @@
 """``HERMES_HOME``, ``config.yaml`` and the environment switches.
 
-Reading is plain and read-only; every write is atomic (temp file in the same folder, fsync,
-``os.replace``), and read-modify-write goes through :func:`update_config`, which holds an
-exclusive lock so that concurrent ``hermes plugins enable`` processes never lose a change.
+Reading is read-only and bounded: only a regular file is read, its size checked first (a FIFO
+or a symlink to ``/dev/zero`` is refused, not read), then parsed by the bounded safe reader
+with bounds of its own (a large real config loads, an alias bomb does not) and a key written
+twice in one mapping refused, naming the lines. Every write is atomic (temp file in the same
+folder, fsync, ``os.replace``), and read-modify-write goes through :func:`update_config`, which
+holds an exclusive lock (``filelock``) so that concurrent ``hermes plugins enable`` processes
+never lose a change, and writes the file back round-trip (``ruamel.yaml``): the person's
+comments, key order, quoting, anchors and flow style are kept.
 Importing this module reads nothing: no environment, no files.
 """
 
@@ -10,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import fcntl
 import math
 import os
 import stat
@@ -18,7 +22,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final
+from typing import IO, Any, Final
 
 import attrs
 import yaml
@@ -72,10 +76,15 @@ def disabled_for_this_run(env: Mapping[str, str] | None = None) -> frozenset[str
     raw = (os.environ if env is None else env).get(DISABLE_PLUGINS_ENV, "")
     return frozenset(part for part in raw.replace(",", " ").split() if part)
 CONFIG_FILENAME: Final = "config.yaml"
+"""The configuration file inside ``HERMES_HOME``."""
 
 MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
 """A ``config.yaml`` larger than this is refused rather than parsed."""
-"""The configuration file inside ``HERMES_HOME``."""
+MAX_CONFIG_NODES: Final = 500_000
+"""Most YAML nodes ``config.yaml`` may have with aliases expanded (a 120 KB config has ~14,000;
+an alias bomb is refused at this count, in well under a second)."""
+MAX_CONFIG_DEPTH: Final = 256
+"""Deepest nesting ``config.yaml`` may have."""
 
 TRUTHY_STRINGS: Final = frozenset({"1", "true", "yes", "on"})
 """Values that switch a flag on (Hermes ``utils.TRUTHY_STRINGS``), compared stripped, lowercased."""
@@ -144,33 +153,96 @@ def _describe(value: object) -> str:
     return f"{kind} ({text})"
 
 
-def load_config(home: Path) -> dict[str, Any]:
-    """Read ``config.yaml`` from *home*; a missing or empty file gives ``{}``.
+def _file_kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
 
-    :raises ConfigError: the file cannot be read, is not valid YAML (with line and column),
-        or its top level is not a mapping.
+
+def _read_config_bytes(path: Path) -> bytes | None:
+    """Return the bytes of ``config.yaml``, or ``None`` when there is none.
+
+    Opened without blocking (a FIFO would hang the command), then refused unless it is a
+    regular file no larger than :data:`MAX_CONFIG_BYTES` (a symlink to ``/dev/zero`` would
+    grow without end); a symlink to a regular file is followed, as the writer follows it.
     """
-    path = config_path(home)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, flags)
     except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
+        return None
+    except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc}") from exc
     try:
-        # The bounded reader: an alias bomb or absurd nesting in config.yaml would otherwise
-        # stall (or crash) every hermes command that reads it.
-        data = safe_load_yaml(text, source=str(path), max_bytes=MAX_CONFIG_BYTES)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(
+                f"{path}: expected a regular file, found {_file_kind(info.st_mode)}; not read"
+            )
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{path}: expected at most {MAX_CONFIG_BYTES} bytes, found {info.st_size}; "
+                f"not read"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1024 * 1024):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_CONFIG_BYTES:  # it grew while being read
+                raise ConfigError(
+                    f"{path}: expected at most {MAX_CONFIG_BYTES} bytes, found more; not read"
+                )
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc}") from exc
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def _parse(path: Path, data: bytes) -> dict[str, Any]:
+    try:
+        # The bounded reader with config's own bounds: an alias bomb or absurd nesting would
+        # otherwise stall (or crash) every hermes command that reads it.
+        parsed = safe_load_yaml(
+            data,
+            source=str(path),
+            max_bytes=MAX_CONFIG_BYTES,
+            max_nodes=MAX_CONFIG_NODES,
+            max_depth=MAX_CONFIG_DEPTH,
+            unique_keys=True,
+        )
     except YAMLLoadError as exc:
         reason = exc.reason.removeprefix("invalid YAML: ")
         where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
         raise ConfigError(f"{path}: invalid YAML{where}: {reason}") from exc
+    if parsed is None:
+        return {}
+    if not isinstance(parsed, dict):
+        msg = f"{path}: expected a mapping of settings at the top level, found {_describe(parsed)}"
+        raise ConfigError(msg)
+    return parsed
+
+
+def load_config(home: Path) -> dict[str, Any]:
+    """Read ``config.yaml`` from *home*; a missing or empty file gives ``{}``.
+
+    :raises ConfigError: the file is not a regular file, is too large, cannot be read, is not
+        valid YAML (with line and column), has a key twice in one mapping, or its top level is
+        not a mapping.
+    """
+    path = config_path(home)
+    data = _read_config_bytes(path)
     if data is None:
         return {}
-    if not isinstance(data, dict):
-        msg = f"{path}: expected a mapping of settings at the top level, found {_describe(data)}"
-        raise ConfigError(msg)
-    return data
+    return _parse(path, data)
 
 
 def _fsync_directory(folder: Path) -> None:
@@ -211,15 +283,56 @@ def _field_of(data: object, target: object, prefix: str = "") -> str | None:
     return None
 
 
+def _round_trip() -> Any:
+    """A ``ruamel.yaml`` round-trip reader and writer (imported only when config is written)."""
+    from ruamel.yaml import YAML
+
+    rt = YAML(typ="rt")
+    rt.preserve_quotes = True
+    rt.width = 4096  # never fold a long value the person wrote on one line
+    return rt
+
+
+def _is_round_trip(data: object) -> bool:
+    return type(data).__module__.startswith("ruamel.")
+
+
 def write_config(home: Path, data: Mapping[str, Any]) -> None:
     """Replace ``config.yaml`` in *home* with *data*, atomically; *home* is created if missing.
 
-    Keys keep their order. The file keeps its permission bits; a new file is private (0600),
-    as Hermes keeps it. A ``config.yaml`` that is a symlink is followed, not replaced.
+    Keys keep their order; *data* read by :func:`update_config` is written back round-trip,
+    with its comments and style. The file keeps its permission bits; a new file is private
+    (0600), as Hermes keeps it. A ``config.yaml`` that is a symlink is followed, not replaced.
     On any failure the old file is untouched and no temporary file is left behind.
 
     :raises ConfigError: a value cannot be written as YAML, or the file cannot be written.
     """
+    if _is_round_trip(data):
+        _write_document(home, data, None)
+        return
+
+    def dump(stream: IO[str]) -> None:
+        yaml.safe_dump(
+            dict(data), stream, sort_keys=False, allow_unicode=True, default_flow_style=False
+        )
+
+    _write_atomically(home, data, dump)
+
+
+def _write_document(home: Path, document: Any, indent: tuple[int, int, int] | None) -> None:
+    """Write a round-trip document, indented as the file it was read from."""
+    rt = _round_trip()
+    if indent is not None:
+        mapping, sequence, offset = indent
+        rt.indent(mapping=mapping, sequence=max(sequence, offset + 2), offset=offset)
+
+    def dump(stream: IO[str]) -> None:
+        rt.dump(document, stream)
+
+    _write_atomically(home, document, dump)
+
+
+def _write_atomically(home: Path, data: Mapping[str, Any], dump: Callable[[IO[str]], None]) -> None:
     _ensure_home(home)
     path = config_path(home)
     target = Path(os.path.realpath(path))
@@ -233,9 +346,7 @@ def write_config(home: Path, data: Mapping[str, Any]) -> None:
         raise ConfigError(f"{path}: cannot write the config file: {exc}") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            yaml.safe_dump(
-                dict(data), stream, sort_keys=False, allow_unicode=True, default_flow_style=False
-            )
+            dump(stream)
             stream.flush()
             os.fsync(stream.fileno())
         if mode is not None:
@@ -244,7 +355,7 @@ def write_config(home: Path, data: Mapping[str, Any]) -> None:
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
-        if isinstance(exc, yaml.representer.RepresenterError):
+        if type(exc).__name__ == "RepresenterError":  # PyYAML's or ruamel's
             found = exc.args[1] if len(exc.args) > 1 else None
             field = _field_of(data, found) or "a value"
             msg = (
@@ -252,7 +363,7 @@ def write_config(home: Path, data: Mapping[str, Any]) -> None:
                 f" or null, found {_describe(found)}"
             )
             raise ConfigError(msg) from exc
-        if isinstance(exc, yaml.YAMLError | OSError):
+        if isinstance(exc, yaml.YAMLError | OSError) or type(exc).__module__.startswith("ruamel"):
             raise ConfigError(f"{path}: cannot write the config file: {exc}") from exc
         raise
     _fsync_directory(target.parent)
@@ -260,18 +371,61 @@ def write_config(home: Path, data: Mapping[str, Any]) -> None:
 
 @contextlib.contextmanager
 def _exclusive_lock(lock_path: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on *lock_path* (created if missing) for the block."""
+    """Hold an exclusive lock on *lock_path* (created if missing, never deleted) for the block."""
+    import filelock  # fcntl on POSIX, msvcrt on Windows: the package imports on both
+
+    lock = filelock.FileLock(lock_path, mode=0o600)
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        lock.acquire()
     except OSError as exc:
         raise ConfigError(f"{lock_path}: cannot open the config lock file: {exc}") from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        # Closing the descriptor releases the lock. The lock file is never deleted: deleting it
-        # would let a waiter hold a lock on an unlinked file while a newcomer locks a new one.
-        os.close(fd)
+        lock.release()
+
+
+def _load_round_trip(home: Path) -> tuple[Any, tuple[int, int, int] | None]:
+    """Read ``config.yaml`` for a write: the round-trip document and how the file indents.
+
+    The bounded reader checks it first (kind, size, bombs, duplicate keys), so the round-trip
+    parser only ever sees a document it has accepted.
+    """
+    path = config_path(home)
+    data = _read_config_bytes(path)
+    if data is None:
+        return _empty_round_trip(), None
+    _parse(path, data)
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    text = data.decode("utf-8-sig")
+    try:
+        document, sequence, offset = load_yaml_guess_indent(text, yaml=_round_trip())
+    except Exception as exc:  # the bounded reader accepted it; say so if ruamel does not
+        raise ConfigError(f"{path}: cannot read the config file to write it back: {exc}") from exc
+    if document is None:
+        return _empty_round_trip(), None
+    if not isinstance(document, dict):  # pragma: no cover - _parse refused that
+        raise ConfigError(f"{path}: expected a mapping of settings at the top level")
+    return document, (_mapping_indent(text), sequence or 2, offset or 0)
+
+
+def _mapping_indent(text: str) -> int:
+    """Guess how far the file indents a nested mapping: its smallest indent of a key line."""
+    indents = [
+        len(line) - len(stripped)
+        for line in text.splitlines()
+        if (stripped := line.lstrip(" "))
+        and len(stripped) < len(line)
+        and not stripped.startswith(("-", "#"))
+    ]
+    return min(indents) if indents else 2
+
+
+def _empty_round_trip() -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
+    return CommentedMap()
 
 
 def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
@@ -279,8 +433,9 @@ def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[
 
     The whole read-modify-write holds an exclusive lock on ``config.yaml.lock`` next to the
     file, so concurrent updates from several processes are applied one after the other.
-    Keys *mutate* does not touch are kept; nothing is written when *mutate* changes nothing.
-    A file that is not valid YAML is never overwritten.
+    Keys *mutate* does not touch are kept, and so are the file's comments, order and style
+    (it is written back round-trip); nothing is written when *mutate* changes nothing. A file
+    that is not valid YAML, or that has a key twice, is never overwritten.
 
     A write also rewrites old plugin keys (folder names of plugins now keyed by their manifest
     name, see :mod:`hermes_hooks.plugins.keys`) to the current keys.
@@ -291,7 +446,7 @@ def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[
     """
     _ensure_home(home)
     with _exclusive_lock(home / (CONFIG_FILENAME + _LOCK_SUFFIX)):
-        config = load_config(home)
+        config, indent = _load_round_trip(home)
         before = copy.deepcopy(config)
         mutate(config)
         if config != before:
@@ -300,8 +455,9 @@ def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[
                 from hermes_hooks.plugins.keys import apply_renames, find_renames
 
                 apply_renames(config, find_renames(home))
-            write_config(home, config)
-    return config
+            _write_document(home, config, indent)
+    written: dict[str, Any] = config
+    return written
 
 
 def _where(source: Path | None) -> str:
@@ -541,13 +697,24 @@ def set_plugin_enabled(
         section = config.get("plugins")
         if section is None:
             section = config["plugins"] = {}
-        section[add_to] = list(dict.fromkeys([*(section.get(add_to) or ()), key]))
+        # In place: the list read round-trip keeps its style and comments when written back.
+        names: list[str] | None = section.get(add_to)
+        if names is None:
+            names = section[add_to] = []
+        names.append(key)
+        _drop_from(names, lambda index, name: name in names[:index])  # once, order kept
         if section.get(remove_from) is not None:
-            section[remove_from] = [name for name in section[remove_from] if name not in stale]
+            _drop_from(section[remove_from], lambda _, name: name in stale)
         if entry:
             _update_entry(section, key, entry)
 
     update_config(home, mutate)
+
+
+def _drop_from(names: list[str], drop: Callable[[int, str], bool]) -> None:
+    """Delete, in place, the items of *names* for which ``drop(index, name)`` is true."""
+    for index in reversed([index for index, name in enumerate(names) if drop(index, name)]):
+        del names[index]
 
 
 def _update_entry(section: dict[str, Any], key: str, values: Mapping[str, Any]) -> None:
