@@ -27,6 +27,7 @@ from typing import IO, Any, Final
 import attrs
 import yaml
 
+from hermes_hooks.calling.results import DEFAULT_MAX_HOOK_RESULT_BYTES
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.plugins.safe_yaml import YAMLLoadError, safe_load_yaml
 
@@ -542,6 +543,20 @@ def _seconds(
     return seconds, []
 
 
+def _result_bytes(section: Mapping[str, Any], where: str) -> tuple[int, list[str]]:
+    """Read ``plugins.max_hook_result_bytes`` (``0``: no bound), collecting warnings."""
+    raw = section.get("max_hook_result_bytes")
+    if raw is None:
+        return DEFAULT_MAX_HOOK_RESULT_BYTES, []
+    default = DEFAULT_MAX_HOOK_RESULT_BYTES
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
+        return raw, []
+    return default, [
+        f"{where}: plugins.max_hook_result_bytes: expected a whole number of bytes, 0 or more"
+        f" (0: no bound), found {_describe(raw)}; using the default {default}"
+    ]
+
+
 def _hook_callback_timeout(section: Mapping[str, Any], where: str) -> tuple[float, list[str]]:
     """Read ``plugins.hook_callback_timeout`` the way Hermes does, collecting warnings."""
     return _seconds(
@@ -574,6 +589,9 @@ class PluginsConfig:
     load_timeout: float = DEFAULT_LOAD_TIMEOUT
     """Seconds one plugin's import and ``register(ctx)`` may take; ``0`` loads on the calling
     thread, without a limit; at most 600."""
+    max_hook_result_bytes: int = DEFAULT_MAX_HOOK_RESULT_BYTES
+    """Bytes one hook implementation's result may hold (16 MiB); past it, the result is a
+    failure under the hook's error policy; ``0``: no bound."""
     warnings: tuple[str, ...] = ()
     """Problems that were tolerated (a value replaced by its default), for the host to report."""
     source: Path | None = attrs.field(default=None, eq=False)
@@ -604,13 +622,15 @@ class PluginsConfig:
         load_timeout, load_warnings = _seconds(
             section, where, "load_timeout", DEFAULT_LOAD_TIMEOUT, MAX_LOAD_TIMEOUT
         )
+        result_bytes, result_warnings = _result_bytes(section, where)
         return cls(
             enabled=_name_set(section, "enabled", where),
             disabled=_name_set(section, "disabled", where),
             entries=_entries(section, where),
             hook_callback_timeout=timeout,
             load_timeout=load_timeout,
-            warnings=tuple(warnings + load_warnings),
+            max_hook_result_bytes=result_bytes,
+            warnings=tuple(warnings + load_warnings + result_warnings),
             source=source,
         )
 

@@ -284,6 +284,7 @@ class PluginManager(GuardedManager):
         self._plugins_config = config
         # What every bounded call reads, so that a reload applies at once.
         self.callback_bound.seconds = config.hook_callback_timeout
+        self.result_limit.bytes = config.max_hook_result_bytes
 
     def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
         """Call hook ``name`` as Hermes' ``invoke_hook`` does and return the non-``None`` results.
