@@ -97,6 +97,30 @@ def oversized(value: object, limit: int) -> int | None:
     return None
 
 
+_SCALARS: Final = frozenset({int, float, bool, type(None)})
+
+
+def _small_mapping(value: dict[Any, Any], bound: int) -> bool:
+    """Whether a flat dict (a decision, a context) is within *bound* for sure, cheaply.
+
+    At most 16 items whose keys and values are short text or scalars: each text is at most a
+    32nd of the bound in UTF-8 (4 bytes a character at most), so all of them fit.
+    """
+    if len(value) > 16:
+        return False
+    room = bound // 128  # characters: 4 bytes each at most, a 32nd of the bound
+    for key, item in value.items():
+        if type(key) is not str or len(key) > room:
+            return False
+        kind = type(item)
+        if kind is str:
+            if len(item) > room:
+                return False
+        elif kind not in _SCALARS:
+            return False
+    return True
+
+
 def bounded_check(
     check: Callable[[object], bool] | None, limit: ResultLimit
 ) -> Callable[[object], bool]:
@@ -104,10 +128,13 @@ def bounded_check(
 
     def fits(value: object) -> bool:
         bound = limit.bytes
-        # The common case, a short string, in one test: it cannot be past the bound.
-        if not (type(value) is str and len(value) * 4 <= bound) and (
-            oversized(value, bound) is not None
-        ):
+        kind = type(value)
+        # The common cases, a short string or a flat decision, in a test or two each.
+        if kind is str:
+            small = len(value) * 4 <= bound  # type: ignore[arg-type]
+        else:
+            small = kind is dict and _small_mapping(value, bound)  # type: ignore[arg-type]
+        if not small and oversized(value, bound) is not None:
             return False
         return check is None or check(value)
 
