@@ -36,6 +36,7 @@ from hermes_hooks.calling.pluggy_private import (
     raise_wrapfail,
     run_old_style_hookwrapper,
 )
+from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import (
     UNATTRIBUTED,
     GatewayDecision,
@@ -46,6 +47,8 @@ from hermes_hooks.spec.decisions import (
     join_context,
     verify_decision,
 )
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 if TYPE_CHECKING:
     from hermes_hooks.calling.guarded import GuardedManager

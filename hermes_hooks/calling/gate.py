@@ -23,7 +23,10 @@ from collections.abc import Generator, Mapping, MutableMapping
 from typing import Any, Final
 
 from hermes_hooks.calling.pluggy_private import raise_wrapfail
+from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import UNATTRIBUTED, Tampering
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 __all__ = ["AFTER_CALL", "GateWatch", "json_copy"]
 

@@ -14,6 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, final
 
+from hermes_hooks.calling.tracebacks import hide_in_pytest
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
+
 __all__ = [
     "DEFAULT_MAX_HOOK_RESULT_BYTES",
     "SETTING",
