@@ -15,11 +15,14 @@ from pathlib import Path
 __all__ = ["add"]
 
 _lock = threading.Lock()
+# Read at import too: the suites' isolated homes remove every HERMES_* variable before a test
+# runs, which left the fault matrix's figures unwritten.
+_AT_IMPORT = os.environ.get("HERMES_RELIABILITY_FIGURES")
 
 
 def add(suite: str, figure: str, count: int = 1) -> None:
     """Add ``count`` to ``figure`` of ``suite`` in the figures file, when one is set."""
-    target = os.environ.get("HERMES_RELIABILITY_FIGURES")
+    target = os.environ.get("HERMES_RELIABILITY_FIGURES") or _AT_IMPORT
     if not target:
         return
     path = Path(target)

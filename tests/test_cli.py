@@ -165,7 +165,8 @@ def test_list_filters_by_hook_and_enabled(home: Path) -> None:
 def test_broken_config_is_one_line_without_traceback(home: Path) -> None:
     write_config(home, text="plugins: [unclosed\n")
     result = hermes(home, "plugins", "list")
-    assert result.returncode == 0  # the listing still works; the config error is reported
+    assert result.returncode == 1  # the listing still works; the config error is reported
+    assert "No plugins found" in result.stdout
     assert "config.yaml" in result.stderr
     assert "line 2" in result.stderr
     assert "Traceback" not in result.stderr

@@ -72,7 +72,7 @@ class Home:
     def command(self, key: str, enable: bool) -> list[str]:
         args = [sys.executable, "-m", "hermes_hooks", "plugins"]
         if enable:
-            return [*args, "enable", key, "--no-allow-tool-override"]
+            return [*args, "enable", key, "--no-allow-tool-override", "--yes"]
         return [*args, "disable", key]
 
     def state(self, key: str) -> tuple[bool, bool, object]:

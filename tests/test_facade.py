@@ -158,7 +158,7 @@ def test_a_raising_pre_tool_call_fails_closed_naming_the_plugin(
     assert "boom" in (decision.message or "")
 
 
-def test_results_added_by_a_wrapper_are_unattributed(pm: PluginManager) -> None:
+def test_results_added_by_a_wrapper_count_as_the_wrapper_plugins_own(pm: PluginManager) -> None:
     class Wrapper:
         @hookimpl(wrapper=True)
         def pre_tool_call(self) -> Generator[None, list[object], list[object]]:
@@ -171,7 +171,9 @@ def test_results_added_by_a_wrapper_are_unattributed(pm: PluginManager) -> None:
     pairs = call_attributed(pm, "pre_tool_call", kwargs)
     assert [owner for owner, _ in pairs] == ["approver", UNATTRIBUTED]
     decision = Hooks(pm).pre_tool_call(tool_name="t", args={})
-    assert (decision.action, decision.plugin) == ("block", UNATTRIBUTED)
+    # The gate attributes what a wrapper adds to the wrapper itself (tests/test_gate.py).
+    assert (decision.action, decision.plugin) == ("block", "wrapper")
+    assert decision.tampering == ()
 
 
 def test_transformers_take_the_first_fitting_result(pm: PluginManager) -> None:

@@ -5,8 +5,9 @@ trylast or neither; fitting, unfitting and raising returns) are registered on on
 The hook is called raw, through pluggy's own loop (a no-op call monitor keeps the manager's
 call plans out of it), and through the facade, which uses the hook's call plan whenever one
 serves it: the implementations must run in the same order, the facade's answer must be the
-combine rule applied to exactly what pluggy returned, and in strict mode both must raise the
-same error.
+combine rule applied to exactly what pluggy returned (for ``pre_tool_call``, the gate's rule:
+what each implementation returned, plus what wrappers only added), and in strict mode both
+must raise the same error.
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ def impl_specs(values: list[object], wrap_actions: list[Wrap]) -> st.SearchStrat
     )
 
 
+#: The result list each wrapper's teardown received in the last raw call, in teardown order.
+INCOMING: list[list[Any]] = []
+
+
 def make_plugin(hook: str, index: int, spec: ImplSpec, log: list[str]) -> object:
     kind, order, value, (action, payload) = spec
     name = f"p{index}"
@@ -75,6 +80,7 @@ def make_plugin(hook: str, index: int, spec: ImplSpec, log: list[str]) -> object
         log.append(f"{name}:before")
         result = yield
         log.append(f"{name}:after")
+        INCOMING.append(list(result) if isinstance(result, list) else result)
         if action == "append":
             return [*result, payload]
         if action == "reverse":
@@ -87,6 +93,7 @@ def make_plugin(hook: str, index: int, spec: ImplSpec, log: list[str]) -> object
         log.append(f"{name}:before")
         outcome = yield
         log.append(f"{name}:after")
+        INCOMING.append(outcome.get_result() if outcome.exception is None else None)
         if action == "force":
             outcome.force_result(payload)
 
@@ -129,6 +136,7 @@ def run_both(
     log.clear()
     # Raw pluggy needs every argument of the hook; the facade fills in the defaults itself.
     kwargs = {"telemetry_schema_version": TELEMETRY_SCHEMA_VERSION, **kwargs}
+    INCOMING.clear()
     with pluggy_loop(pm):
         raw = getattr(pm.hook, hook)(**kwargs)
     raw_log = list(log)
@@ -205,6 +213,29 @@ def reference_decision(args: Mapping[str, Any], raw: list[Any]) -> dict[str, Any
     return expected
 
 
+def gate_results(plain: list[Any], specs: list[ImplSpec], log: list[str]) -> list[Any]:
+    """The results the gate combines: each implementation's own, then what wrappers only added.
+
+    A wrapper whose teardown drops or replaces a result it did not add is undone: the next
+    teardown gets the list as it was.
+    """
+    teardowns = [entry.split(":")[0] for entry in log if entry.endswith(":after")]
+    current, counted = list(plain), list(plain)
+    for name in teardowns:
+        kind, _, _, (action, payload) = specs[int(name[1:])]
+        out: Any = current
+        if kind == "wrapper" and action == "append":
+            out = [*current, payload]
+        elif kind == "wrapper" and action == "reverse":
+            out = list(reversed(current))
+        elif kind == "hookwrapper" and action == "force":
+            out = payload
+        if isinstance(out, list) and all(any(v is o for o in out) for v in current):
+            counted += [o for o in out if not any(o is v for v in current)]
+            current = out
+    return counted
+
+
 TOOL_WRAPS: list[Wrap] = [
     ("pass", None),
     ("append", {"action": "block", "message": "wrapper block"}),
@@ -225,7 +256,8 @@ def test_pre_tool_call_matches_pluggy(specs: list[ImplSpec]) -> None:
     kwargs = {**ids, "tool_name": "terminal", "args": args, "api_request_id": ""}
     kwargs["middleware_trace"] = []
     raw, decision = run_both(pm, "pre_tool_call", kwargs, dict(kwargs), log)
-    expected = reference_decision(args, raw)
+    plain = list(INCOMING[0]) if INCOMING else raw
+    expected = reference_decision(args, gate_results(plain, specs, log))
     assert decision.action == expected["action"]
     assert dict(decision.args) == expected["args"]
     assert {c.key for c in decision.conflicts} == expected["conflicts"]

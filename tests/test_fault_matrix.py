@@ -19,7 +19,9 @@ The matrix is generated from ``VALID_HOOKS``: a new hook gets its row without ed
 
 A hang (an implementation that never returns) is tried in every hook the contract bounds by
 ``plugins.hook_callback_timeout``, here 0.2 s; the hooks it leaves unbounded by design (session
-finalize and reset, approvals, subagents, the gateway, kanban) have no hang cell.
+finalize and reset, approvals, subagents, the gateway, kanban) have no hang cell. A result
+past ``plugins.max_hook_result_bytes`` (here 4096 bytes) is tried in every hook whose results
+are used: a failure under the hook's policy, as a raise is.
 """
 
 from __future__ import annotations
@@ -69,9 +71,16 @@ BOUNDED: Final = [hook for hook in HOOKS if get_contract(getattr(hookspecs, hook
 HANG_TIMEOUT: Final = 0.2
 """Seconds of plugins.hook_callback_timeout in the hang cells."""
 
+#: A result past plugins.max_hook_result_bytes (here 4096 bytes) in every hook whose results
+#: the host uses (an observer's return value is ignored, so it costs nothing to bound there).
+USED: Final = [hook for hook in HOOKS if get_contract(getattr(hookspecs, hook)).check is not None]
+RESULT_BYTES: Final = 4096
+"""Bytes of plugins.max_hook_result_bytes in the oversized cells."""
+
 CELLS: Final = [
     *[(hook, site, fault) for hook in HOOKS for site, faults in SITES.items() for fault in faults],
     *[(hook, "dispatch", "hang") for hook in BOUNDED],
+    *[(hook, "dispatch", "oversized") for hook in USED],
 ]
 
 LOG_MODULE: Final = "hermes_fault_log"
@@ -132,6 +141,8 @@ def _impl(**kwargs):
             return None
         if FAULT == "wrong-type":
             return {{"unexpected": 42}}
+        if FAULT == "oversized":
+            return "x" * (2 * {result_bytes})
         _fail()
     return None
 
@@ -295,11 +306,19 @@ def _write_plugin(home: Path, key: str, code: str) -> None:
     (folder / "__init__.py").write_text(textwrap.dedent(code), encoding="utf-8")
 
 
-def _load(home: Path, *keys: str, timeout: float | None = None) -> PluginManager:
+def _faulty(hook: str, site: str, fault: str) -> str:
+    return FAULTY.format(hook=hook, site=site, fault=fault, result_bytes=RESULT_BYTES)
+
+
+def _load(
+    home: Path, *keys: str, timeout: float | None = None, result_bytes: int | None = None
+) -> PluginManager:
     home.mkdir(parents=True, exist_ok=True)
     config: dict[str, Any] = {"plugins": {"enabled": list(keys)}}
     if timeout is not None:
         config["plugins"]["hook_callback_timeout"] = timeout
+    if result_bytes is not None:
+        config["plugins"]["max_hook_result_bytes"] = result_bytes
     (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     return create_manager(home)
 
@@ -314,7 +333,7 @@ def _baseline(tmp_path: Path, log: types.ModuleType, *, with_faulty: bool) -> li
         _write_plugin(home, "aa-witness", WITNESS)
         keys = ["aa-witness"]
         if with_faulty:
-            _write_plugin(home, "faulty", FAULTY.format(hook="-", site="none", fault="-"))
+            _write_plugin(home, "faulty", _faulty("-", "none", "-"))
             keys.append("faulty")
         pm = _load(home, *keys)
         try:
@@ -331,7 +350,7 @@ def _baseline(tmp_path: Path, log: types.ModuleType, *, with_faulty: bool) -> li
 
 
 def test_the_workload_fires_every_hook(home: Path, tmp_path: Path, fault_log: Any) -> None:
-    _write_plugin(home, "faulty", FAULTY.format(hook="post_tool_call", site="none", fault="-"))
+    _write_plugin(home, "faulty", _faulty("post_tool_call", "none", "-"))
     pm = _load(home, "aa-witness", "faulty")
     run = run_workload(pm, tmp_path)
     assert run.turn.completed
@@ -347,8 +366,14 @@ def test_a_failing_plugin_never_costs_the_host_its_turn(
     home: Path, tmp_path: Path, fault_log: Any, hook: str, site: str, fault: str
 ) -> None:
     expected_hooks = _baseline(tmp_path, fault_log, with_faulty=site not in LOAD_SITES)
-    _write_plugin(home, "faulty", FAULTY.format(hook=hook, site=site, fault=fault))
-    pm = _load(home, "aa-witness", "faulty", timeout=HANG_TIMEOUT if fault == "hang" else None)
+    _write_plugin(home, "faulty", _faulty(hook, site, fault))
+    pm = _load(
+        home,
+        "aa-witness",
+        "faulty",
+        timeout=HANG_TIMEOUT if fault == "hang" else None,
+        result_bytes=RESULT_BYTES if fault == "oversized" else None,
+    )
     try:
         run = run_workload(pm, tmp_path)
         _check_cell(run, hook, site, fault, expected_hooks)
@@ -370,6 +395,7 @@ _EXC_NAME: Final = {
     "RecursionError": "RecursionError",
     "refused": "PluginToolOverrideError",
     "hang": "HookTimeoutError",
+    "oversized": "max_hook_result_bytes",
 }
 
 
@@ -409,6 +435,10 @@ def _check_cell(run: Run, hook: str, site: str, fault: str, expected_hooks: list
         assert info.last_hook_error.startswith(f"{hook}: ")
         if fault == "wrong-type":
             assert "expected" in info.last_hook_error
+        elif fault == "oversized":
+            too_big = f"returned str of {2 * RESULT_BYTES} bytes, more than"
+            assert too_big in info.last_hook_error
+            assert f"plugins.max_hook_result_bytes ({RESULT_BYTES} bytes)" in info.last_hook_error
         else:
             assert _EXC_NAME[fault] in info.last_hook_error
         if contract.policy is Policy.CLOSED and fault != "wrong-type":

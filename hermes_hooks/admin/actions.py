@@ -26,7 +26,7 @@ from hermes_hooks.plugins.config import (
     update_config,
 )
 from hermes_hooks.plugins.discovery import Candidate
-from hermes_hooks.plugins.trust import TRUSTED_HASH_FIELD, content_hash
+from hermes_hooks.plugins.trust import TRUSTED_FILES_FIELD, TRUSTED_HASH_FIELD, read_content
 
 __all__ = [
     "Named",
@@ -115,9 +115,9 @@ def set_enabled(home: Path, candidate: Candidate, enabled: bool) -> bool:
 
     Enabling lists its key in ``plugins.enabled`` and removes key, leaf and manifest name from
     ``plugins.disabled``; disabling does the reverse. Enabling a project plugin also records
-    the content hash of its folder as ``plugins.entries.<key>.trusted_hash``, in the same
-    atomic write, and enabling it again records the hash anew when its files changed;
-    disabling removes the hash.
+    the content hash of its folder as ``plugins.entries.<key>.trusted_hash`` and the digest of
+    each file as ``trusted_files``, in the same atomic write, and enabling it again records
+    them anew when its files changed; disabling removes them.
 
     :raises ConfigError: ``config.yaml`` is not valid YAML or has a wrong type; it is left as is.
     :raises PluginTrustError: a project plugin's folder cannot be hashed (a symlink leading
@@ -142,11 +142,17 @@ def _trust_entry(
     """Return the ``trusted_hash`` change enabling or disabling needs, or ``None`` for none."""
     if candidate.source != "project" or candidate.path is None:
         return None
-    recorded = config.entry(candidate.key).get(TRUSTED_HASH_FIELD)
+    entry = config.entry(candidate.key)
+    recorded, files = entry.get(TRUSTED_HASH_FIELD), entry.get(TRUSTED_FILES_FIELD)
     if not enabled:
-        return {TRUSTED_HASH_FIELD: None} if recorded is not None else None
-    current = content_hash(candidate.path)
-    return None if current == recorded else {TRUSTED_HASH_FIELD: current}
+        if recorded is None and files is None:
+            return None
+        return {TRUSTED_HASH_FIELD: None, TRUSTED_FILES_FIELD: None}
+    content = read_content(candidate.path)
+    digests = dict(content.digests)
+    if content.hash == recorded and files == digests:
+        return None
+    return {TRUSTED_HASH_FIELD: content.hash, TRUSTED_FILES_FIELD: digests}
 
 
 def get_tool_override_grant(home: Path, key: str) -> bool | None:

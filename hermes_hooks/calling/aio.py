@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pluggy
 
@@ -26,6 +26,9 @@ from hermes_hooks.calling.pluggy_private import raise_wrapfail
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 
 __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
+
+if TYPE_CHECKING:
+    from hermes_hooks.calling.gate import GateWatch
 
 __all__ = [
     "ACALL_ATTR",
@@ -228,6 +231,7 @@ async def amulticall(
     *,
     records: list[tuple[str, object]] | None = None,
     concurrent: bool = False,
+    watch: GateWatch | None = None,
 ) -> object:
     """Call ``hook_impls`` as pluggy's ``_multicall`` does, awaiting each plain implementation.
 
@@ -241,6 +245,8 @@ async def amulticall(
     :param concurrent: run the plain implementations concurrently (observer hooks only: their
         results are not combined, and none can stop the others). Each runs in a context of its
         own, so what they set in context variables is not kept.
+    :param watch: a gated call's watch (never concurrent), told after each implementation and
+        each half of a wrapper.
     """
     from hermes_hooks.calling.plans import step_of
 
@@ -263,6 +269,7 @@ async def amulticall(
             attributed=True,
             firstresult=firstresult,
             exact=False,
+            watch=watch,
         )
         for owner, value in found:
             results.append(value)
@@ -299,11 +306,17 @@ async def amulticall(
                     next(gen)
                 except StopIteration:
                     raise_wrapfail(gen, "did not yield")
+                if watch is not None:
+                    watch.check(impl.plugin_name, " before its yield")
+                    gen = watch.teardown(gen, impl.plugin_name)
+                    next(gen)
                 teardowns.append(gen)
             elif concurrent:
                 pending.append((impl.plugin_name, _call_plain(impl, args, kwargs)))
             else:
                 res = await _call_plain(impl, args, kwargs)
+                if watch is not None:
+                    watch.check(impl.plugin_name)
                 if res is not None:
                     results.append(res)
                     if records is not None:

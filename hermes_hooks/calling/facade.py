@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import logging
 import threading
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, TypeVar
@@ -29,7 +30,12 @@ from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, T
 import pluggy
 
 from hermes_hooks.calling import aio
-from hermes_hooks.calling.pluggy_private import live_hookimpls
+from hermes_hooks.calling.gate import GateWatch
+from hermes_hooks.calling.pluggy_private import (
+    live_hookimpls,
+    raise_wrapfail,
+    run_old_style_hookwrapper,
+)
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import (
     UNATTRIBUTED,
@@ -56,6 +62,8 @@ __all__ = [
     "call_attributed",
 ]
 
+logger = logging.getLogger(__name__)
+
 HookListener = Callable[[str], None]
 """Told the name of every hook the facade fires, whether or not a plugin implements it."""
 
@@ -69,9 +77,17 @@ class _Sink(threading.local):
     """Where the recording copies of the implementations put results, per thread and call."""
 
     records: list[tuple[str, object]] | None = None
+    watch: GateWatch | None = None
 
 
 _sink = _Sink()
+
+_RAW: Final = 0
+_ATTRIBUTED: Final = 1
+_GATED: Final = 2
+"""How a facade method wants its call: pluggy's result, attributed results, or a gated call's
+:class:`~hermes_hooks.calling.gate.GateWatch` (for a hook whose contract ``protects`` an
+argument)."""
 
 ShadowCache = dict[str, tuple[tuple[tuple[object, object], ...], list[pluggy.HookImpl]]]
 """Recording copies of a hook's implementations, kept while its implementations are the same."""
@@ -80,6 +96,9 @@ ShadowCache = dict[str, tuple[tuple[tuple[object, object], ...], list[pluggy.Hoo
 def _recording(function: Callable[..., object], owner: str) -> Callable[..., object]:
     def recording(*args: object, **kwargs: object) -> object:
         result = function(*args, **kwargs)
+        watch = _sink.watch
+        if watch is not None:
+            watch.check(owner)
         records = _sink.records
         if result is not None and records is not None:
             records.append((owner, result))
@@ -88,14 +107,45 @@ def _recording(function: Callable[..., object], owner: str) -> Callable[..., obj
     return recording
 
 
-def _shadows(impls: list[pluggy.HookImpl]) -> list[pluggy.HookImpl]:
+def _watching(impl: pluggy.HookImpl, hook_name: str) -> Callable[..., object]:
+    """A wrapper as a new-style one whose halves the current gated call's watch checks."""
+    function: Any = impl.function
+    owner, old_style = impl.plugin_name, impl.hookwrapper
+
+    def watching(*args: object, **kwargs: object) -> Any:
+        gen = (
+            run_old_style_hookwrapper(impl, hook_name, args, kwargs or None)
+            if old_style
+            else function(*args, **kwargs)
+        )
+        watch = _sink.watch
+        if watch is None:  # pluggy drives it as it would the original
+            return (yield from gen)
+        try:
+            next(gen)
+        except StopIteration:
+            raise_wrapfail(gen, "did not yield")
+        watch.check(owner, " before its yield")
+        return (yield from watch.teardown(gen, owner))
+
+    return watching
+
+
+def _shadows(impls: list[pluggy.HookImpl], hook_name: str, gated: bool) -> list[pluggy.HookImpl]:
     shadows = []
     for impl in impls:
         if impl.wrapper or impl.hookwrapper:
-            shadows.append(impl)
+            if not gated:
+                shadows.append(impl)
+                continue
+            shadow = copy.copy(impl)
+            # HookImpl's fields are Final for type checkers only; argnames stay the original's.
+            setattr(shadow, "function", _watching(impl, hook_name))  # noqa: B010
+            setattr(shadow, "wrapper", True)  # noqa: B010
+            setattr(shadow, "hookwrapper", False)  # noqa: B010
+            shadows.append(shadow)
             continue
         shadow = copy.copy(impl)
-        # HookImpl.function is Final for type checkers only; argnames stay the original's.
         setattr(shadow, "function", _recording(impl.function, impl.plugin_name))  # noqa: B010
         shadows.append(shadow)
     return shadows
@@ -126,6 +176,7 @@ def call_attributed(
     name: str,
     kwargs: Mapping[str, object],
     cache: ShadowCache | None = None,
+    watch: GateWatch | None = None,
 ) -> list[tuple[str, object]]:
     """Call a collecting hook as pluggy does and say which plugin returned each result.
 
@@ -136,25 +187,29 @@ def call_attributed(
 
     :param cache: keeps the recording copies between calls while the implementations stay
         the same (``Hooks`` passes one).
+    :param watch: a gated call's watch: the records go to ``watch.records``, and the watch is
+        told after each implementation and each half of a wrapper (the wrappers run through
+        copies too).
     """
     caller: pluggy.HookCaller = getattr(pm.hook, name)
     impls = caller.get_hookimpls()
     key = tuple((impl, impl.function) for impl in impls)
-    cached = cache.get(name) if cache is not None else None
+    slot = name if watch is None else name + " (gated)"
+    cached = cache.get(slot) if cache is not None else None
     if cached is not None and cached[0] == key:
         shadows = cached[1]
     else:
-        shadows = _shadows(impls)
+        shadows = _shadows(impls, name, watch is not None)
         if cache is not None:
-            cache[name] = (key, shadows)
-    previous = _sink.records
-    records: list[tuple[str, object]] = []
-    _sink.records = records
+            cache[slot] = (key, shadows)
+    previous, previous_watch = _sink.records, _sink.watch
+    records: list[tuple[str, object]] = [] if watch is None else watch.records
+    _sink.records, _sink.watch = records, watch
     try:
         # What every HookCaller calls: the plans serve the copies as they serve the originals.
         raw = pm.run_hook_call(name, shadows, kwargs, False)
     finally:
-        _sink.records = previous
+        _sink.records, _sink.watch = previous, previous_watch
     return _attribute(raw, records)
 
 
@@ -165,6 +220,7 @@ async def acall_hook(
     *,
     attributed: bool = False,
     concurrent: bool = False,
+    watch: GateWatch | None = None,
 ) -> Any:
     """Await hook ``name`` and return what ``pm.hook.<name>(**kwargs)`` would return.
 
@@ -175,11 +231,14 @@ async def acall_hook(
 
     :param attributed: return ``[(plugin, result), ...]`` as :func:`call_attributed` does.
     :param concurrent: run the plain implementations concurrently (observer hooks only).
+    :param watch: a gated call's watch (see :func:`call_attributed`); the records go to it.
     """
     caller: pluggy.HookCaller = getattr(pm.hook, name)
     spec = caller.spec
     firstresult = bool(spec.opts.get("firstresult")) if spec is not None else False
     records: list[tuple[str, object]] | None = [] if attributed else None
+    if watch is not None:
+        records = watch.records
     # A copy, as pluggy takes one: an implementation may register plugins while it runs.
     raw = await aio.amulticall(
         name,
@@ -187,9 +246,21 @@ async def acall_hook(
         kwargs,
         firstresult,
         records=records,
-        concurrent=concurrent and not firstresult,
+        concurrent=concurrent and not firstresult and watch is None,
+        watch=watch,
     )
     return _attribute(raw, records) if records is not None else raw
+
+
+def _decide_tool_call(gate: GateWatch) -> ToolDecision:
+    """The ``pre_tool_call`` decision of a gated call: each implementation's own result counts.
+
+    The arguments are the snapshot taken before the first implementation ran (what the host
+    passed), with the declared ``modify`` results merged over them.
+    """
+    return combine_tool_decisions(
+        gate.original("args"), gate.records, tuple(gate.tampering), owned=True
+    )
 
 
 class _Pending:
@@ -202,11 +273,12 @@ class _Pending:
         name: str,
         kwargs: Mapping[str, Any],
         finish: Callable[[Any], Any] | None,
-        attributed: bool,
+        attributed: int,
     ) -> None:
         self.name = name
         self.kwargs = kwargs
         self.finish = finish
+        #: :data:`_RAW`, :data:`_ATTRIBUTED` or :data:`_GATED`.
         self.attributed = attributed
 
 
@@ -263,6 +335,7 @@ class Hooks:
         self.listener = listener
         self.concurrent_observers = concurrent_observers
         self._shadows: ShadowCache = {}
+        self._protects: dict[str, tuple[str, ...]] = {}
 
     def _implemented(self, name: str) -> bool:
         """Tell the listener that hook ``name`` fires; return whether a plugin implements it."""
@@ -274,34 +347,61 @@ class Hooks:
 
     def _call(self, name: str, finish: Callable[[Any], _R], /, **kwargs: Any) -> _R:
         """Call hook ``name`` with ``kwargs``; return ``finish`` of what it returned."""
-        answer: _R = self._dispatch(name, kwargs, finish, False)
+        answer: _R = self._dispatch(name, kwargs, finish, _RAW)
         return answer
 
     def _call_attributed(
         self, name: str, finish: Callable[[list[tuple[str, object]]], _R], /, **kwargs: Any
     ) -> _R:
         """Call collecting hook ``name``; ``finish`` gets each result with its plugin."""
-        answer: _R = self._dispatch(name, kwargs, finish, True)
+        answer: _R = self._dispatch(name, kwargs, finish, _ATTRIBUTED)
+        return answer
+
+    def _call_gated(self, name: str, finish: Callable[[GateWatch], _R], /, **kwargs: Any) -> _R:
+        """Call hook ``name`` gated (:mod:`hermes_hooks.calling.gate`); ``finish`` gets the watch.
+
+        The watch holds what each implementation itself returned, the snapshot of every
+        argument the hook's contract protects, and what was undone.
+        """
+        answer: _R = self._dispatch(name, kwargs, finish, _GATED)
         return answer
 
     def _fire(self, name: str, /, **kwargs: Any) -> None:
         """Call observer hook ``name`` when a plugin implements it."""
         if self._implemented(name):
-            return self._dispatch(name, kwargs, None, False)  # type: ignore[no-any-return]
+            return self._dispatch(name, kwargs, None, _RAW)  # type: ignore[no-any-return]
         return None
+
+    def _watch(self, name: str, kwargs: Mapping[str, Any]) -> GateWatch:
+        protects = self._protects.get(name)
+        if protects is None:
+            protects = self._protects[name] = self.pm.get_hook_contract(name).protects
+        return GateWatch(name, kwargs, protects)
+
+    def _settle(self, watch: GateWatch) -> GateWatch:
+        """End a gated call: a late change undone, and each thing undone reported on its plugin."""
+        watch.finish()
+        for tampering in watch.tampering:
+            message = tampering.describe()
+            logger.warning("hook %r: %s", watch.hook, message)
+            self.pm.count_failure(tampering.plugin, watch.hook, message)
+        return watch
 
     def _dispatch(
         self,
         name: str,
         kwargs: Mapping[str, Any],
         finish: Callable[[Any], Any] | None,
-        attributed: bool,
+        attributed: int,
     ) -> Any:
         """Run one hook call now and finish its result (:class:`_Deferred` hands it back).
 
         The call runs through the hook's call plan when one serves it (no tracing or
         monitoring), which gives exactly what pluggy gives; else through pluggy itself.
         """
+        if attributed == _GATED:
+            assert finish is not None
+            return finish(self._gated(name, kwargs))
         plan = self.pm.get_call_plan(name, wrapped=True)
         if plan is not None:
             if plan.is_fast:
@@ -318,11 +418,37 @@ class Hooks:
             raw = caller(**kwargs)
         return finish(raw) if finish is not None else None
 
+    def _gated(self, name: str, kwargs: Mapping[str, Any]) -> GateWatch:
+        """Run one gated call now; return its watch."""
+        watch = self._watch(name, kwargs)
+        try:
+            plan = self.pm.get_call_plan(name, wrapped=True)
+            if plan is None:
+                call_attributed(self.pm, name, kwargs, self._shadows, watch)
+            elif plan.is_fast:
+                watch.records.extend(plan.call_attributed(kwargs, watch))
+            else:
+                plan.call_wrapped(name, kwargs, watch.records, watch)
+        finally:
+            self._settle(watch)
+        return watch
+
     async def _arun(self, call: _Pending) -> Any:
         """Run one call the asynchronous way: awaited implementations, pluggy's order."""
+        if call.attributed == _GATED:
+            watch = self._watch(call.name, call.kwargs)
+            try:
+                await acall_hook(self.pm, call.name, call.kwargs, watch=watch)
+            finally:
+                self._settle(watch)
+            return watch
         concurrent = self.concurrent_observers and call.name.startswith(CONCURRENT_PREFIXES)
         return await acall_hook(
-            self.pm, call.name, call.kwargs, attributed=call.attributed, concurrent=concurrent
+            self.pm,
+            call.name,
+            call.kwargs,
+            attributed=call.attributed == _ATTRIBUTED,
+            concurrent=concurrent,
         )
 
     # -- generated by hermes_hooks.calling.facadegen: do not edit --
@@ -345,9 +471,9 @@ class Hooks:
         """Ask the plugins about a tool call; block > approve > modify, whatever their order."""
         if not self._implemented("pre_tool_call"):
             return ToolDecision.allow(args)
-        return self._call_attributed(
+        return self._call_gated(
             "pre_tool_call",
-            lambda results: combine_tool_decisions(args, results),
+            _decide_tool_call,
             tool_name=tool_name,
             args=args,
             task_id=task_id,
@@ -1103,6 +1229,6 @@ class _Deferred(Hooks):
         name: str,
         kwargs: Mapping[str, Any],
         finish: Callable[[Any], Any] | None,
-        attributed: bool,
+        attributed: int,
     ) -> Any:
         return _Pending(name, kwargs, finish, attributed)

@@ -66,20 +66,24 @@ class Answer:
     :param finish: a function of pluggy's result (a list of ``(plugin, result)`` pairs when
         ``attributed``) that returns the answer.
     :param attributed: whether the answer needs to know which plugin returned each result.
+    :param gated: the call is gated (``Hooks._call_gated``): ``finish`` gets the call's
+        :class:`~hermes_hooks.calling.gate.GateWatch`, with each implementation's own result,
+        the snapshot of the arguments the contract protects and what was undone.
     """
 
     returns: str
     neutral: str
     finish: str
     attributed: bool = False
+    gated: bool = False
 
 
 ANSWERS: Final[Mapping[str, Answer]] = {
     "pre_tool_call": Answer(
         returns="ToolDecision",
         neutral="ToolDecision.allow(args)",
-        finish="lambda results: combine_tool_decisions(args, results)",
-        attributed=True,
+        finish="_decide_tool_call",
+        gated=True,
     ),
     "transform_tool_result": Answer(
         returns="str",
@@ -258,7 +262,9 @@ def render_method(spec: Callable[..., object]) -> list[str]:
     if answer is None:
         lines += _laid_out(8, "return self._fire(", [f'"{name}"', *passed], ")")
     else:
-        call = "_call_attributed" if answer.attributed else "_call"
+        call = (
+            "_call_gated" if answer.gated else "_call_attributed" if answer.attributed else "_call"
+        )
         lines.append(f'        if not self._implemented("{name}"):')
         lines.append(f"            return {answer.neutral}")
         lines += _laid_out(8, f"return self.{call}(", [f'"{name}"', answer.finish, *passed], ")")

@@ -26,6 +26,7 @@ from hermes_hooks.calling.bounds import BoundSetting
 from hermes_hooks.calling.guards import guard_hookimpl
 from hermes_hooks.calling.plans import CallPlan
 from hermes_hooks.calling.pluggy_private import PluggySeams, live_hookimpls
+from hermes_hooks.calling.results import ResultLimit
 from hermes_hooks.calling.tracebacks import hide_in_pytest, trimmed
 from hermes_hooks.errors import HookTimeoutError
 from hermes_hooks.spec.contract import HookContract, get_contract
@@ -81,6 +82,8 @@ class GuardedManager(PluggySeams):
         self._direct_plans: dict[str, CallPlan] = {}  # the ones get_call_plan may hand out
         #: ``plugins.hook_callback_timeout``, as every guard and plan of this manager reads it.
         self.callback_bound = BoundSetting(0.0)
+        #: ``plugins.max_hook_result_bytes``, as every guard of this manager reads it.
+        self.result_limit = ResultLimit()
         # invoke_hook: per hook, its caller, the arguments it fills with None, and firstresult.
         self._invoke_fill: dict[str, _InvokeFill] = {}
         self._contracts: dict[str, tuple[HookContract, bool]] = {}
@@ -202,6 +205,7 @@ class GuardedManager(PluggySeams):
             strict=self.strict,
             firstresult=firstresult,
             setting=self.callback_bound,
+            limit=self.result_limit,
         )
 
     def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:

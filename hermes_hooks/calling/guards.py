@@ -32,6 +32,8 @@ import pluggy
 
 from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.bounds import BoundSetting, CallbackBound, bound_for
+from hermes_hooks.calling.results import SETTING as RESULT_SETTING
+from hermes_hooks.calling.results import ResultLimit, bounded_check, oversized
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.errors import HookResultError, HookTimeoutError
 from hermes_hooks.spec.contract import HookContract, Policy
@@ -114,11 +116,14 @@ def guard_hookimpl(
     strict: bool,
     firstresult: bool,
     setting: BoundSetting | None = None,
+    limit: ResultLimit | None = None,
 ) -> None:
     """Replace ``impl.function`` with a guarded version (once; a second call does nothing).
 
     :param setting: the manager's ``plugins.hook_callback_timeout``; it bounds the
         implementation only when the hook's contract has ``timeout=True``.
+    :param limit: the manager's ``plugins.max_hook_result_bytes``; a plain implementation's
+        result past it, or a wrapper's own, is a failure under the hook's policy.
     """
     if is_guarded(impl.function):
         return
@@ -126,10 +131,10 @@ def guard_hookimpl(
     plugin_key = impl.plugin_name
     guarded: Callable[..., Any]
     if impl.hookwrapper:
-        guarded = _guard_old_wrapper(function, plugin_key, hook_name, report, strict)
+        guarded = _guard_old_wrapper(function, plugin_key, hook_name, report, strict, limit)
     elif impl.wrapper:
         guarded = _guard_wrapper(
-            function, plugin_key, hook_name, contract, report, strict, firstresult
+            function, plugin_key, hook_name, contract, report, strict, firstresult, limit
         )
     else:
         bounded = setting is not None and contract.timeout
@@ -142,6 +147,7 @@ def guard_hookimpl(
             strict=strict,
             bound=bound_for(function) if bounded else None,
             setting=setting if bounded else None,
+            limit=limit,
         )
         guarded = guard.entry
     setattr(guarded, _GUARDED, True)
@@ -182,6 +188,8 @@ class Guard:
         the call's keyword arguments as they are; ``None`` otherwise.
     :ivar bound: the callback's :class:`~hermes_hooks.calling.bounds.CallbackBound`, for a
         hook with a timeout; ``None`` otherwise.
+    :ivar check: the hook's check of a non-``None`` result, behind the bound on its size
+        (:func:`~hermes_hooks.calling.results.bounded_check`) when there is one.
     """
 
     __slots__ = (
@@ -194,6 +202,7 @@ class Guard:
         "hook_name",
         "kw_names",
         "kw_target",
+        "limit",
         "plugin_key",
         "report",
         "safe_result",
@@ -213,11 +222,13 @@ class Guard:
         strict: bool,
         bound: CallbackBound | None,
         setting: BoundSetting | None,
+        limit: ResultLimit | None = None,
     ) -> None:
         self.function = function
         self.plugin_key = plugin_key
         self.hook_name = hook_name
-        self.check = contract.check
+        self.limit = limit
+        self.check = contract.check if limit is None else bounded_check(contract.check, limit)
         self.expects = contract.expects
         self.closed = contract.policy is Policy.CLOSED
         self.safe_result = contract.safe_result
@@ -257,8 +268,15 @@ class Guard:
             return self.safe_result(self.plugin_key, message)
         return None
 
-    def unfit(self, result: object) -> None:
-        """Report a returned value that does not fit the hook; it counts as ``None``."""
+    def unfit(self, result: object) -> Any:
+        """Report a returned value that does not fit the hook; it counts as ``None``.
+
+        A value past ``plugins.max_hook_result_bytes`` is a failure instead: it counts as what
+        the hook's policy makes of one (``None``, or the safe decision).
+        """
+        too_big = _too_big(result, self.limit)
+        if too_big is not None:
+            return self._oversized(too_big)
         message = f"returned {type(result).__name__} {result!r:.200}, expected {self.expects}"
         if self.strict:
             raise HookResultError(
@@ -266,6 +284,17 @@ class Guard:
                 f"({_location(self.function)}) {message}"
             )
         self.report(self.plugin_key, self.hook_name, message, None)
+
+    def _oversized(self, message: str) -> Any:
+        if self.strict:
+            raise HookResultError(
+                f"plugin {self.plugin_key!r} hook {self.hook_name!r} "
+                f"({_location(self.function)}) {message}"
+            )
+        self.report(self.plugin_key, self.hook_name, message, None)
+        if self.closed and self.safe_result is not None:
+            return self.safe_result(self.plugin_key, message)
+        return None
 
     def settle(self, result: Any) -> Any:
         """Return what a non-``None`` result of an inline call counts as (awaited, checked)."""
@@ -336,6 +365,38 @@ class Guard:
         return guarded
 
 
+def _too_big(value: object, limit: ResultLimit | None) -> str | None:
+    """Say how *value* is past *limit*, or return ``None`` when it is within it (or no limit)."""
+    if limit is None:
+        return None
+    bound = limit.bytes
+    size = oversized(value, bound)
+    if size is None:
+        return None
+    kind = type(value).__name__
+    held = f"of {size} bytes" if isinstance(value, str | bytes | bytearray) else "holding more"
+    return f"returned {kind} {held}, more than {RESULT_SETTING} ({bound} bytes) allows"
+
+
+def _added(value: object, inner: object) -> list[object]:
+    """What a wrapper's result holds that the inner result it was given does not (by identity)."""
+    if value is inner:
+        return []
+    if isinstance(value, list) and isinstance(inner, list):
+        kept = {id(item) for item in inner}
+        return [item for item in value if id(item) not in kept]
+    return [value]
+
+
+def _added_too_big(value: object, inner: object, limit: ResultLimit) -> str | None:
+    """Say how the first thing a wrapper added to *inner* is past *limit*, or ``None``."""
+    for item in _added(value, inner):
+        too_big = _too_big(item, limit)
+        if too_big is not None:
+            return too_big
+    return None
+
+
 def _wrapper_expects(contract: HookContract, firstresult: bool) -> str:
     if firstresult:
         return f"None or {contract.expects}"
@@ -352,6 +413,7 @@ def _guard_wrapper(
     report: FailureReporter,
     strict: bool,
     firstresult: bool,
+    limit: ResultLimit | None = None,
 ) -> Callable[..., Generator[None, object, object]]:
     expects = _wrapper_expects(contract, firstresult)
 
@@ -416,6 +478,16 @@ def _guard_wrapper(
             gen.send(inner)
         except StopIteration as stop:
             value = stop.value
+            if limit is not None and value is not inner and value is not None:
+                too_big = _added_too_big(value, inner, limit)
+                if too_big is not None:  # what it added is past the bound: keep the inner result
+                    if strict:
+                        raise HookResultError(
+                            f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}): "
+                            f"wrapper {too_big}"
+                        ) from None
+                    report(plugin_key, hook_name, f"wrapper {too_big}", None)
+                    return inner
             # fits(value), with its commonest answers inlined: this runs on every call.
             if firstresult:
                 if value is None or check is None or check(value):
@@ -450,6 +522,7 @@ def _guard_old_wrapper(
     hook_name: str,
     report: FailureReporter,
     strict: bool,
+    limit: ResultLimit | None = None,
 ) -> Callable[..., Generator[None, pluggy.Result[object], None]]:
     def failure(message: str) -> BaseException | None:
         """Return the error to raise in strict mode, else report and return ``None``."""
@@ -458,6 +531,24 @@ def _guard_old_wrapper(
             return _annotate(error, plugin_key, hook_name)
         report(plugin_key, hook_name, f"hookwrapper {message}", None)
         return None
+
+    def _undo_oversized(
+        outcome: pluggy.Result[object], before: object, inner_exc: BaseException | None
+    ) -> None:
+        """Put back the inner outcome when the result the wrapper forced is past the bound."""
+        after = outcome.get_result()
+        if after is before or limit is None:
+            return
+        too_big = _added_too_big(after, before, limit)
+        if too_big is None:
+            return
+        if inner_exc is not None:
+            outcome.force_exception(inner_exc)
+        else:
+            outcome.force_result(before)
+        error = failure(too_big)
+        if error is not None:
+            outcome.force_exception(error)
 
     def guarded(*args: Any, **kwargs: Any) -> Generator[None, pluggy.Result[object], None]:
         try:
@@ -481,9 +572,13 @@ def _guard_old_wrapper(
             yield
             return
         outcome = yield
+        inner_exc = outcome.exception
+        before = outcome.get_result() if inner_exc is None else None
         try:
             gen.send(outcome)
         except StopIteration:
+            if limit is not None and outcome.exception is None:
+                _undo_oversized(outcome, before, inner_exc)
             return
         except BaseException as exc:
             if exc is outcome.exception:

@@ -44,6 +44,8 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:
     import asyncio
 
+    from hermes_hooks.calling.gate import GateWatch
+
 __all__ = [
     "EXPLICIT",
     "GUARD_ATTR",
@@ -157,6 +159,7 @@ class Batch:
         "start",
         "started",
         "steps",
+        "watch",
     )
 
     def __init__(
@@ -169,8 +172,11 @@ class Batch:
         attributed: bool,
         firstresult: bool,
         exact: bool,
+        watch: GateWatch | None = None,
     ) -> None:
         self.steps = steps
+        #: A gated call's watch, told after each step (on the worker).
+        self.watch = watch
         self.kwargs = kwargs
         #: Results in call order: values, or ``(plugin, value)`` pairs when attributed.
         self.results = results
@@ -212,6 +218,7 @@ def _serve_steps(batch: Batch) -> None:
         batch.seconds,
     )
     monotonic = time.monotonic
+    watch = batch.watch
     for index in range(batch.start, len(steps)):
         impl, get, single, owner, guard, kind, entry, target = steps[index]
         if impl is not None and impl.function is not entry:
@@ -259,6 +266,8 @@ def _serve_steps(batch: Batch) -> None:
                 value = guard.failed(error)
             elif value is not None and guard.check is not None and not guard.check(value):
                 value = guard.unfit(value)
+        if watch is not None:
+            watch.check(owner)
         if value is not None:
             results.append((owner, value) if attributed else value)
             if firstresult:
@@ -321,8 +330,11 @@ def run(
     attributed: bool = False,
     firstresult: bool = False,
     exact: bool = True,
+    watch: GateWatch | None = None,
 ) -> list[Any]:
     """Run the steps on one worker, each within ``seconds``; return their non-``None`` results.
+
+    :param watch: a gated call's watch, told after each step.
 
     :raises HookCallError: an implementation names an argument the call does not provide.
     :raises BaseException: what a guard raises (strict mode, ``KeyboardInterrupt``).
@@ -331,7 +343,7 @@ def run(
     start = 0
     side = contexts.for_call()
     while start < len(steps):
-        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact)
+        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact, watch)
         try:
             job = workers.submit(_serve, (batch,), context=side.context)
         except workers.WorkerUnavailableError as exc:
@@ -433,10 +445,12 @@ async def arun(
     firstresult: bool = False,
     exact: bool = True,
     side: contexts.PluginSide | None = None,
+    watch: GateWatch | None = None,
 ) -> list[Any]:
     """:func:`run` for a coroutine: the loop keeps running while the worker works.
 
     :param side: the plugin-side context to run in; the calling task's by default.
+    :param watch: a gated call's watch, told after each step.
     """
     import asyncio
 
@@ -446,7 +460,7 @@ async def arun(
     if side is None:
         side = contexts.for_call()
     while start < len(steps):
-        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact)
+        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact, watch)
         try:
             job = workers.submit(_serve, (batch,), loop=loop, context=side.context)
         except workers.WorkerUnavailableError as exc:

@@ -46,6 +46,7 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 
 if TYPE_CHECKING:
     from hermes_hooks.calling.bounds import BoundSetting
+    from hermes_hooks.calling.gate import GateWatch
     from hermes_hooks.calling.guards import Guard
 
 __all__ = ["CallPlan", "finish_teardowns", "step_of"]
@@ -163,11 +164,18 @@ class CallPlan:
             return results[0] if results else None
         return results
 
-    def call_attributed(self, kwargs: Mapping[str, object]) -> list[tuple[str, object]]:
-        """Call a collecting hook; return its results, each with the plugin that returned it."""
-        return self._plain(kwargs, True)
+    def call_attributed(
+        self, kwargs: Mapping[str, object], watch: GateWatch | None = None
+    ) -> list[tuple[str, object]]:
+        """Call a collecting hook; return its results, each with the plugin that returned it.
 
-    def _plain(self, kwargs: Mapping[str, object], attributed: bool) -> list[Any]:
+        :param watch: a gated call's watch, told after each implementation.
+        """
+        return self._plain(kwargs, True, watch)
+
+    def _plain(
+        self, kwargs: Mapping[str, object], attributed: bool, watch: GateWatch | None = None
+    ) -> list[Any]:
         """Run the plain implementations: on one worker when the hook is bounded, else here."""
         setting = self.setting
         if setting is not None and setting.seconds > 0 and not handoff.on_worker():
@@ -178,15 +186,19 @@ class CallPlan:
                 attributed=attributed,
                 firstresult=self.firstresult,
                 exact=len(kwargs) == self.nspec,
+                watch=watch,
             )
-        return self._inline(kwargs, attributed)
+        return self._inline(kwargs, attributed, watch)
 
-    def _inline(self, kwargs: Mapping[str, object], attributed: bool) -> list[Any]:
+    def _inline(
+        self, kwargs: Mapping[str, object], attributed: bool, watch: GateWatch | None = None
+    ) -> list[Any]:
         """Run the plain implementations here, each under its guard, as pluggy's loop would.
 
         A guarded implementation's target is called from here, its guard only told of a
         failure or a result, which saves the guard's frame; an implementation whose function
-        someone replaced (a recorder's wrapper) is called through the replacement.
+        someone replaced (a recorder's wrapper) is called through the replacement. A gated
+        call's ``watch`` is told after each one.
         """
         results: list[Any] = []
         firstresult = self.firstresult
@@ -226,6 +238,8 @@ class CallPlan:
                 else:
                     if result is not None:
                         result = guard.settle(result)
+            if watch is not None:
+                watch.check(owner)
             if result is not None:
                 results.append((owner, result) if attributed else result)
                 if firstresult:
@@ -237,6 +251,7 @@ class CallPlan:
         hook_name: str,
         kwargs: Mapping[str, object],
         records: list[tuple[str, object]] | None = None,
+        watch: GateWatch | None = None,
     ) -> object:
         """Call a hook that may have wrappers exactly as pluggy's ``_multicall`` would.
 
@@ -245,6 +260,8 @@ class CallPlan:
         here, newest first.
 
         :param records: receives ``(plugin, result)`` for each plain result.
+        :param watch: a gated call's watch: told after each implementation and each half of
+            a wrapper, and shown what each teardown does to the results.
         """
         firstresult = self.firstresult
         results: list[object] = []
@@ -267,17 +284,20 @@ class CallPlan:
                         next(gen)
                     except StopIteration:
                         raise_wrapfail(gen, "did not yield")
-                    teardowns.append(gen)
                 else:
                     gen = run_old_style_hookwrapper(
                         impl, hook_name, (args,) if single else args, None
                     )
                     next(gen)
-                    teardowns.append(gen)
+                if watch is not None:
+                    watch.check(impl.plugin_name, " before its yield")
+                    gen = watch.teardown(gen, impl.plugin_name)
+                    next(gen)
+                teardowns.append(gen)
             if records is None:
-                results = self._plain(kwargs, False)
+                results = self._plain(kwargs, False, watch)
             else:
-                found = self._plain(kwargs, True)
+                found = self._plain(kwargs, True, watch)
                 records.extend(found)
                 results = [value for _, value in found]
         except BaseException as exc:

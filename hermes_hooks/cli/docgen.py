@@ -25,9 +25,11 @@ A list of objects, one per plugin, sorted by key, with the fields of `PluginInfo
 `error` and `reason` (strings or `null`), `tools`, `hooks`, `commands`, `cli_commands`,
 `skills`, `providers`, `platforms`, `aliases` and `warnings` (lists of strings),
 `hook_errors` and `hook_timeouts` (numbers), `last_hook_error` (string or `null`), `load_ms`
-(milliseconds or `null`), `kind_inferred` (whether the kind was read off the plugin's source)
-and `served_by` (the config key that selects a family-served plugin, e.g. `memory.provider`,
-or `null`).""",
+(milliseconds or `null`), `kind_inferred` (whether the kind was read off the plugin's source),
+`served_by` (the config key that selects a family-served plugin, e.g. `memory.provider`,
+or `null`) and `replacement` (what another plugin of its key is to it: the one it replaces,
+or an untrusted project plugin refused in its favour; also printed as `note:` without
+`--json`; or `null`).""",
     "hermes plugins info": """\
 One object: the fields of `hermes plugins list --json`, plus `hook_order` (hook name →
 `{"positions": [n, ...], "of": total}`, 1 running first), `providers` (list of

@@ -3,7 +3,9 @@ tool-override question.
 
 Shared by ``hermes plugins enable`` and ``hermes plugins install --enable``. Missing
 ``pip_dependencies`` are offered here, after the person agrees (or ``--yes``), never when
-plugins load.
+plugins load. A project plugin is shown first for what trusting it means (its files and their
+digests, what it would replace, its pip dependencies) and enabled only when the person agrees
+on a terminal, or passed ``--yes``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from hermes_hooks.cli.common import confirm, get_home, is_terminal, warn
 if TYPE_CHECKING:
     from hermes_hooks.plugins.discovery import Candidate
 
-__all__ = ["consent_to_pip", "enable_candidate", "offer_pip_dependencies"]
+__all__ = [
+    "consent_to_pip",
+    "enable_candidate",
+    "offer_pip_dependencies",
+    "review_project_plugin",
+]
+
+_SHOWN_FILES = 40
 
 
 def consent_to_pip(what: str, yes: bool) -> tuple[bool, str]:
@@ -53,6 +62,59 @@ def offer_pip_dependencies(candidate: Candidate, yes: bool) -> bool:
     installer.run_pip(missing)
     click.echo(f"Installed {', '.join(missing)}.")
     return True
+
+
+def review_project_plugin(home: Path, candidate: Candidate, yes: bool) -> bool:
+    """Show what enabling a project plugin would trust; return whether the person agrees.
+
+    Nothing is shown when its files are trusted already as they are. ``yes`` agrees; without
+    a terminal and without ``yes`` the answer is no.
+
+    :raises PluginTrustError: its folder cannot be read to be trusted.
+    """
+    from hermes_hooks.errors import ConfigError
+    from hermes_hooks.plugins.config import PluginsConfig
+    from hermes_hooks.plugins.replacing import describe_place
+    from hermes_hooks.plugins.trust import TRUSTED_FILES_FIELD, TRUSTED_HASH_FIELD, read_content
+
+    if candidate.source != "project" or candidate.path is None:
+        return True
+    content = read_content(candidate.path)
+    try:
+        entry = PluginsConfig.from_home(home).entry(candidate.key)
+    except ConfigError:
+        entry = {}
+    if entry.get(TRUSTED_HASH_FIELD) == content.hash and entry.get(TRUSTED_FILES_FIELD) == dict(
+        content.digests
+    ):
+        return True
+    key = candidate.key
+    click.echo(
+        f"Project plugin {key!r} comes with this repository ({candidate.path}). Enabling it "
+        f"runs its code in every hermes command here, as its files are now:"
+    )
+    for relative, digest in list(content.digests.items())[:_SHOWN_FILES]:
+        why = content.refused.get(relative)
+        click.echo(f"  sha256:{digest[:16]}  {relative}" + (f"  (never run: {why})" if why else ""))
+    if len(content.digests) > _SHOWN_FILES:
+        click.echo(f"  ... and {len(content.digests) - _SHOWN_FILES} more files")
+    if candidate.displaces is not None:
+        click.echo(f"It would replace {describe_place(candidate.displaces)}, which stops loading.")
+    manifest = candidate.manifest
+    if manifest is not None and manifest.pip_dependencies:
+        click.echo(f"It asks for pip packages: {', '.join(manifest.pip_dependencies)}.")
+    if yes:
+        return True
+    if not is_terminal():
+        warn(
+            f"{key!r} not enabled: no terminal to ask; review the files above, then run "
+            f"'hermes plugins enable {key} --yes' to trust them"
+        )
+        return False
+    if confirm(f"Trust these files and enable {key!r}?"):
+        return True
+    warn(f"{key!r} not enabled: you declined")
+    return False
 
 
 def _load_timeout(home: Path) -> float | None:
@@ -121,6 +183,8 @@ def enable_candidate(
 
     home = get_home(ctx)
     key = candidate.key
+    if not review_project_plugin(home, candidate, yes):
+        ctx.exit(1)
     if set_enabled(home, candidate, True):
         click.echo(f"Plugin {key!r} enabled.")
     else:

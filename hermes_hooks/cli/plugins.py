@@ -52,7 +52,8 @@ def list_plugins(
 ) -> None:
     """List discovered plugins with the status an actual load gave them.
 
-    A plugin that failed to load shows status 'error' and, on the next line, why.
+    A plugin that failed to load shows status 'error' and, on the next line, why. An
+    invalid config.yaml is reported and the command exits 1, after the list.
 
     \b
     Examples:
@@ -61,6 +62,14 @@ def list_plugins(
       hermes plugins list --hook pre_tool_call
     """
     pm = build_manager(ctx)
+    _print_list(pm, as_json, show_all, only_enabled, hook_name)
+    if pm.config_error is not None:  # reported when it was read; the list used no config
+        ctx.exit(1)
+
+
+def _print_list(
+    pm: PluginManager, as_json: bool, show_all: bool, only_enabled: bool, hook_name: str | None
+) -> None:
     everything = pm.list_plugins()
     infos = [
         info
@@ -93,6 +102,9 @@ def list_plugins(
         if info.error:
             for part in wrap(f"error: {info.error}", width, "    ", " " * 11):
                 click.echo(part)
+        if info.replacement:
+            for part in wrap(f"note: {info.replacement}", width, "    ", " " * 10):
+                click.echo(part)
 
 
 # -- enable / disable -----------------------------------------------------------------------------
@@ -113,7 +125,9 @@ def _resolve(ctx: click.Context, name: str) -> Candidate:
     help="Answer whether the plugin may replace host tools, without asking.",
 )
 @click.option(
-    "--yes", is_flag=True, help="Install missing pip_dependencies without asking."
+    "--yes",
+    is_flag=True,
+    help="Trust a project plugin's files and install missing pip_dependencies without asking.",
 )
 @click.pass_context
 def enable(ctx: click.Context, name: str, allow: bool | None, yes: bool) -> None:
@@ -126,8 +140,10 @@ def enable(ctx: click.Context, name: str, allow: bool | None, yes: bool) -> None
     installation with pip (--yes installs them without asking; without a terminal and --yes
     they are not installed). When a plugin that is not bundled asks to replace host tools,
     you are asked once whether to allow it; without a terminal the answer is no. A project
-    plugin is trusted as its files are now: their
-    hash is recorded, and once they change it does not load until it is enabled again.
+    plugin is trusted as its files are now: enabling one shows its files and their digests,
+    the plugin it would replace and its pip dependencies, and asks (--yes agrees; without a
+    terminal and --yes it is not enabled). Their digests are recorded, it runs only the .py
+    sources checked, and once they change it does not load until it is enabled again.
 
     \b
     Examples:

@@ -82,12 +82,15 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
     decision = hooks.pre_tool_call(
         telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
         tool_name=call.name,
-        args=dict(args),
+        args=args,  # the gate undoes a plugin's change to them in place
         **ids,
     )
     for conflict in decision.conflicts:
         logger.warning("pre_tool_call modify conflict on %s: %s", call.name, conflict.describe())
-    conflicts = tuple(conflict.describe() for conflict in decision.conflicts)
+    # The facade logged each change it undid and counted it on the plugin; the record keeps it.
+    conflicts = tuple(conflict.describe() for conflict in decision.conflicts) + tuple(
+        tampering.describe() for tampering in decision.tampering
+    )
     effective = dict(decision.args)
     action, error_type = decision.action, "plugin_block"
     message = decision.message or ""

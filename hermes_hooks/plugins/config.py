@@ -1,30 +1,35 @@
-"""``HERMES_HOME``, ``config.yaml`` and the environment switches.
+"""``HERMES_HOME``, the ``plugins:`` section of ``config.yaml`` and the environment switches.
 
-Reading is plain and read-only; every write is atomic (temp file in the same folder, fsync,
-``os.replace``), and read-modify-write goes through :func:`update_config`, which holds an
-exclusive lock so that concurrent ``hermes plugins enable`` processes never lose a change.
+Reading, writing and updating the file itself is :mod:`hermes_hooks.plugins.configfile`
+(bounded reads, atomic round-trip writes under a lock); its names are re-exported here.
 Importing this module reads nothing: no environment, no files.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
-import fcntl
 import math
 import os
-import stat
-import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
 import attrs
-import yaml
 
+from hermes_hooks.calling.results import DEFAULT_MAX_HOOK_RESULT_BYTES
 from hermes_hooks.errors import ConfigError
-from hermes_hooks.plugins.safe_yaml import YAMLLoadError, safe_load_yaml
+from hermes_hooks.plugins.configfile import (
+    CONFIG_FILENAME,
+    MAX_CONFIG_BYTES,
+    MAX_CONFIG_DEPTH,
+    MAX_CONFIG_NODES,
+    config_path,
+    load_config,
+    update_config,
+    write_config,
+)
+from hermes_hooks.plugins.configfile import describe as _describe
 
 __all__ = [
     "BUNDLED_PLUGINS_ENV",
@@ -32,6 +37,9 @@ __all__ = [
     "DEBUG_ENV",
     "DEFAULT_HOOK_CALLBACK_TIMEOUT",
     "HERMES_HOME_ENV",
+    "MAX_CONFIG_BYTES",
+    "MAX_CONFIG_DEPTH",
+    "MAX_CONFIG_NODES",
     "MAX_HOOK_CALLBACK_TIMEOUT",
     "PROJECT_PLUGINS_ENV",
     "PluginsConfig",
@@ -71,12 +79,6 @@ def disabled_for_this_run(env: Mapping[str, str] | None = None) -> frozenset[str
     """Return the plugin keys ``HERMES_DISABLE_PLUGINS`` names (comma- or space-separated)."""
     raw = (os.environ if env is None else env).get(DISABLE_PLUGINS_ENV, "")
     return frozenset(part for part in raw.replace(",", " ").split() if part)
-CONFIG_FILENAME: Final = "config.yaml"
-
-MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
-"""A ``config.yaml`` larger than this is refused rather than parsed."""
-"""The configuration file inside ``HERMES_HOME``."""
-
 TRUTHY_STRINGS: Final = frozenset({"1", "true", "yes", "on"})
 """Values that switch a flag on (Hermes ``utils.TRUTHY_STRINGS``), compared stripped, lowercased."""
 
@@ -90,7 +92,6 @@ not set: heavy SDK imports take seconds on two cores."""
 MAX_LOAD_TIMEOUT: Final = 600.0
 """Upper bound for ``plugins.load_timeout``; larger values are capped."""
 
-_LOCK_SUFFIX: Final = ".lock"
 
 
 def is_truthy(value: str | None) -> bool:
@@ -118,190 +119,6 @@ def get_hermes_home(env: Mapping[str, str] | None = None) -> Path:
     """
     raw = (os.environ if env is None else env).get(HERMES_HOME_ENV, "").strip()
     return Path(raw).expanduser() if raw else Path.home() / ".hermes"
-
-
-def config_path(home: Path) -> Path:
-    """Return the path of ``config.yaml`` inside *home*."""
-    return home / CONFIG_FILENAME
-
-
-def _describe(value: object) -> str:
-    """Name the type of a found value for an error message, with a short repr."""
-    if value is None:
-        return "null"
-    kinds = (
-        (bool, "a boolean"),
-        (int, "an integer"),
-        (float, "a number"),
-        (str, "a string"),
-        (Mapping, "a mapping"),
-        (list, "a list"),
-    )
-    kind = next((name for cls, name in kinds if isinstance(value, cls)), type(value).__name__)
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{kind} ({text})"
-
-
-def load_config(home: Path) -> dict[str, Any]:
-    """Read ``config.yaml`` from *home*; a missing or empty file gives ``{}``.
-
-    :raises ConfigError: the file cannot be read, is not valid YAML (with line and column),
-        or its top level is not a mapping.
-    """
-    path = config_path(home)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the config file: {exc}") from exc
-    try:
-        # The bounded reader: an alias bomb or absurd nesting in config.yaml would otherwise
-        # stall (or crash) every hermes command that reads it.
-        data = safe_load_yaml(text, source=str(path), max_bytes=MAX_CONFIG_BYTES)
-    except YAMLLoadError as exc:
-        reason = exc.reason.removeprefix("invalid YAML: ")
-        where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
-        raise ConfigError(f"{path}: invalid YAML{where}: {reason}") from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        msg = f"{path}: expected a mapping of settings at the top level, found {_describe(data)}"
-        raise ConfigError(msg)
-    return data
-
-
-def _fsync_directory(folder: Path) -> None:
-    """Make a rename in *folder* durable."""
-    # The new file is already in place; a folder that cannot be opened or fsynced (some network
-    # filesystems) only weakens durability, so it must not turn a done write into an error.
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _ensure_home(home: Path) -> None:
-    try:
-        home.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"{home}: cannot create the Hermes home folder: {exc}") from exc
-
-
-def _field_of(data: object, target: object, prefix: str = "") -> str | None:
-    """Return the dotted path (``plugins.entries.x``) at which *target* sits inside *data*."""
-    if isinstance(data, Mapping):
-        children: list[tuple[str, object]] = [
-            (f"{prefix}.{key}" if prefix else str(key), value) for key, value in data.items()
-        ]
-    elif isinstance(data, list | tuple):
-        children = [(f"{prefix}[{index}]", value) for index, value in enumerate(data)]
-    else:
-        return None
-    for field, value in children:
-        if value is target:
-            return field
-        found = _field_of(value, target, field)
-        if found is not None:
-            return found
-    return None
-
-
-def write_config(home: Path, data: Mapping[str, Any]) -> None:
-    """Replace ``config.yaml`` in *home* with *data*, atomically; *home* is created if missing.
-
-    Keys keep their order. The file keeps its permission bits; a new file is private (0600),
-    as Hermes keeps it. A ``config.yaml`` that is a symlink is followed, not replaced.
-    On any failure the old file is untouched and no temporary file is left behind.
-
-    :raises ConfigError: a value cannot be written as YAML, or the file cannot be written.
-    """
-    _ensure_home(home)
-    path = config_path(home)
-    target = Path(os.path.realpath(path))
-    try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
-    except OSError:
-        mode = None
-    try:
-        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot write the config file: {exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            yaml.safe_dump(
-                dict(data), stream, sort_keys=False, allow_unicode=True, default_flow_style=False
-            )
-            stream.flush()
-            os.fsync(stream.fileno())
-        if mode is not None:
-            os.chmod(tmp_name, mode)
-        os.replace(tmp_name, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        if isinstance(exc, yaml.representer.RepresenterError):
-            found = exc.args[1] if len(exc.args) > 1 else None
-            field = _field_of(data, found) or "a value"
-            msg = (
-                f"{path}: cannot write {field}: expected a mapping, list, string, number, boolean"
-                f" or null, found {_describe(found)}"
-            )
-            raise ConfigError(msg) from exc
-        if isinstance(exc, yaml.YAMLError | OSError):
-            raise ConfigError(f"{path}: cannot write the config file: {exc}") from exc
-        raise
-    _fsync_directory(target.parent)
-
-
-@contextlib.contextmanager
-def _exclusive_lock(lock_path: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on *lock_path* (created if missing) for the block."""
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as exc:
-        raise ConfigError(f"{lock_path}: cannot open the config lock file: {exc}") from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        # Closing the descriptor releases the lock. The lock file is never deleted: deleting it
-        # would let a waiter hold a lock on an unlinked file while a newcomer locks a new one.
-        os.close(fd)
-
-
-def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Load ``config.yaml``, let *mutate* change it in place, and write it back atomically.
-
-    The whole read-modify-write holds an exclusive lock on ``config.yaml.lock`` next to the
-    file, so concurrent updates from several processes are applied one after the other.
-    Keys *mutate* does not touch are kept; nothing is written when *mutate* changes nothing.
-    A file that is not valid YAML is never overwritten.
-
-    A write also rewrites old plugin keys (folder names of plugins now keyed by their manifest
-    name, see :mod:`hermes_hooks.plugins.keys`) to the current keys.
-
-    :returns: the configuration as written.
-    :raises ConfigError: the current file cannot be read or parsed, or the result cannot be
-        written; whatever *mutate* raises propagates and nothing is written.
-    """
-    _ensure_home(home)
-    with _exclusive_lock(home / (CONFIG_FILENAME + _LOCK_SUFFIX)):
-        config = load_config(home)
-        before = copy.deepcopy(config)
-        mutate(config)
-        if config != before:
-            if isinstance(config.get("plugins"), dict):
-                # Imported here: discovery imports this module, and reading happens far more.
-                from hermes_hooks.plugins.keys import apply_renames, find_renames
-
-                apply_renames(config, find_renames(home))
-            write_config(home, config)
-    return config
 
 
 def _where(source: Path | None) -> str:
@@ -386,6 +203,20 @@ def _seconds(
     return seconds, []
 
 
+def _result_bytes(section: Mapping[str, Any], where: str) -> tuple[int, list[str]]:
+    """Read ``plugins.max_hook_result_bytes`` (``0``: no bound), collecting warnings."""
+    raw = section.get("max_hook_result_bytes")
+    if raw is None:
+        return DEFAULT_MAX_HOOK_RESULT_BYTES, []
+    default = DEFAULT_MAX_HOOK_RESULT_BYTES
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
+        return raw, []
+    return default, [
+        f"{where}: plugins.max_hook_result_bytes: expected a whole number of bytes, 0 or more"
+        f" (0: no bound), found {_describe(raw)}; using the default {default}"
+    ]
+
+
 def _hook_callback_timeout(section: Mapping[str, Any], where: str) -> tuple[float, list[str]]:
     """Read ``plugins.hook_callback_timeout`` the way Hermes does, collecting warnings."""
     return _seconds(
@@ -418,6 +249,9 @@ class PluginsConfig:
     load_timeout: float = DEFAULT_LOAD_TIMEOUT
     """Seconds one plugin's import and ``register(ctx)`` may take; ``0`` loads on the calling
     thread, without a limit; at most 600."""
+    max_hook_result_bytes: int = DEFAULT_MAX_HOOK_RESULT_BYTES
+    """Bytes one hook implementation's result may hold (16 MiB); past it, the result is a
+    failure under the hook's error policy; ``0``: no bound."""
     warnings: tuple[str, ...] = ()
     """Problems that were tolerated (a value replaced by its default), for the host to report."""
     source: Path | None = attrs.field(default=None, eq=False)
@@ -448,13 +282,15 @@ class PluginsConfig:
         load_timeout, load_warnings = _seconds(
             section, where, "load_timeout", DEFAULT_LOAD_TIMEOUT, MAX_LOAD_TIMEOUT
         )
+        result_bytes, result_warnings = _result_bytes(section, where)
         return cls(
             enabled=_name_set(section, "enabled", where),
             disabled=_name_set(section, "disabled", where),
             entries=_entries(section, where),
             hook_callback_timeout=timeout,
             load_timeout=load_timeout,
-            warnings=tuple(warnings + load_warnings),
+            max_hook_result_bytes=result_bytes,
+            warnings=tuple(warnings + load_warnings + result_warnings),
             source=source,
         )
 
@@ -541,13 +377,24 @@ def set_plugin_enabled(
         section = config.get("plugins")
         if section is None:
             section = config["plugins"] = {}
-        section[add_to] = list(dict.fromkeys([*(section.get(add_to) or ()), key]))
+        # In place: the list read round-trip keeps its style and comments when written back.
+        names: list[str] | None = section.get(add_to)
+        if names is None:
+            names = section[add_to] = []
+        names.append(key)
+        _drop_from(names, lambda index, name: name in names[:index])  # once, order kept
         if section.get(remove_from) is not None:
-            section[remove_from] = [name for name in section[remove_from] if name not in stale]
+            _drop_from(section[remove_from], lambda _, name: name in stale)
         if entry:
             _update_entry(section, key, entry)
 
     update_config(home, mutate)
+
+
+def _drop_from(names: list[str], drop: Callable[[int, str], bool]) -> None:
+    """Delete, in place, the items of *names* for which ``drop(index, name)`` is true."""
+    for index in reversed([index for index, name in enumerate(names) if drop(index, name)]):
+        del names[index]
 
 
 def _update_entry(section: dict[str, Any], key: str, values: Mapping[str, Any]) -> None:

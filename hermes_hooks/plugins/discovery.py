@@ -63,6 +63,9 @@ class Candidate:
     :param aliases: other names config may know the plugin by: the folder name of a flat
         plugin whose manifest names it otherwise (its key before keys followed Hermes).
     :param kind_inferred: the kind was inferred from the plugin's source, not declared.
+    :param displaces: the plugin of the same key from an earlier source that this one
+        replaces (a project plugin over the user's, an entry point over a folder plugin); the
+        manager falls back to it when this one is an untrusted project plugin.
     """
 
     key: str
@@ -74,6 +77,7 @@ class Candidate:
     distribution: str | None = None
     aliases: tuple[str, ...] = ()
     kind_inferred: bool = False
+    displaces: Candidate | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -426,6 +430,7 @@ def discover_candidates(
                     earlier.source,
                 )
                 del by_key[candidate.key]
+                candidate = attrs.evolve(candidate, displaces=earlier)
             by_key[candidate.key] = candidate
     rank = {source: i for i, source in enumerate(SOURCES)}
     return sorted(_prune_aliases(by_key.values()), key=lambda c: (rank[c.source], c.key))

@@ -22,7 +22,7 @@ import traceback
 import types
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pluggy
 
@@ -31,6 +31,9 @@ from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.errors import PluginLoadError, RegistrationError
 from hermes_hooks.plugins.discovery import Candidate
 from hermes_hooks.spec.markers import PROJECT_NAME
+
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.trust import TrustedContent
 
 __all__ = [
     "NAMESPACE",
@@ -121,6 +124,104 @@ class _SubmoduleLog:
 _SUBMODULES: Final = _SubmoduleLog()
 
 
+class _CheckedLoader:
+    """Runs a module from the bytes the trust check read: no file read, no ``__pycache__``."""
+
+    def __init__(self, source: bytes, filename: str) -> None:
+        self.source = source
+        self.filename = filename
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # the default module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        code = compile(self.source, self.filename, "exec", dont_inherit=True)
+        exec(code, module.__dict__)  # the plugin's own code, checked at gating
+
+    def get_source(self, fullname: str) -> str:
+        """The checked source, for tracebacks and ``inspect``."""
+        return self.source.decode("utf-8", "replace")
+
+
+class _CheckedSources:
+    """Serves every module of a trusted project plugin from the bytes its check read.
+
+    A trusted project plugin's package and everything below it is imported here, never by
+    Python's path finder: a ``.py`` file the check did not read (added since), a sourceless
+    ``.pyc`` or an extension module is refused with :class:`ImportError` naming the file, and a
+    ``.pyc`` in ``__pycache__`` is never looked at. It sits first on ``sys.meta_path`` from
+    the first trusted plugin's import on; for any other module it costs one look-up.
+    """
+
+    def __init__(self) -> None:
+        self.packages: dict[str, TrustedContent] = {}
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        packages = self.packages
+        if not packages or not fullname.startswith(NAMESPACE):
+            return None
+        head, _, rest = fullname.partition(".")
+        package, _, rest = rest.partition(".")
+        content = packages.get(f"{head}.{package}")
+        if content is None or not rest:
+            return None
+        _SUBMODULES.find_spec(fullname)  # answered here, so noted here, to be evicted with it
+        return _checked_spec(fullname, content, rest.replace(".", "/"))
+
+    def install(self) -> None:
+        """Put this finder first on ``sys.meta_path``, once."""
+        if not any(finder is self for finder in sys.meta_path):
+            sys.meta_path.insert(0, self)
+
+
+def _checked_spec(
+    fullname: str, content: TrustedContent, relative: str
+) -> importlib.machinery.ModuleSpec:
+    """Return the spec of module *relative* of a trusted plugin, or refuse it, naming why."""
+    folder = content.folder
+    for candidate, is_package in ((f"{relative}/__init__.py", True), (f"{relative}.py", False)):
+        source = content.source_of(candidate)
+        if source is not None:
+            filename = str(folder / candidate)
+            spec = importlib.util.spec_from_file_location(
+                fullname,
+                filename,
+                loader=_CheckedLoader(source, filename),  # type: ignore[arg-type]
+                submodule_search_locations=[str(folder / relative)] if is_package else None,
+            )
+            assert spec is not None
+            return spec
+    stem = relative.rsplit("/", 1)[-1]
+    parent = relative.rpartition("/")[0]
+    for refused, why in content.refused.items():
+        if (
+            refused.rpartition("/")[0] == parent
+            and refused.rsplit("/", 1)[-1].split(".")[0] == stem
+        ):
+            raise ImportError(
+                f"{folder / refused}: {why}, refused: a trusted project plugin runs only the "
+                f".py sources checked when it was enabled",
+                name=fullname,
+                path=str(folder / refused),
+            )
+    on_disk = [
+        p for p in (folder / f"{relative}.py", folder / relative / "__init__.py") if p.exists()
+    ]
+    if on_disk:
+        raise ImportError(
+            f"{on_disk[0]}: not among the files checked when the plugin was enabled, refused; "
+            f"run 'hermes plugins enable' again to review it",
+            name=fullname,
+            path=str(on_disk[0]),
+        )
+    raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+
+
+_CHECKED: Final = _CheckedSources()
+
+
 def evict_modules(name: str) -> None:
     """Forget module ``name`` and its sub-modules, so that the next import runs them afresh.
 
@@ -129,6 +230,7 @@ def evict_modules(name: str) -> None:
     """
     if _ALIASES:
         _evict_aliases(name)
+    _CHECKED.packages.pop(name, None)
     below = _SUBMODULES.below.pop(name, ())
     sys.modules.pop(name, None)
     for loaded in below:
@@ -151,23 +253,34 @@ def _free_module_name(name: str, init: Path) -> str:
 
 
 def _import_folder(
-    candidate: Candidate, entered: Callable[[types.ModuleType], None] | None = None
+    candidate: Candidate,
+    entered: Callable[[types.ModuleType], None] | None = None,
+    checked: TrustedContent | None = None,
 ) -> types.ModuleType:
     assert candidate.path is not None
     _SUBMODULES.install()
     importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
     init = candidate.path / "__init__.py"
+    loader: Any = None
+    if checked is not None:
+        source = checked.source_of("__init__.py")
+        if source is None:
+            raise PluginLoadError(candidate.key, f"{init}: not among the files checked")
+        _CHECKED.install()
+        loader = _CheckedLoader(source, str(init))
     # Choose the name and enter the module in sys.modules in one step: two managers loading
     # plugins with the same slug in parallel threads would otherwise both take one name.
     with _NAMES_LOCK:
         name = _free_module_name(module_name_for(candidate.key), init)
         spec = importlib.util.spec_from_file_location(
-            name, init, submodule_search_locations=[str(candidate.path)]
+            name, init, loader=loader, submodule_search_locations=[str(candidate.path)]
         )
         if spec is None or spec.loader is None:
             raise PluginLoadError(candidate.key, f"cannot import {init}")
         module = importlib.util.module_from_spec(spec)
         evict_modules(name)
+        if checked is not None:
+            _CHECKED.packages[name] = checked
         sys.modules[name] = module
     try:
         if entered is not None:
@@ -183,18 +296,22 @@ def _import_folder(
 
 
 def import_plugin(
-    candidate: Candidate, entered: Callable[[types.ModuleType], None] | None = None
+    candidate: Candidate,
+    entered: Callable[[types.ModuleType], None] | None = None,
+    checked: TrustedContent | None = None,
 ) -> object:
     """Import a candidate's code: a module for folders, the entry point's target otherwise.
 
     :param entered: told a folder plugin's module once it is in ``sys.modules``, before its
         code runs (so that a load given up on can still evict it).
+    :param checked: a trusted project plugin's content as its trust check read it: its
+        package and every module below it run from those bytes (see :class:`_CheckedSources`).
     """
     if candidate.entry_point is not None:
         return candidate.entry_point.load()
     if candidate.path is None:
         raise PluginLoadError(candidate.key, "has neither a folder nor an entry point")
-    return _import_folder(candidate, entered)
+    return _import_folder(candidate, entered, checked)
 
 
 def running_at(thread_id: int | None, roots: Iterable[str] = ()) -> str | None:

@@ -19,7 +19,7 @@ import attrs
 
 from hermes_hooks.calling import handoff, workers
 from hermes_hooks.calling.guarded import FailureCount, GuardedManager
-from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
+from hermes_hooks.errors import ConfigError, PluginLoadError, PluginTrustError, RegistrationError
 from hermes_hooks.plugins import active, extensions
 from hermes_hooks.plugins.config import (
     DEBUG_ENV,
@@ -46,6 +46,7 @@ from hermes_hooks.plugins.loading import (
     plugin_roots,
     running_at,
 )
+from hermes_hooks.plugins.replacing import settle_replacement
 from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
 from hermes_hooks.registries.platforms import PlatformRegistry
@@ -124,6 +125,10 @@ class PluginInfo:
     key that selects it, e.g. ``memory.provider``."""
     platforms: tuple[str, ...] = ()
     """The gateway platforms it registered with ``ctx.register_platform``."""
+    replacement: str | None = None
+    """Said when another plugin has its key: the one it replaced (an entry point over a user
+    plugin, a trusted project plugin over the user's), or the untrusted project plugin that
+    wanted to replace it and was refused."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the fields as a JSON-ready dict (tuples become lists)."""
@@ -179,6 +184,10 @@ class _Record:
     unload_callbacks: list[tuple[Callable[[], Any], Handle]] = attrs.Factory(list)
     deferred: bool = False
     """Its kind is imported on its family's first lookup (:meth:`PluginManager.load_deferred`)."""
+    checked: Any = None
+    """A trusted project plugin's content as its trust check read it (a ``TrustedContent``)."""
+    replacement: str | None = None
+    """What its status says about another plugin of its key it replaced, or that stays."""
 
 
 class PluginManager(GuardedManager):
@@ -284,6 +293,7 @@ class PluginManager(GuardedManager):
         self._plugins_config = config
         # What every bounded call reads, so that a reload applies at once.
         self.callback_bound.seconds = config.hook_callback_timeout
+        self.result_limit.bytes = config.max_hook_result_bytes
 
     def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
         """Call hook ``name`` as Hermes' ``invoke_hook`` does and return the non-``None`` results.
@@ -316,7 +326,18 @@ class PluginManager(GuardedManager):
     def _add_hook_callback(
         self, plugin_key: str, hook_name: str, callback: Callable[..., Any]
     ) -> None:
-        """Add a ``ctx.register_hook`` callback as a hookimpl of ``plugin_key``."""
+        """Add a ``ctx.register_hook`` callback as a hookimpl of ``plugin_key``.
+
+        :raises RegistrationError: the call comes from another plugin's code (it holds
+            ``plugin_key``'s ctx): the registries' owner check (:class:`CodeOwners`).
+        """
+        acting = self.acting_plugins()
+        if acting and plugin_key not in acting:
+            who = ", ".join(repr(key) for key in sorted(acting))
+            raise RegistrationError(
+                f"code of plugin {who} may not register it for plugin {plugin_key!r}; a plugin "
+                f"registers through its own ctx"
+            )
         spec_argnames = self.hook_argnames(hook_name)
         adapter = make_hook_adapter(hook_name, callback, spec_argnames, owner=plugin_key)
         record = self._record(plugin_key)
@@ -434,6 +455,12 @@ class PluginManager(GuardedManager):
                 stage.__exit__(None, None, None)
 
     def _gate_and_load(self, record: _Record, *, lookup: bool = False) -> None:
+        if record.candidate.displaces is not None:
+            settled = settle_replacement(
+                record.candidate, self.plugins_config.entry(record.candidate.key)
+            )
+            record.candidate, record.replacement = settled.candidate, settled.note
+            record.checked = settled.checked
         manifest = record.candidate.manifest
         if manifest is not None and manifest.version_problem is not None and not lookup:
             # As in Hermes, a warning: the plugin loads all the same (strict refuses).
@@ -595,13 +622,16 @@ class PluginManager(GuardedManager):
         if candidate.source == "project" and candidate.path is not None:
             # Trusted as its files were when enabled (hash recorded by hermes plugins enable).
             # Imported here: hashlib is only needed for project plugins.
-            from hermes_hooks.plugins.trust import get_untrusted_reason
+            from hermes_hooks.plugins.trust import verify_trusted
 
-            untrusted = get_untrusted_reason(
-                candidate.path, candidate.key, config.entry(candidate.key)
-            )
-            if untrusted is not None:
-                return "error", untrusted
+            try:
+                # Imported from the very bytes checked here: nothing changes in between.
+                if record.checked is None or record.checked.folder != candidate.path:
+                    record.checked = verify_trusted(
+                        candidate.path, candidate.key, config.entry(candidate.key)
+                    )
+            except PluginTrustError as exc:
+                return "error", str(exc)
         manifest = candidate.manifest
         if manifest is not None:
             mismatch = manifest.hermes_mismatch(HERMES_CONTRACT_VERSION)
@@ -716,7 +746,7 @@ class PluginManager(GuardedManager):
 
         # On the loading thread: the Hermes modules a plugin imports answer for this manager.
         with active.loading(self, key):
-            target = import_plugin(candidate, entered)
+            target = import_plugin(candidate, entered, record.checked)
             module, register_fn, native = self._plugin_parts(key, target)
             if register_fn is None and not native and not self._registered_anything(key):
                 # Hermes' model-provider plugins register at import time, with no register().
@@ -884,6 +914,7 @@ class PluginManager(GuardedManager):
             kind_inferred=candidate.kind_inferred,
             served_by=record.served_by,
             platforms=tuple(record.platforms),
+            replacement=record.replacement,
         )
 
     def list_plugins(self) -> list[PluginInfo]:

@@ -77,6 +77,7 @@ def safe_load_yaml(
     max_nodes: int = MAX_YAML_NODES,
     max_depth: int = MAX_YAML_DEPTH,
     verbatim_keys: frozenset[str] = frozenset(),
+    unique_keys: bool = False,
 ) -> object:
     """Parse one YAML document from untrusted text with the safe loader, within hard bounds.
 
@@ -88,11 +89,13 @@ def safe_load_yaml(
     :param source: names the origin in error messages, usually the file path.
     :param verbatim_keys: top-level keys whose number values keep their written text
         (``version: 1.10`` stays ``"1.10"``).
+    :param unique_keys: refuse a mapping that has one key twice (YAML keeps the last silently),
+        naming the line of both.
     :returns: the document's data; ``None`` for an empty document.
     :raises YAMLLoadError: the data is too big, not UTF-8, not valid YAML, holds more than one
         document, or is too deep or too large once expanded.
     """
-    return _load(data, source, max_bytes, max_nodes, max_depth, verbatim_keys)
+    return _load(data, source, max_bytes, max_nodes, max_depth, verbatim_keys, unique_keys)
 
 
 def _load(
@@ -102,6 +105,7 @@ def _load(
     max_nodes: int,
     max_depth: int,
     verbatim_keys: frozenset[str],
+    unique_keys: bool = False,
 ) -> object:
     if isinstance(data, bytes):
         if len(data) > max_bytes:
@@ -136,7 +140,7 @@ def _load(
             column=column,
         ) from exc
     try:
-        root = _compose(loader, source, max_nodes, max_depth)
+        root = _compose(loader, source, max_nodes, max_depth, unique_keys)
         if root is None:
             return None
         if verbatim_keys and isinstance(root, MappingNode):
@@ -171,7 +175,9 @@ def _load(
         loader.dispose()
 
 
-def _compose(loader: _SafeLoader, source: str, max_nodes: int, max_depth: int) -> Node | None:
+def _compose(
+    loader: _SafeLoader, source: str, max_nodes: int, max_depth: int, unique_keys: bool = False
+) -> Node | None:
     """Build the node graph from events, iteratively, refusing it as soon as it is too big.
 
     PyYAML's own composer recurses (libyaml's crashes the process past ~100,000 levels), and
@@ -242,6 +248,8 @@ def _compose(loader: _SafeLoader, source: str, max_nodes: int, max_depth: int) -
         elif top.key is None:
             top.key = node
         else:
+            if unique_keys and isinstance(top.key, ScalarNode):
+                _check_unique(top, top.key, source)
             top.node.value.append((top.key, node))
             top.key = None
     event = loader.get_event()
@@ -257,13 +265,33 @@ def _compose(loader: _SafeLoader, source: str, max_nodes: int, max_depth: int) -
 class _Frame:
     """A collection still open while composing: its node, anchor, and where it started."""
 
-    __slots__ = ("anchor", "key", "node", "opened_at")
+    __slots__ = ("anchor", "key", "node", "opened_at", "seen")
 
     def __init__(self, node: SequenceNode | MappingNode, anchor: str | None, opened_at: int):
         self.node = node
         self.anchor = anchor
         self.opened_at = opened_at
         self.key: Node | None = None  # a mapping's key waiting for its value
+        self.seen: dict[tuple[str, str], int] | None = None  # key -> its line, when unique
+
+
+def _check_unique(frame: _Frame, key: ScalarNode, source: str) -> None:
+    """Refuse a key a mapping already has: YAML would keep the later value without a word."""
+    if frame.seen is None:
+        frame.seen = {}
+    line = key.start_mark.line + 1
+    identity = (key.tag, key.value)
+    first = frame.seen.get(identity)
+    if first is None:
+        frame.seen[identity] = line
+        return
+    raise YAMLLoadError(
+        source,
+        f"found the key {key.value!r} twice in one mapping (first at line {first}); "
+        f"YAML would keep only the last one: merge them into one",
+        line=line,
+        column=key.start_mark.column + 1,
+    )
 
 
 def _define(

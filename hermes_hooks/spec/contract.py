@@ -86,6 +86,9 @@ class HookContract:
     :param defaults: for each argument a host may leave out, what leaving it out means; an
         argument not named here is required. An empty ``[]`` or ``{}`` stands for a fresh empty
         list or dict per call.
+    :param protects: arguments every implementation must see as the host passed them (the
+        tool gate's ``args``): a change an implementation makes to them in place is undone
+        before the next one runs, and reported, naming it.
     """
 
     mode: Mode
@@ -96,6 +99,7 @@ class HookContract:
     timeout: bool = True
     # Left out of the hash, which a mapping has not; equal contracts still hash alike.
     defaults: Mapping[str, object] = attrs.field(factory=dict, converter=_read_only, hash=False)
+    protects: tuple[str, ...] = ()
 
     def fits(self, value: object) -> bool:
         """Return whether a non-``None`` value returned by an implementation fits the contract."""
@@ -111,6 +115,7 @@ def contract(
     safe_result: Callable[[str, str], object] | None = None,
     timeout: bool = True,
     defaults: Mapping[str, object] = _NO_DEFAULTS,
+    protects: tuple[str, ...] = (),
 ) -> Callable[[_F], _F]:
     """Attach a :class:`HookContract` to a hookspec function.
 
@@ -127,10 +132,14 @@ def contract(
         safe_result=safe_result,
         timeout=timeout,
         defaults=defaults,
+        protects=protects,
     )
 
     def attach(func: _F) -> _F:
         _check_defaults(func, value.defaults)
+        unknown = [n for n in protects if n not in inspect.signature(func).parameters]
+        if unknown:
+            raise ValueError(f"hook {func.__name__}: protects names no argument: {unknown}")
         setattr(func, CONTRACT_ATTR, value)
         return func
 

@@ -23,6 +23,7 @@ __all__ = [
     "UNATTRIBUTED",
     "GatewayDecision",
     "ModifyConflict",
+    "Tampering",
     "ToolDecision",
     "VerifyDecision",
     "combine_tool_decisions",
@@ -58,6 +59,27 @@ class ModifyConflict:
 
 
 @attrs.frozen
+class Tampering:
+    """An implementation that tried to change the gate's outcome other than by a decision.
+
+    It changed the arguments in place (``pre_tool_call``'s ``args``), or a wrapper removed or
+    replaced another plugin's results; the change was undone, and counted nothing.
+
+    :param plugin: the plugin that did it.
+    :param what: what it did, for people.
+    :param victims: the plugins whose results it removed or replaced (none for ``args``).
+    """
+
+    plugin: str
+    what: str
+    victims: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """Return a one-line account naming the plugin, what it did, and that it was undone."""
+        return f"plugin {self.plugin!r} {self.what}; undone, it changes nothing"
+
+
+@attrs.frozen
 class ToolDecision:
     """The one decision the ``pre_tool_call`` results combine into.
 
@@ -70,6 +92,8 @@ class ToolDecision:
     :param conflicts: arguments that ``modify`` results disagreed on.
     :param plugin: the plugin whose block or approve decided, ``None`` for ``allow``.
     :param modified_by: the plugins whose ``modify`` results were merged, in the order they ran.
+    :param tampering: what implementations tried besides deciding (arguments changed in place,
+        a wrapper removing another's results); each was undone and counts nothing.
     """
 
     action: ToolAction = "allow"
@@ -79,10 +103,14 @@ class ToolDecision:
     conflicts: tuple[ModifyConflict, ...] = ()
     plugin: str | None = None
     modified_by: tuple[str, ...] = ()
+    tampering: tuple[Tampering, ...] = ()
 
     @classmethod
-    def allow(cls, args: Mapping[str, Any]) -> ToolDecision:
+    def allow(cls, args: Mapping[str, Any], *, owned: bool = False) -> ToolDecision:
         """Return the decision to run the call with a copy of ``args``: ``cls(args=dict(args))``.
+
+        With ``owned``, ``args`` is a dict no one else holds (the gate's snapshot): it is kept,
+        not copied.
 
         Every tool call that no plugin objects to takes this path. attrs' ``__init__`` sets
         each field of a frozen class through ``object.__setattr__``; the slots' own setters
@@ -94,10 +122,11 @@ class ToolDecision:
         _set_action(decision, "allow")
         _set_message(decision, None)
         _set_rule_key(decision, None)
-        _set_args(decision, dict(args))
+        _set_args(decision, args if owned and type(args) is dict else dict(args))
         _set_conflicts(decision, ())
         _set_plugin(decision, None)
         _set_modified_by(decision, ())
+        _set_tampering(decision, ())
         return decision
 
     @property
@@ -122,9 +151,19 @@ _slots: dict[str, Any] = {f.name: vars(ToolDecision)[f.name] for f in attrs.fiel
     _set_conflicts,
     _set_plugin,
     _set_modified_by,
+    _set_tampering,
 ) = (
     _slots.pop(name).__set__
-    for name in ("action", "message", "rule_key", "args", "conflicts", "plugin", "modified_by")
+    for name in (
+        "action",
+        "message",
+        "rule_key",
+        "args",
+        "conflicts",
+        "plugin",
+        "modified_by",
+        "tampering",
+    )
 )
 assert not _slots, f"ToolDecision.allow does not set {sorted(_slots)}"
 
@@ -164,20 +203,29 @@ def _same(a: object, b: object) -> bool:
 
 
 def combine_tool_decisions(
-    args: Mapping[str, Any], results: Iterable[tuple[str, object]]
+    args: Mapping[str, Any],
+    results: Iterable[tuple[str, object]],
+    tampering: tuple[Tampering, ...] = (),
+    *,
+    owned: bool = False,
 ) -> ToolDecision:
     """Combine ``pre_tool_call`` results: block > approve > modify, whatever the order.
 
     :param args: the arguments the model asked for.
     :param results: ``(plugin key, returned value)`` in the order the implementations ran;
         values that are not a decision (``None``, or what a wrapper slipped in) are skipped.
+    :param tampering: what was undone during the call, kept on the decision.
+    :param owned: ``args`` is a dict no one else holds, which an ``allow`` decision keeps.
     :returns: the first block if any, else the first approve, else ``allow``; ``args`` has
         every ``modify`` merged key by key, the plugin that ran first winning a key.
     """
     if not isinstance(results, list):
         results = list(results)
     if not results:  # every plugin let the call through: the common case, kept cheap
-        return ToolDecision.allow(args)
+        decision = ToolDecision.allow(args, owned=owned)
+        if tampering:
+            _set_tampering(decision, tampering)
+        return decision
     block: tuple[str, Mapping[str, Any]] | None = None
     approve: tuple[str, Mapping[str, Any]] | None = None
     merged = dict(args)
@@ -212,6 +260,7 @@ def combine_tool_decisions(
         "args": merged,
         "conflicts": conflicts,
         "modified_by": tuple(modified_by),
+        "tampering": tampering,
     }
     if block is not None:
         owner, value = block

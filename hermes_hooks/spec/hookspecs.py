@@ -67,6 +67,7 @@ def _block_naming_plugin(plugin_key: str, message: str) -> dict[str, str]:
         "middleware_trace": [],
         "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
+    protects=("args",),
 )
 def pre_tool_call(
     tool_name: str,
