@@ -149,6 +149,17 @@ class SessionMemory:
             kwargs["user_id"] = session.sender_id
         running = []
         for active in self.providers:
+            if not active.is_builtin and self._call(active, "is_available") is not True:
+                # As Hermes: an unavailable provider is never initialized; say what it needs.
+                reason = self._call(active, "unavailable_reason")
+                hint = f": {reason}" if isinstance(reason, str) and reason.strip() else ""
+                message = (
+                    f"memory provider {active.name!r} of plugin {active.owner!r} is not "
+                    f"available{hint}; the builtin provider runs alone"
+                )
+                logger.warning("%s", message)
+                session._event("memory_warning", message=message)
+                continue
             function = active.provider.initialize
             outcome = self.caller.call(
                 active.owner,
