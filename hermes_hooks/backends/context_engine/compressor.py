@@ -55,6 +55,7 @@ __all__ = [
     "CompressionSettings",
     "ContextCompressor",
     "is_compaction_summary_message",
+    "summary_text",
 ]
 
 logger = logging.getLogger(__name__)
@@ -75,6 +76,17 @@ _MIN_SUMMARY_TOKENS: Final = 128
 _MAX_SUMMARY_TOKENS: Final = 10_000
 _SUMMARY_RATIO: Final = 0.20
 """The summary may take this share of what it replaces (within the bounds above)."""
+
+
+def summary_text(message: Mapping[str, Any]) -> str:
+    """Return the summary a compaction summary message carries, without its framing."""
+    content = str(message.get("content") or "")
+    body = content.partition(SUMMARY_END_MARKER)[0]
+    if body.lstrip().startswith(SUMMARY_PREFIX):
+        body = body.lstrip()[len(SUMMARY_PREFIX) :]
+    elif body.lstrip().startswith(LEGACY_SUMMARY_PREFIX):
+        body = body.lstrip()[len(LEGACY_SUMMARY_PREFIX) :]
+    return body.strip()
 
 
 def is_compaction_summary_message(message: Mapping[str, Any]) -> bool:
@@ -347,8 +359,23 @@ class ContextCompressor(ContextEngine):
         self, middle: Sequence[Mapping[str, Any]], memory_context: str, focus_topic: str | None
     ) -> str:
         budget = self.summary_budget(middle)
+        previous: list[str] = []
+        turns: list[Mapping[str, Any]] = []
+        for message in middle:
+            if not is_compaction_summary_message(message):
+                turns.append(message)
+                continue
+            # An earlier summary is carried forward; a message it was merged into stays a turn.
+            previous.append(summary_text(message))
+            rest = str(message.get("content") or "").partition(SUMMARY_END_MARKER)[2].strip()
+            if rest:
+                turns.append({**message, "content": rest})
         prompt = build_summary_prompt(
-            middle, memory_context=memory_context, focus_topic=focus_topic, max_tokens=budget
+            turns,
+            memory_context=memory_context,
+            focus_topic=focus_topic,
+            max_tokens=budget,
+            previous_summary="\n".join(previous),
         )
         limit = budget * CHARS_PER_TOKEN
         self.last_summary_error = None

@@ -1,11 +1,13 @@
 """The summary request the compressor sends the model, and the extractive summary of it.
 
 The request is plain text a real model reads as an instruction: :data:`SUMMARY_REQUEST`, the
-memory providers' notes under :data:`NOTES_HEADING`, then the turns under
-:data:`TURNS_HEADING`, one ``[role] text`` line each. A model that cannot write (the offline
-model) answers it with :func:`extractive_summary`: the notes as they are, then the first
-sentence of each turn, cut to the length asked for. The compressor falls back to the same
-when the model's request fails.
+memory providers' notes under :data:`NOTES_HEADING`, the summary of an earlier compaction
+under :data:`PREVIOUS_HEADING` (to be carried forward, so that a second compaction does not
+lose what the first kept), then the turns under :data:`TURNS_HEADING`, one ``[role] text``
+line each. A model that cannot write (the offline model) answers it with
+:func:`extractive_summary`: the notes as they are, the earlier summary's lines, then the first
+sentence of each turn, cut to the length asked for (the oldest lines go first). The compressor
+falls back to the same when the model's request fails.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from hermes_hooks.backends.context_engine.engine import sanitize_memory_context
 
 __all__ = [
     "NOTES_HEADING",
+    "PREVIOUS_HEADING",
     "SUMMARY_REQUEST",
     "SUMMARY_SYSTEM_PROMPT",
     "TURNS_HEADING",
@@ -36,6 +39,7 @@ SUMMARY_SYSTEM_PROMPT: Final = (
 SUMMARY_REQUEST: Final = "Summarize the conversation turns below for a context handoff."
 """The first line of every summary request."""
 NOTES_HEADING: Final = "Notes from memory (keep these):"
+PREVIOUS_HEADING: Final = "Summary of still earlier turns (carry it forward):"
 TURNS_HEADING: Final = "Turns:"
 _TURN_CHARS: Final = 2_000
 """The most of one message a summary request carries."""
@@ -78,14 +82,20 @@ def build_summary_prompt(
     memory_context: str = "",
     focus_topic: str | None = None,
     max_tokens: int = 1_000,
+    previous_summary: str = "",
 ) -> str:
-    """Return the user message of a summary request for ``messages``."""
+    """Return the user message of a summary request for ``messages``.
+
+    :param previous_summary: the text of an earlier compaction's summary among the turns.
+    """
     lines = [SUMMARY_REQUEST, f"Keep the summary under {max_tokens} tokens."]
     if focus_topic:
         lines.append(f"Keep the most detail about: {focus_topic}")
     notes = sanitize_memory_context(memory_context) if memory_context else ""
     if notes:
         lines += ["", NOTES_HEADING, notes]
+    if previous_summary.strip():
+        lines += ["", PREVIOUS_HEADING, previous_summary.strip()]
     turns = [render_turn(message) for message in messages]
     if sum(len(turn) for turn in turns) > _PROMPT_CHARS:
         kept_head: list[str] = []
@@ -119,12 +129,29 @@ def _first_sentence(text: str, limit: int = 160) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
+def _section(body: str, heading: str) -> str:
+    """Return the text under ``heading`` in the part of a request before its turns."""
+    if heading not in body:
+        return ""
+    text = body.partition(heading)[2]
+    for other in (NOTES_HEADING, PREVIOUS_HEADING):
+        if other != heading:
+            text = text.partition("\n\n" + other)[0]
+    return text.strip()
+
+
 def extractive_summary(request: str, max_chars: int = 4_000) -> str:
-    """Return the extractive summary of a summary request: its notes, then one line per turn
-    (its role and first sentence), at most ``max_chars`` long."""
+    """Return the extractive summary of a summary request: its notes, the earlier summary's
+    lines, then one line per turn (its role and first sentence), at most ``max_chars`` long;
+    when it is longer, the earlier summary's oldest lines are left out first."""
     _, _, body = request.partition("\n\n")
-    notes_part, _, turns_part = body.partition(TURNS_HEADING)
-    notes = notes_part.partition(NOTES_HEADING)[2].strip()
+    head, _, turns_part = body.partition(TURNS_HEADING)
+    notes = _section(head, NOTES_HEADING)
+    previous = [
+        line
+        for line in _section(head, PREVIOUS_HEADING).splitlines()
+        if line.strip() and not line.startswith(("Notes from memory:", "  "))
+    ]
     lines: list[str] = []
     if notes:
         lines += ["Notes from memory:", *(f"  {line}" for line in notes.splitlines() if line)]
@@ -134,8 +161,13 @@ def extractive_summary(request: str, max_chars: int = 4_000) -> str:
         if match is None or not match["text"].strip():
             continue
         turn_lines.append(f"- {match['role']}: {_first_sentence(match['text'])}")
-    if turn_lines:
-        lines += ["Earlier turns:", *turn_lines]
+    earlier = [line for line in previous if line != "Earlier turns:"]
+    if earlier or turn_lines:
+        middle = ["Earlier turns:", *earlier, *turn_lines]
+        while earlier and len("\n".join([*lines, *middle])) > max_chars:
+            earlier.pop(0)
+            middle = ["Earlier turns:", *earlier, *turn_lines]
+        lines += middle
     text = "\n".join(lines) or "(nothing to summarize)"
     if len(text) > max_chars:
         text = text[: max(0, max_chars - 1)].rstrip() + "\N{HORIZONTAL ELLIPSIS}"
