@@ -5,6 +5,9 @@ plugin engine shaped like Hermes's chosen by ``context.engine``.
 
 from __future__ import annotations
 
+import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,8 @@ from hermes_hooks.backends.context_engine.summary import NOTES_HEADING, is_summa
 from hermes_hooks.backends.models import ModelResponse
 from hermes_hooks.host import Session, create_manager
 from hermes_hooks.plugins.manager import PluginManager
+
+pytest_plugins = ["pytester"]
 
 NOTES = """\
     from agent.memory_provider import MemoryProvider
@@ -58,6 +63,16 @@ BUDGET = 2_000
 """model.context_length of these tests, in tokens."""
 PROTECT_FIRST_N = 2
 PROTECT_LAST_N = 4
+
+
+@pytest.fixture(autouse=True)
+def forget_plugin_modules() -> Iterator[None]:
+    """Drop the plugin modules a test's managers imported, as the other suites do."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith("hermes_plugins."):
+            del sys.modules[name]
 
 
 @pytest.fixture
@@ -275,3 +290,23 @@ def test_a_second_compaction_carries_the_first_summary_forward() -> None:
     assert "- user: user 5 says this." in body  # from the second
     assert body.count("Earlier turns:") == 1
     assert engine.compression_count == 2
+
+
+# -- the how-to's engine, from docs/how-to/context-engine.md ------------------------------------
+
+HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "context-engine.md"
+_BLOCK = re.compile(r"^```(\w+)\n# file: (\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def test_the_how_to_test_passes(pytester: pytest.Pytester) -> None:
+    """The how-to's engine and its test file, in a pytest run of their own."""
+    files = {p: b for _, p, b in _BLOCK.findall(HOW_TO.read_text(encoding="utf-8"))}
+    plugin = pytester.path / "trim"
+    plugin.mkdir()
+    for path, body in files.items():
+        if path.startswith("trim/"):
+            (plugin / path.removeprefix("trim/")).write_text(body, encoding="utf-8")
+    assert set(files) == {"trim/plugin.yaml", "trim/__init__.py", "test_trim.py"}
+    pytester.makepyfile(test_trim=files["test_trim.py"])
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", timeout=120)
+    result.assert_outcomes(passed=1)

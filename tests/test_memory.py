@@ -6,6 +6,9 @@ facts across runs in a real SQLite file.
 from __future__ import annotations
 
 import json
+import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,8 @@ from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.backends.memory import get_memory
 from hermes_hooks.host import Session, create_manager
+
+pytest_plugins = ["pytester"]
 
 # A plugin of the shape of Hermes' plugins/memory/<name>/: the Hermes import, a register(ctx)
 # calling ctx.register_memory_provider, selected by memory.provider, never in plugins.enabled.
@@ -98,6 +103,16 @@ JOURNAL = """\
     def register(ctx):
         ctx.register_memory_provider(Journal())
     """
+
+
+@pytest.fixture(autouse=True)
+def forget_plugin_modules() -> Iterator[None]:
+    """Drop the plugin modules a test's managers imported, as the other suites do."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith("hermes_plugins."):
+            del sys.modules[name]
 
 
 @pytest.fixture
@@ -331,3 +346,43 @@ def test_hermes_memory_and_tools_memory_show_the_external_provider(home: Path) -
     chosen = hermes(home, "tools", "memory", "--provider", "journal")
     assert chosen.returncode == 0, chosen.stderr
     assert "external: journal" in hermes(home, "memory").stdout
+
+
+# -- the how-to's provider, from docs/how-to/memory-provider.md ---------------------------------
+
+HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "memory-provider.md"
+_BLOCK = re.compile(r"^```(\w+)\n# file: (\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def how_to_files() -> dict[str, str]:
+    """Return the files of the how-to's ``# file: PATH`` blocks, by path."""
+    return {path: body for _, path, body in _BLOCK.findall(HOW_TO.read_text(encoding="utf-8"))}
+
+
+def test_the_how_to_provider_runs_under_hermes_z(bare: Path) -> None:
+    folder = bare / "plugins" / "memory" / "notebook"
+    folder.mkdir(parents=True)
+    for path, body in how_to_files().items():
+        if path.startswith("notebook/"):
+            (folder / path.removeprefix("notebook/")).write_text(body, encoding="utf-8")
+    chosen = hermes(bare, "tools", "memory", "--provider", "notebook")
+    assert chosen.returncode == 0, chosen.stderr
+    status = hermes(bare, "memory")
+    assert "external: notebook (plugin memory/notebook, available)" in status.stdout
+    (bare / "notebook.jsonl").write_text('{"text": "The cat is called Miso"}\n', "utf-8")
+    answer = hermes(bare, "-z", "What is the cat called?")
+    assert answer.returncode == 0, answer.stderr
+    assert "- The cat is called Miso" in answer.stdout
+
+
+def test_the_how_to_test_passes(pytester: pytest.Pytester) -> None:
+    """The how-to's test file, next to the plugin as an author has it, in its own pytest run."""
+    files = how_to_files()
+    plugin = pytester.path / "notebook"
+    plugin.mkdir()
+    for path, body in files.items():
+        if path.startswith("notebook/"):
+            (plugin / path.removeprefix("notebook/")).write_text(body, encoding="utf-8")
+    pytester.makepyfile(test_notebook=files["test_notebook.py"])
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", timeout=120)
+    result.assert_outcomes(passed=2)

@@ -27,7 +27,6 @@ __all__ = [
     "env_int",
     "env_var_enabled",
     "is_truthy_value",
-    "read_json_or_empty",
 ]
 
 
@@ -136,13 +135,3 @@ def atomic_json_write(
                 os.fsync(fd)
             finally:
                 os.close(fd)
-
-
-def read_json_or_empty(path: str | Path) -> dict[str, Any]:
-    """Return the JSON object in ``path``; ``{}`` when it is missing, unreadable, not JSON, or
-    not an object (memory providers keep their settings so: ``$HERMES_HOME/mem0.json``)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
