@@ -96,6 +96,11 @@ JOURNAL = """\
         def on_session_end(self, messages):
             note("on_session_end", messages)
 
+        def on_session_switch(self, new_session_id, *, parent_session_id="", reset=False,
+                              **kwargs):
+            note("on_session_switch", new_session_id, parent_session_id=parent_session_id,
+                 reset=reset)
+
         def shutdown(self):
             note("shutdown")
 
@@ -244,6 +249,33 @@ def test_provider_tools_are_offered_and_dispatched_and_builtin_writes_mirrored(
     assert write[2]["metadata"]["write_origin"] == "memory_tool"
     tool_results = [m for m in model.requests[1]["messages"] if m["role"] == "tool"]
     assert json.loads(tool_results[-1]["content"]) == {"found": ["green tea"]}
+
+
+def test_new_ends_the_session_for_the_providers_and_switches_them_to_the_new_id(
+    home: Path,
+) -> None:
+    pm = create_manager(home)
+    session = Session(pm, ScriptedModel(text("one"), text("two")))
+    session.run_turn("What do I drink in the morning?")
+    old = session.session_id
+    new = session.reset("/new")
+    session.run_turn("And in the evening?")
+    session.close()
+    calls = plugin_module(pm, "memory/journal").CALLS
+    methods = [c[0] for c in calls]
+    assert methods.count("initialize") == 1  # one provider session across /new, as in Hermes
+    first_end = methods.index("on_session_end")
+    assert calls[first_end + 1] == (
+        "on_session_switch",
+        (new,),
+        {"parent_session_id": old, "reset": True},
+    )
+    assert methods[first_end + 2 : first_end + 4] == ["on_turn_start", "prefetch"]
+    (_, (messages,), _) = calls[first_end]
+    assert [m["content"] for m in messages] == ["What do I drink in the morning?", "one"]
+    prefetches = [c for c in calls if c[0] == "prefetch"]
+    assert [c[2]["session_id"] for c in prefetches] == [old, new]
+    assert methods[-2:] == ["on_session_end", "shutdown"]
 
 
 def test_memory_provider_naming_the_manifest_name_warns_when_the_provider_is_named_otherwise(
