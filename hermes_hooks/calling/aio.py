@@ -23,6 +23,9 @@ import pluggy
 from hermes_hooks.calling import handoff, workers
 from hermes_hooks.calling.plans import finish_teardowns
 from hermes_hooks.calling.pluggy_private import raise_wrapfail
+from hermes_hooks.calling.tracebacks import hide_in_pytest
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 __all__ = [
     "ACALL_ATTR",

@@ -30,7 +30,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
 from hermes_hooks.calling import workers
+from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.errors import HookTimeoutError
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms at start-up
     import asyncio

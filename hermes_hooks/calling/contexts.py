@@ -31,6 +31,10 @@ import threading
 import weakref
 from typing import Any, Final
 
+from hermes_hooks.calling.tracebacks import hide_in_pytest
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
+
 __all__ = ["PluginSide", "for_call", "forget_all"]
 
 _MISSING: Final = object()

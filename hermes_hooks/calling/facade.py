@@ -30,6 +30,7 @@ import pluggy
 
 from hermes_hooks.calling import aio
 from hermes_hooks.calling.pluggy_private import live_hookimpls
+from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import (
     UNATTRIBUTED,
     GatewayDecision,
@@ -40,6 +41,8 @@ from hermes_hooks.spec.decisions import (
     join_context,
     verify_decision,
 )
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 if TYPE_CHECKING:
     from hermes_hooks.calling.guarded import GuardedManager

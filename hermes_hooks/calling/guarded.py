@@ -16,6 +16,7 @@ import difflib
 import logging
 import threading
 from collections.abc import Mapping
+from logging import DEBUG
 from typing import Any, Final, Protocol
 
 import attrs
@@ -25,8 +26,11 @@ from hermes_hooks.calling.bounds import BoundSetting
 from hermes_hooks.calling.guards import guard_hookimpl
 from hermes_hooks.calling.plans import CallPlan
 from hermes_hooks.calling.pluggy_private import PluggySeams, live_hookimpls
+from hermes_hooks.calling.tracebacks import hide_in_pytest, trimmed
 from hermes_hooks.errors import HookTimeoutError
 from hermes_hooks.spec.contract import HookContract, get_contract
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 __all__ = ["FailureCount", "FailureSlot", "GuardedManager"]
 
@@ -239,7 +243,7 @@ class GuardedManager(PluggySeams):
             plugin_key,
             hook_name,
             message,
-            exc_info=exc if exc is not None and logger.isEnabledFor(logging.DEBUG) else None,
+            exc_info=trimmed(exc) if exc is not None and logger.isEnabledFor(DEBUG) else None,
         )
 
     def count_failure(self, plugin_key: str, where: str, message: str) -> None:

@@ -32,8 +32,11 @@ import pluggy
 
 from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.bounds import BoundSetting, CallbackBound, bound_for
+from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.errors import HookResultError, HookTimeoutError
 from hermes_hooks.spec.contract import HookContract, Policy
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 __all__ = [
     "DIRECT_CALL_ATTR",

@@ -36,7 +36,10 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import pluggy
 
 from hermes_hooks.calling import contexts, workers
+from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.errors import HookTimeoutError
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 if TYPE_CHECKING:
     import asyncio

@@ -40,6 +40,9 @@ import pluggy
 
 from hermes_hooks.calling import handoff
 from hermes_hooks.calling.pluggy_private import raise_wrapfail, run_old_style_hookwrapper
+from hermes_hooks.calling.tracebacks import hide_in_pytest
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 if TYPE_CHECKING:
     from hermes_hooks.calling.bounds import BoundSetting

@@ -45,6 +45,10 @@ import pluggy
 from pluggy._callers import _raise_wrapfail
 from pluggy._callers import run_old_style_hookwrapper as _run_old_style
 
+from hermes_hooks.calling.tracebacks import hide_in_pytest
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
+
 if TYPE_CHECKING:
     from hermes_hooks.calling.plans import CallPlan
 

@@ -17,6 +17,10 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from hermes_hooks.calling.tracebacks import hide_in_pytest
+
+__tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
+
 if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms at start-up
     import asyncio
 

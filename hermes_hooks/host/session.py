@@ -32,6 +32,7 @@ import attrs
 
 from hermes_hooks.backends.models import ModelError, ModelProvider, ModelResponse, set_active_model
 from hermes_hooks.calling.facade import Hooks
+from hermes_hooks.calling.tracebacks import trimmed
 from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.records import CommandReply, SubagentOutcome, ToolCallRecord, TurnResult
 from hermes_hooks.host.toolloop import run_tool_call
@@ -331,7 +332,7 @@ class Session:
             outcome.update(interrupted=True, exit_reason="interrupted_by_user")
             raise
         except Exception as exc:
-            logger.exception("turn %s failed", turn.turn_id)
+            logger.error("turn %s failed", turn.turn_id, exc_info=trimmed(exc))
             outcome.update(failed=True, error=f"{type(exc).__name__}: {exc}", exit_reason="error")
             outcome["text"] = f"The turn failed: {outcome['error']}"
         finally:

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Final
 
 from hermes_hooks.calling import aio
+from hermes_hooks.calling.tracebacks import trimmed
 from hermes_hooks.host.records import CommandReply
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ def run_slash_command(session: Session, text: str) -> CommandReply:
     try:
         reply = aio.resolve(command.handler(raw_args))
     except Exception as exc:
-        logger.warning("slash command /%s of plugin %r failed", name, command.owner, exc_info=True)
+        logger.warning(
+            "slash command /%s of plugin %r failed", name, command.owner, exc_info=trimmed(exc)
+        )
         return CommandReply(name, f"/{name} failed: {type(exc).__name__}: {exc}")
     return CommandReply(name, "" if reply is None else str(reply))

@@ -27,6 +27,7 @@ from typing import Any, Final
 import pluggy
 
 from hermes_hooks.calling.guards import DIRECT_CALL_ATTR
+from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.errors import PluginLoadError, RegistrationError
 from hermes_hooks.plugins.discovery import Candidate
 from hermes_hooks.spec.markers import PROJECT_NAME
@@ -538,7 +539,9 @@ def make_hook_adapter(
         raise RegistrationError(
             f"plugin {owner!r}: invalid argument name {exc.args[0]!r}"
         ) from None
-    adapter: Callable[..., Any] = types.FunctionType(code, {"__callback": callback}, "adapter")
+    # Marked as calling machinery: a traceback through it shows the callback, not the adapter.
+    namespace = {"__callback": callback, "__tracebackhide__": hide_in_pytest}
+    adapter: Callable[..., Any] = types.FunctionType(code, namespace, "adapter")
     adapter.__name__ = hook_name
     adapter.__module__ = getattr(callback, "__module__", None) or __name__
     adapter.__qualname__ = getattr(callback, "__qualname__", hook_name)

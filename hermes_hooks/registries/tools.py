@@ -12,6 +12,7 @@ from typing import Any, Final
 import attrs
 
 from hermes_hooks.calling import aio
+from hermes_hooks.calling.tracebacks import trimmed
 from hermes_hooks.errors import PluginToolOverrideError, RegistrationError
 from hermes_hooks.registries.base import HOST, Handle, Registry, describe_owner
 
@@ -249,7 +250,7 @@ class ToolRegistry(Registry[ToolEntry]):
                 describe_owner(entry.owner),
                 type(exc).__name__,
                 exc,
-                exc_info=logger.isEnabledFor(logging.DEBUG),
+                exc_info=trimmed(exc) if logger.isEnabledFor(logging.DEBUG) else None,
             )
             return _error(
                 f"Tool {name!r} failed: {type(exc).__name__}: {exc}", tool=name, owner=entry.owner

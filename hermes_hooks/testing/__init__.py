@@ -102,12 +102,54 @@ def __getattr__(name: str) -> Any:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Declare the ``hermes`` marker (so ``--strict-markers`` accepts it)."""
+    """Declare the ``hermes`` marker (so ``--strict-markers`` accepts it); with
+    ``--full-trace``, keep the framework's frames in the tracebacks it logs too."""
     config.addinivalue_line(
         "markers",
         f"{MARKER}(bundled=False, entry_points=False, strict=True, allow_unknown_hooks=False): "
         "how the hermes_* fixtures build the home and the plugin manager of this test",
     )
+    if config.getoption("fulltrace", False):
+        from hermes_hooks.calling import tracebacks
+
+        tracebacks.set_full(True)
+        config.add_cleanup(lambda: tracebacks.set_full(None))
+
+
+_HOME: Final = pytest.StashKey["HermesHome"]()
+"""The test's ``hermes_home``, on its item: to name the sources of a failure's copied files."""
+
+
+def _name_sources(item: pytest.Item, exc: BaseException) -> None:
+    """In a test of the fixtures: cut the calling machinery's frames from ``exc``'s traceback
+    (pluggy's too, which pytest would show) and name the sources of copied plugin files."""
+    home = item.stash.get(_HOME, None)
+    if home is None:
+        return
+    from hermes_hooks.calling.tracebacks import trimmed
+
+    trimmed(exc)
+    home.name_sources(exc)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """A fixture's failure (a plugin that cannot load) names the plugin's own files too."""
+    try:
+        return (yield)
+    except Exception as exc:  # not pytest's outcomes (skip, xfail) nor KeyboardInterrupt
+        _name_sources(item, exc)
+        raise
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A failing test whose traceback runs through a copied plugin names the author's files."""
+    try:
+        return (yield)
+    except Exception as exc:  # not pytest's outcomes (skip, xfail) nor KeyboardInterrupt
+        _name_sources(item, exc)
+        raise
 
 
 def _options(request: pytest.FixtureRequest) -> dict[str, bool]:
@@ -145,7 +187,8 @@ def hermes_home(
     are hidden unless the test is marked ``@pytest.mark.hermes(bundled=True)``. Returns a
     ``HermesHome``: ``.path``, ``.plugins_dir``, ``.workdir`` (where sessions and commands
     run), ``.config``, ``.enable(*keys)``, ``.disable(*keys)``,
-    ``.configure_plugin(key, settings=...)``, ``.write_config(mapping)``, ``.add_plugin(...)``.
+    ``.configure_plugin(key, settings=...)``, ``.write_config(mapping)``, ``.add_plugin(...)``,
+    ``.source_of(path)``.
     """
     from hermes_hooks.testing.home import HermesHome
 
@@ -158,12 +201,14 @@ def hermes_home(
         hidden = tmp_path / "hermes-no-bundled-plugins"
         hidden.mkdir()
         monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(hidden))
-    return HermesHome(
+    home = HermesHome(
         path,
         workdir=tmp_path / "hermes-work",
         bundled=options["bundled"],
         entry_points=options["entry_points"],
     )
+    request.node.stash[_HOME] = home
+    return home
 
 
 @pytest.fixture

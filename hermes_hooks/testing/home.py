@@ -45,6 +45,7 @@ class HermesHome:
         workdir.mkdir(parents=True, exist_ok=True)
         write_config(path, {})
         self._listeners: list[Callable[[], None]] = []
+        self._copied_from: dict[Path, Path] = {}
 
     def __fspath__(self) -> str:
         return str(self.path)
@@ -168,6 +169,7 @@ class HermesHome:
             raise FileExistsError(f"plugin {folder_key!r} exists already at {target}")
         if copy_from is not None:
             shutil.copytree(copy_from, target, ignore=_COPY_IGNORED)
+            self._copied_from[target] = copy_from.resolve()
         target.mkdir(parents=True, exist_ok=True)
         contents.update(files or {})
         for relative, text in contents.items():
@@ -187,6 +189,60 @@ class HermesHome:
             set_plugin_enabled(self.path, folder_key, True)
         self._changed()
         return target
+
+    def source_of(self, path: str | os.PathLike[str]) -> Path | None:
+        """Return the author's file that ``path``, a file of a copied plugin folder, copies.
+
+        ``None`` when ``path`` is in no folder :meth:`add_plugin` copied, or when the test
+        wrote it (``files=``, the completed manifest) so that it differs from its source.
+        """
+        copy = Path(path)
+        for target, source in self._copied_from.items():
+            if not copy.is_relative_to(target):
+                continue
+            original = source / copy.relative_to(target)
+            try:
+                same = original.read_bytes() == copy.read_bytes()
+            except OSError:
+                return None
+            return original if same else None
+        return None
+
+    def name_sources(self, exc: BaseException) -> None:
+        """Add a note to ``exc`` naming the author's file of each frame that ran a copy.
+
+        The traceback points at the copy under this home (what ran); the note gives the
+        ``path:line`` of the same line in the folder the test copied, which is the one to edit.
+        """
+        if not self._copied_from or any(
+            note.startswith(_SOURCES_NOTE) for note in getattr(exc, "__notes__", ())
+        ):
+            return
+        lines: list[str] = []
+        for current in _chain(exc):
+            tb = current.__traceback__
+            while tb is not None:
+                source = self.source_of(tb.tb_frame.f_code.co_filename)
+                if source is not None:
+                    line = f"  {source}:{tb.tb_lineno}, in {tb.tb_frame.f_code.co_name}"
+                    if line not in lines:
+                        lines.append(line)
+                tb = tb.tb_next
+        if lines:
+            exc.add_note("\n".join([_SOURCES_NOTE, *lines]))
+
+
+_SOURCES_NOTE: Final = "in your plugin's source (the test ran a copy in its hermes home):"
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it chains (``__cause__``, ``__context__``), innermost last."""
+    found: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not e for e in found):
+        found.append(current)
+        current = current.__cause__ or current.__context__
+    return found[::-1]
 
 
 class HermesFixtureWarning(UserWarning):
