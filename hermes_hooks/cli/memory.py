@@ -70,7 +70,13 @@ def _print_status(info: dict[str, Any]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.pass_context
 def status(ctx: click.Context, as_json: bool = False) -> None:
-    """Show the builtin provider (its facts) and the external one memory.provider selects."""
+    """Show the builtin provider (its facts) and the external one memory.provider selects.
+
+    \b
+    Examples:
+      hermes memory status
+      hermes memory status --json
+    """
     from hermes_hooks.backends.memory.status import describe_memory
 
     info = describe_memory(build_manager(ctx))
@@ -86,7 +92,13 @@ def status(ctx: click.Context, as_json: bool = False) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.pass_context
 def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
-    """Show the builtin provider's facts that match QUERY, the best first."""
+    """Show the builtin provider's facts that match QUERY, the best first.
+
+    \b
+    Examples:
+      hermes memory search "favourite editor"
+      hermes memory search deploy --limit 3 --json
+    """
     from hermes_hooks.backends.memory.status import search_facts
 
     facts = search_facts(get_home(ctx), query, limit)
@@ -104,7 +116,12 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.pass_context
 def forget(ctx: click.Context, fact_id: int, as_json: bool) -> None:
-    """Delete the builtin provider's fact ID (as 'hermes memory search' shows it)."""
+    """Delete the builtin provider's fact ID (as 'hermes memory search' shows it).
+
+    \b
+    Example:
+      hermes memory forget 12
+    """
     from hermes_hooks.backends.memory.status import forget_fact
 
     fact = forget_fact(get_home(ctx), fact_id)
