@@ -20,6 +20,12 @@ from hermes_hooks.plugins import extensions as _extensions
 from hermes_hooks.spec.markers import PROJECT_NAME, hookimpl, hookspec
 
 if TYPE_CHECKING:
+    from hermes_hooks.backends.context_engine import (
+        ContextCompressor,
+        ContextEngine,
+        estimate_messages_tokens_rough,
+        estimate_tokens_rough,
+    )
     from hermes_hooks.backends.image_gen import (
         DEFAULT_ASPECT_RATIO,
         VALID_ASPECT_RATIOS,
@@ -33,6 +39,12 @@ if TYPE_CHECKING:
         save_image_bytes,
         save_url_image,
         success_response,
+    )
+    from hermes_hooks.backends.memory import (
+        MemoryProvider,
+        RecallStatus,
+        is_trivial_prompt,
+        spawn_context_thread,
     )
     from hermes_hooks.backends.models import (
         ModelBackend,
@@ -72,6 +84,8 @@ __all__ = [
     "VALID_ASPECT_RATIOS",
     "VALID_HOOKS",
     "ConfigError",
+    "ContextCompressor",
+    "ContextEngine",
     "HermesHooksError",
     "HookContract",
     "HookResultError",
@@ -79,6 +93,7 @@ __all__ = [
     "Hooks",
     "ImageGenProvider",
     "ManifestError",
+    "MemoryProvider",
     "Mode",
     "ModelBackend",
     "ModelError",
@@ -94,13 +109,17 @@ __all__ = [
     "PluginToolOverrideError",
     "Policy",
     "ProviderProfile",
+    "RecallStatus",
     "RegistrationError",
     "ToolCall",
     "__version__",
     "error_response",
+    "estimate_messages_tokens_rough",
+    "estimate_tokens_rough",
     "get_images_dir",
     "hookimpl",
     "hookspec",
+    "is_trivial_prompt",
     "load_image_gen_section",
     "normalize_reference_images",
     "register_model_provider",
@@ -108,15 +127,20 @@ __all__ = [
     "save_b64_image",
     "save_image_bytes",
     "save_url_image",
+    "spawn_context_thread",
     "success_response",
 ]
 
 _IMAGE_GEN = "hermes_hooks.backends.image_gen"
 _MODELS = "hermes_hooks.backends.models"
 _PROFILES = "hermes_hooks.backends.models.profiles"
+_MEMORY = "hermes_hooks.backends.memory"
+_CONTEXT_ENGINE = "hermes_hooks.backends.context_engine"
 
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
+    "ContextCompressor": _CONTEXT_ENGINE,
+    "ContextEngine": _CONTEXT_ENGINE,
     "DEFAULT_ASPECT_RATIO": _IMAGE_GEN,
     "HERMES_CONTRACT_VERSION": "hermes_hooks.spec.contract",
     "HermesHooksError": "hermes_hooks.errors",
@@ -126,6 +150,7 @@ _LAZY: dict[str, str] = {
     "Hooks": "hermes_hooks.calling.facade",
     "ImageGenProvider": _IMAGE_GEN,
     "ManifestError": "hermes_hooks.errors",
+    "MemoryProvider": _MEMORY,
     "Mode": "hermes_hooks.spec.contract",
     "ModelBackend": _MODELS,
     "ModelError": _MODELS,
@@ -142,12 +167,16 @@ _LAZY: dict[str, str] = {
     "PluginManifest": "hermes_hooks.plugins.manifest",
     "PluginToolOverrideError": "hermes_hooks.errors",
     "Policy": "hermes_hooks.spec.contract",
+    "RecallStatus": _MEMORY,
     "RegistrationError": "hermes_hooks.errors",
     "ToolCall": _MODELS,
     "VALID_ASPECT_RATIOS": _IMAGE_GEN,
     "VALID_HOOKS": "hermes_hooks.spec.hookspecs",
     "error_response": _IMAGE_GEN,
+    "estimate_messages_tokens_rough": _CONTEXT_ENGINE,
+    "estimate_tokens_rough": _CONTEXT_ENGINE,
     "get_images_dir": _IMAGE_GEN,
+    "is_trivial_prompt": _MEMORY,
     "load_image_gen_section": _IMAGE_GEN,
     "normalize_reference_images": _IMAGE_GEN,
     "register_model_provider": f"{_MODELS}:register_provider",
@@ -155,6 +184,7 @@ _LAZY: dict[str, str] = {
     "save_b64_image": _IMAGE_GEN,
     "save_image_bytes": _IMAGE_GEN,
     "save_url_image": _IMAGE_GEN,
+    "spawn_context_thread": _MEMORY,
     "success_response": _IMAGE_GEN,
 }
 """Each public name not imported at once: ``module`` (the same name there) or ``module:name``."""
@@ -162,6 +192,8 @@ _LAZY: dict[str, str] = {
 # The provider families, by dotted path: imported when a manager, a ctx or the CLI asks.
 _extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
 _extensions.add_family("models", f"{_MODELS}:MODELS")
+_extensions.add_family("memory", f"{_MEMORY}:MEMORY")
+_extensions.add_family("context_engine", f"{_CONTEXT_ENGINE}:CONTEXT_ENGINE")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")

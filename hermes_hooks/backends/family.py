@@ -167,9 +167,15 @@ class FamilySettings:
 
 
 def is_available_safe(provider: object) -> bool:
-    """Return ``provider.is_available()``, treating a raising provider as unavailable."""
+    """Return ``provider.is_available()``, treating a raising provider as unavailable.
+
+    A provider without ``is_available`` (a context engine: Hermes' ABC has none) is available.
+    """
+    method = getattr(provider, "is_available", None)
+    if method is None:
+        return True
     try:
-        return bool(provider.is_available())  # type: ignore[attr-defined]
+        return bool(method())
     except Exception as exc:
         logger.debug("provider %r: is_available() raised %r", provider, exc)
         return False

@@ -11,13 +11,16 @@ import difflib
 import functools
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.backends.family import ProviderChoiceError, ProviderRegistry, is_available_safe
 from hermes_hooks.errors import HermesHooksError
 from hermes_hooks.plugins.config import update_config
+
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.manager import PluginInfo
 
 __all__ = ["choose_provider", "describe_family", "model_ids"]
 
@@ -40,12 +43,21 @@ def model_ids(provider: object) -> list[str]:
     return [str(m["id"]) for m in models if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
 
-def describe_family(registry: ProviderRegistry[Any]) -> dict[str, Any]:
+def _plugin_names(info: PluginInfo) -> set[str]:
+    return {info.key, info.key.rsplit("/", 1)[-1], info.name, *info.aliases}
+
+
+def describe_family(
+    registry: ProviderRegistry[Any], plugins: Sequence[PluginInfo] = ()
+) -> dict[str, Any]:
     """Return what ``hermes tools <family> --json`` prints: settings, active and providers.
 
     The settings are one entry per selection field (``provider``) and ``model`` where the
     family has a model key; ``active`` is the provider the first selection key chooses now,
     and ``error`` why none is, when none is.
+
+    :param plugins: the plugins of the kind the family serves (memory plugins), listed under
+        ``plugins`` whether or not they loaded: they load only when the key names them.
     """
     family = registry.family
     main = family.selections[0]
@@ -91,6 +103,18 @@ def describe_family(registry: ProviderRegistry[Any]) -> dict[str, Any]:
         )
         providers.append(entry)
     out["providers"] = providers
+    chosen = out.get(main.field)
+    out["plugins"] = [
+        {
+            "key": info.key,
+            "name": info.key.rsplit("/", 1)[-1],
+            "status": info.status,
+            "selected": chosen is not None and chosen in _plugin_names(info),
+            "providers": [p.partition(":")[2] for p in info.providers],
+            "reason": info.error or info.reason,
+        }
+        for info in plugins
+    ]
     return out
 
 
@@ -99,7 +123,11 @@ def _name_of(provider: object) -> str:
 
 
 def choose_provider(
-    registry: ProviderRegistry[Any], home: Path, provider_name: str | None, model: str | None
+    registry: ProviderRegistry[Any],
+    home: Path,
+    provider_name: str | None,
+    model: str | None,
+    plugins: Sequence[PluginInfo] = (),
 ) -> dict[str, Any]:
     """Check a choice and write it to ``home``'s ``config.yaml``; return what was written.
 
@@ -107,17 +135,32 @@ def choose_provider(
         the one chosen now (to change only the model).
     :param model: the model id, one of the provider's models when it lists any; ``None``
         writes the provider's default model (or removes a model of the previous provider).
+    :param plugins: the plugins of the kind the family serves: naming one (its folder name)
+        writes that name, so that the plugin loads next time, though it is not loaded now.
     :raises ProviderChoiceError: no provider of that name, or the provider has no such model.
     """
     family = registry.family
     main = family.selections[0]
+    if provider_name is not None and registry.get_provider(provider_name) is None:
+        served = next((i for i in plugins if provider_name in _plugin_names(i)), None)
+        if served is not None:
+            leaf = served.key.rsplit("/", 1)[-1]
+
+            def select(config: dict[str, Any]) -> None:
+                section = config.get(main.section)
+                if not isinstance(section, dict):
+                    section = config[main.section] = {}
+                section[main.field] = leaf
+
+            update_config(home, select)
+            return {main.field: leaf, "available": served.status != "error", "plugin": served.key}
     provider = (
         registry.select_provider(selection=main)
         if provider_name is None
         else registry.get_provider(provider_name)
     )
     if provider is None:
-        names = registry.names()
+        names = sorted({*registry.names(), *(i.key.rsplit("/", 1)[-1] for i in plugins)})
         close = difflib.get_close_matches(str(provider_name), names, n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ProviderChoiceError(

@@ -50,6 +50,14 @@ def print_listing(family: Family[Any], info: Mapping[str, Any]) -> None:
             status = "set" if var["set"] else "missing"
             url = f"  {var['url']}" if var.get("url") else ""
             click.echo(f"      needs {var.get('key')} ({status}){url}")
+    waiting = [p for p in info.get("plugins", []) if p["status"] != "enabled"]
+    if waiting:
+        key = family.selections[0].key
+        click.echo(f"\n{family.title.capitalize()} plugins (they load when {key} names them):")
+        for p in waiting:
+            mark = "*" if p["selected"] else " "
+            why = f": {p['reason']}" if p["reason"] and p["status"] == "error" else ""
+            click.echo(f"{mark} {p['name']}  (plugin {p['key']}, {p['status']}{why})")
     if info["active"]:
         serves = ", ".join(family.tool_names) or family.selections[0].key
         click.echo(f"\n* serves {serves}: {info['active']}")
@@ -68,15 +76,17 @@ def family_command(family: Family[Any]) -> click.Command:
 
         pm = build_manager(ctx)
         registry = family.registry(pm)
+        key = main.key
+        served = [i for i in pm.list_plugins() if i.served_by == key]
         if provider_name is None and model is None:
-            info = describe_family(registry)
+            info = describe_family(registry, served)
             if as_json:
                 echo_json(info)
             else:
                 print_listing(family, info)
             return
         try:
-            written = choose_provider(registry, pm.hermes_home, provider_name, model)
+            written = choose_provider(registry, pm.hermes_home, provider_name, model, served)
         except ProviderChoiceError as exc:
             raise click.UsageError(str(exc)) from exc
         if as_json:
