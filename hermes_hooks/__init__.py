@@ -21,6 +21,12 @@ from hermes_hooks.spec.markers import PROJECT_NAME, hookimpl, hookspec
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.browser import BrowserPage, BrowserProvider
+    from hermes_hooks.backends.context_engine import (
+        ContextCompressor,
+        ContextEngine,
+        estimate_messages_tokens_rough,
+        estimate_tokens_rough,
+    )
     from hermes_hooks.backends.home import active_home
     from hermes_hooks.backends.image_gen import (
         DEFAULT_ASPECT_RATIO,
@@ -35,6 +41,12 @@ if TYPE_CHECKING:
         save_image_bytes,
         save_url_image,
         success_response,
+    )
+    from hermes_hooks.backends.memory import (
+        MemoryProvider,
+        RecallStatus,
+        is_trivial_prompt,
+        spawn_context_thread,
     )
     from hermes_hooks.backends.models import (
         ModelBackend,
@@ -101,6 +113,8 @@ __all__ = [
     "BrowserProvider",
     "ConfigError",
     "FetchError",
+    "ContextCompressor",
+    "ContextEngine",
     "HermesHooksError",
     "HookContract",
     "HookResultError",
@@ -108,6 +122,7 @@ __all__ = [
     "Hooks",
     "ImageGenProvider",
     "ManifestError",
+    "MemoryProvider",
     "Mode",
     "ModelBackend",
     "ModelError",
@@ -124,6 +139,7 @@ __all__ = [
     "PluginToolOverrideError",
     "Policy",
     "ProviderProfile",
+    "RecallStatus",
     "RegistrationError",
     "ToolCall",
     "UrlBlockedError",
@@ -134,12 +150,15 @@ __all__ = [
     "document",
     "error_response",
     "fetch_url",
+    "estimate_messages_tokens_rough",
+    "estimate_tokens_rough",
     "get_images_dir",
     "get_provider_env",
     "get_videos_dir",
     "hookimpl",
     "hookspec",
     "html_to_text",
+    "is_trivial_prompt",
     "load_image_gen_section",
     "load_web_section",
     "normalize_reference_images",
@@ -154,6 +173,7 @@ __all__ = [
     "save_url_video",
     "search_failure",
     "search_results",
+    "spawn_context_thread",
     "success_response",
     "video_error_response",
     "video_success_response",
@@ -167,9 +187,13 @@ _WEB = "hermes_hooks.backends.web_search"
 _VIDEO = "hermes_hooks.backends.video_gen"
 _BROWSER = "hermes_hooks.backends.browser"
 _PROFILES = "hermes_hooks.backends.models.profiles"
+_MEMORY = "hermes_hooks.backends.memory"
+_CONTEXT_ENGINE = "hermes_hooks.backends.context_engine"
 
 _LAZY: dict[str, str] = {
     "ConfigError": "hermes_hooks.errors",
+    "ContextCompressor": _CONTEXT_ENGINE,
+    "ContextEngine": _CONTEXT_ENGINE,
     "DEFAULT_ASPECT_RATIO": _IMAGE_GEN,
     "HERMES_CONTRACT_VERSION": "hermes_hooks.spec.contract",
     "HermesHooksError": "hermes_hooks.errors",
@@ -179,6 +203,7 @@ _LAZY: dict[str, str] = {
     "Hooks": "hermes_hooks.calling.facade",
     "ImageGenProvider": _IMAGE_GEN,
     "ManifestError": "hermes_hooks.errors",
+    "MemoryProvider": _MEMORY,
     "Mode": "hermes_hooks.spec.contract",
     "ModelBackend": _MODELS,
     "ModelError": _MODELS,
@@ -195,12 +220,16 @@ _LAZY: dict[str, str] = {
     "PluginManifest": "hermes_hooks.plugins.manifest",
     "PluginToolOverrideError": "hermes_hooks.errors",
     "Policy": "hermes_hooks.spec.contract",
+    "RecallStatus": _MEMORY,
     "RegistrationError": "hermes_hooks.errors",
     "ToolCall": _MODELS,
     "VALID_ASPECT_RATIOS": _IMAGE_GEN,
     "VALID_HOOKS": "hermes_hooks.spec.hookspecs",
     "error_response": _IMAGE_GEN,
+    "estimate_messages_tokens_rough": _CONTEXT_ENGINE,
+    "estimate_tokens_rough": _CONTEXT_ENGINE,
     "get_images_dir": _IMAGE_GEN,
+    "is_trivial_prompt": _MEMORY,
     "load_image_gen_section": _IMAGE_GEN,
     "normalize_reference_images": _IMAGE_GEN,
     "register_model_provider": f"{_MODELS}:register_provider",
@@ -208,6 +237,7 @@ _LAZY: dict[str, str] = {
     "save_b64_image": _IMAGE_GEN,
     "save_image_bytes": _IMAGE_GEN,
     "save_url_image": _IMAGE_GEN,
+    "spawn_context_thread": _MEMORY,
     "success_response": _IMAGE_GEN,
     # browsers
     "BrowserPage": _BROWSER,
@@ -244,6 +274,8 @@ _extensions.add_family("models", f"{_MODELS}:MODELS")
 _extensions.add_family("web_search", f"{_WEB}:WEB_SEARCH")
 _extensions.add_family("video_gen", f"{_VIDEO}:VIDEO_GEN")
 _extensions.add_family("browser", f"{_BROWSER}:BROWSER")
+_extensions.add_family("memory", f"{_MEMORY}:MEMORY")
+_extensions.add_family("context_engine", f"{_CONTEXT_ENGINE}:CONTEXT_ENGINE")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")

@@ -6,12 +6,29 @@ A module opts in to the isolation with ``pytestmark = pytest.mark.usefixtures("b
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import suite_size
 from plugin_builders import forget_new_modules, isolate_environment, site_dir
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="run the heavy suites (fault matrix, kill loop, fuzzing, reload loops) at their "
+        f"full size, as {suite_size.FULL_VARIABLE}=1 does; tests/suite_size.py",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Before collection: the suites size themselves when their modules are imported.
+    if config.getoption("full"):
+        os.environ[suite_size.FULL_VARIABLE] = "1"
 
 
 @pytest.fixture

@@ -59,3 +59,17 @@ def test_quick_run_writes_every_table_and_the_chart(tmp_path: Path) -> None:
     text = doc.read_text(encoding="utf-8")
     assert text.count("### Budgets") == 1
     assert "### Command start" not in text
+
+
+def test_the_memory_benchmark_runs_both_ways_and_prints_its_table() -> None:
+    for extra in ([], ["--like"]):
+        argv = [sys.executable, "-m", "benchmarks.memory", "--sizes", "300", "--rounds", "1"]
+        done = subprocess.run(
+            [*argv, *extra], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+        )
+        if extra == [] and done.returncode == 2:
+            assert "no FTS5" in done.stderr  # a SQLite without FTS5 says so
+            continue
+        assert done.returncode == 0, done.stderr
+        assert "| facts | prefetch median | prefetch p95 | bare sqlite3 | ratio |" in done.stdout
+        assert "| 300 |" in done.stdout

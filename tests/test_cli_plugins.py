@@ -204,17 +204,16 @@ MEMORY_LIKE = """\
 
 
 def test_enabling_a_memory_plugin_says_its_family_key_decides(home: Path) -> None:
-    # Hermes serves memory plugins through memory.provider, not plugins.enabled; with no memory
-    # family here, enabling one records it and says plainly that it is listed, not loaded.
+    # Hermes serves memory plugins through memory.provider, not plugins.enabled: enabling one
+    # records it and says which key loads it, and how to set that key.
     user_plugin(home, "memory/mem0", MEMORY_LIKE)
     result = hermes(home, "plugins", "enable", "mem0")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "Plugin 'memory/mem0' enabled.\n"
-    assert result.stderr == (
-        "Warning: 'memory/mem0' is a memory provider plugin: Hermes serves it through "
-        "memory.provider, not plugins.enabled, and this version has no memory provider family "
-        "yet, so it is listed, not loaded\n"
-    )  # and no attempt to load it to probe for tool overrides
+    assert result.stdout == (
+        "Plugin 'memory/mem0' enabled.\n"
+        "'memory/mem0' is a memory provider plugin: it loads when memory.provider names it "
+        "('hermes tools memory --provider mem0').\n"
+    )
     listed = {p["key"]: p for p in json.loads(hermes(home, "plugins", "list", "--json").stdout)}
     mem0 = listed["memory/mem0"]
     assert (mem0["kind"], mem0["kind_inferred"], mem0["status"], mem0["served_by"]) == (

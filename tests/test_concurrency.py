@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import sys
 import threading
 import time
@@ -22,6 +21,7 @@ from typing import Any, Final
 
 import pytest
 import reliability_figures
+import suite_size
 from plugin_builders import isolate_environment, isolated_home, write_config, write_plugin
 
 from hermes_hooks.calling.facade import Hooks
@@ -29,7 +29,7 @@ from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 THREADS: Final = 6
-ROUNDS: Final = int(os.environ.get("HERMES_CONCURRENCY_ROUNDS", "40"))
+ROUNDS: Final = suite_size.count("HERMES_CONCURRENCY_ROUNDS", quick=20, full_size=40)
 """Loader rounds; each loads and unloads every plugin once."""
 
 PARALLEL_ROUNDS: Final = 30

@@ -2,8 +2,9 @@
 gives a manifest; alias bombs, deep nesting and oversized files are refused quickly within a
 small memory bound; names that could escape a folder or pass for another plugin are refused.
 
-Examples per test: ``HERMES_FUZZ_EXAMPLES`` (default 150). The runs are derandomized, so CI
-sees the same inputs every time; set ``HERMES_FUZZ_SEEDED=0`` for fresh random inputs.
+Examples per test: ``HERMES_FUZZ_EXAMPLES`` (75 by default, 150 with ``--full``). The runs are
+derandomized, so CI sees the same inputs every time; set ``HERMES_FUZZ_SEEDED=0`` for fresh
+random inputs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Final
 
 import pytest
 import reliability_figures
+import suite_size
 import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -34,7 +36,7 @@ from hermes_hooks.plugins.safe_yaml import (
     safe_load_yaml,
 )
 
-EXAMPLES: Final = int(os.environ.get("HERMES_FUZZ_EXAMPLES", "150"))
+EXAMPLES: Final = suite_size.count("HERMES_FUZZ_EXAMPLES", quick=75, full_size=150)
 FUZZ: Final = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -115,7 +115,8 @@ def test_pre_llm_call_context_goes_to_this_requests_user_message_only(
     session.run_turn("again")
     assert first.context == "Remember: the user likes short answers."
     sent = model.requests[0]["messages"]
-    assert sent[0] == {"role": "system", "content": session.system_prompt}
+    assert sent[0] == {"role": "system", "content": session.full_system_prompt()}
+    assert sent[0]["content"].startswith(session.system_prompt + "\n\n# Memory\n")
     assert sent[1] == {
         "role": "user",
         "content": "hello\n\nRemember: the user likes short answers.",

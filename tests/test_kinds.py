@@ -3,8 +3,9 @@
 A plugin without ``kind`` whose ``__init__.py`` registers a memory provider is ``exclusive``;
 one that registers a ``ProviderProfile`` is ``model-provider``. Both are chosen by their
 family's key (``memory.provider``, ``model.provider``), not by ``plugins.enabled``; until a
-family serves them they are listed, never imported. A memory family of this test's own shows
-the selection working, as the memory issue will wire it.
+family serves them they are listed, never imported. A memory family of this test's own, in
+place of the real one, shows the selection working on its own; ``test_memory.py`` tests the
+real one.
 """
 
 from __future__ import annotations
@@ -74,7 +75,18 @@ def memory_family(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setitem(sys.modules, "hermes_hooks_test_memory", module)
     extensions.add_family("memory", f"{__name__}:MEMORY")
     yield
+    extensions.add_family("memory", REAL_MEMORY)
+
+
+REAL_MEMORY = "hermes_hooks.backends.memory:MEMORY"
+
+
+@pytest.fixture
+def no_memory_family() -> Iterator[None]:
+    """Take the real memory family away, as in a version without one."""
     extensions.remove_family("memory")
+    yield
+    extensions.add_family("memory", REAL_MEMORY)
 
 
 def test_the_scan_reads_the_markers_hermes_reads() -> None:
@@ -83,8 +95,27 @@ def test_the_scan_reads_the_markers_hermes_reads() -> None:
     assert infer_kind("register_provider(ProviderProfile(name='x'))") == "model-provider"
     assert infer_kind("register_provider(x)") is None  # an image provider, say
     assert infer_kind("#" * SCAN_LIMIT + "\nregister_memory_provider") is None
+    assert infer_kind("ctx.register_context_engine(E())") == "context-engine"
+    assert infer_kind("class E(ContextEngine): ...") == "context-engine"
 
 
+def test_a_plugin_in_a_memory_or_context_engine_folder_is_of_that_kind(
+    home: Path, user: Path
+) -> None:
+    # As Hermes loads every folder of plugins/memory/ and plugins/context_engine/.
+    write_plugin(user, "memory/plain", "def register(ctx):\n    pass\n")
+    write_plugin(user, "context_engine/lean", "def register(ctx):\n    pass\n")
+    write_plugin(user, "tools/plain", "def register(ctx):\n    pass\n")
+    pm = load(home)
+    assert (info(pm, "memory/plain").kind, info(pm, "memory/plain").kind_inferred) == (
+        "exclusive", True,
+    )  # fmt: skip
+    assert info(pm, "context_engine/lean").kind == "context-engine"
+    assert info(pm, "context_engine/lean").served_by == "context.engine"
+    assert info(pm, "tools/plain").kind == "standalone"
+
+
+@pytest.mark.usefixtures("no_memory_family")
 def test_a_memory_plugin_without_a_family_is_listed_and_never_imported(
     home: Path, user: Path
 ) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 POSIX_ONLY = (
-    "fcntl", "termios", "tty", "pty", "pwd", "grp", "resource", "posix", "_posixsubprocess",
+    "fcntl", "termios", "tty", "pty", "pwd", "grp", "resource", "posix", "_posixsubprocess"
 )  # fmt: skip
 """Standard modules Windows does not have."""
 

@@ -10,7 +10,6 @@ number of threads.
 from __future__ import annotations
 
 import gc
-import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from typing import Any, Final
 import pluggy
 import pytest
 import reliability_figures
+import suite_size
 from plugin_builders import (
     forget_new_modules,
     isolate_environment,
@@ -34,7 +34,7 @@ from hermes_hooks.plugins.loading import PluginHooks
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.registries.base import HOST
 
-RELOADS: Final = int(os.environ.get("HERMES_RELOADS", "100"))
+RELOADS: Final = suite_size.count("HERMES_RELOADS", quick=50, full_size=100)
 
 #: Uses every kind of registration, replaces two host tools (it has the grant) and a provider.
 EVERYTHING: Final = """

@@ -434,7 +434,9 @@ def test_a_scripted_turn_fires_every_hook_in_the_host_order(
     assert result.hook_names == ONE_TOOL_TURN
     assert result.text == "It said hi."
     assert result.tool_results == ['{"output": "hi\\n", "exit_code": 0}']
-    assert [r.tools for r in result.requests] == [("delegate_task", "read_file", "terminal")] * 2
+    # The host's tools, then the builtin memory provider's (see test_memory.py).
+    tools = ("delegate_task", "read_file", "terminal", "memory")
+    assert [r.tools for r in result.requests] == [tools] * 2
     assert result.requests[1].last_message["role"] == "tool"
     assert result.recorder.names() == ONE_TOOL_TURN
 

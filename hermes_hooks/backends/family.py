@@ -201,9 +201,15 @@ class FamilySettings:
 
 
 def is_available_safe(provider: object) -> bool:
-    """Return ``provider.is_available()``, treating a raising provider as unavailable."""
+    """Return ``provider.is_available()``, treating a raising provider as unavailable.
+
+    A provider without ``is_available`` (a context engine: Hermes' ABC has none) is available.
+    """
+    method = getattr(provider, "is_available", None)
+    if method is None:
+        return True
     try:
-        return bool(provider.is_available())  # type: ignore[attr-defined]
+        return bool(method())
     except Exception as exc:
         logger.debug("provider %r: is_available() raised %r", provider, exc)
         return False
@@ -505,7 +511,7 @@ class ProviderRegistry(Generic[P]):
                 return found
             if is_fallback and self._is_known_elsewhere(configured):
                 break  # a provider of another capability (search only): passed over
-            raise self._not_registered(read.key, configured, providers)
+            raise self._unregistered_error(read.key, configured, providers)
         available = sorted(name for name, p in providers.items() if is_available_safe(p))
         if len(available) == 1:
             return providers[available[0]]
@@ -577,7 +583,7 @@ class ProviderRegistry(Generic[P]):
             return True
         return any(self._registry.names(owner=info.key) for info in self._matching_plugins(name))
 
-    def _not_registered(
+    def _unregistered_error(
         self, key: str, configured: str, providers: Mapping[str, P]
     ) -> ProviderNotRegisteredError:
         family = self.family

@@ -11,9 +11,9 @@ import difflib
 import functools
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.backends.calls import unavailable_reason
 from hermes_hooks.backends.family import (
@@ -27,6 +27,9 @@ from hermes_hooks.plugins.config import update_config
 from hermes_hooks.plugins.kinds import SCAN_LIMIT
 
 __all__ = ["choose_provider", "describe_family", "family_plugins", "model_ids"]
+
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.manager import PluginInfo
 
 
 def _safe(call: Callable[[], Any], default: Any) -> Any:
@@ -48,7 +51,13 @@ def model_ids(provider: object) -> list[str]:
     return [str(m["id"]) for m in models if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
 
-def describe_family(registry: ProviderRegistry[Any]) -> dict[str, Any]:
+def _plugin_names(info: PluginInfo) -> set[str]:
+    return {info.key, info.key.rsplit("/", 1)[-1], info.name, *info.aliases}
+
+
+def describe_family(
+    registry: ProviderRegistry[Any], plugins: Sequence[PluginInfo] = ()
+) -> dict[str, Any]:
     """Return what ``hermes tools <family> --json`` prints: settings, active and providers.
 
     The settings are one entry per selection field (``provider``) and ``model`` where the
@@ -58,6 +67,9 @@ def describe_family(registry: ProviderRegistry[Any]) -> dict[str, Any]:
     family's plugins that registered no provider (a ``requires_env`` unset, not enabled,
     failed) are listed too, from their manifests (``loaded`` false), with the variables
     they need: never hidden, and they can be chosen.
+
+    :param plugins: the plugins of the kind the family serves (memory plugins), listed under
+        ``plugins`` whether or not they loaded: they load only when the key names them.
     """
     family = registry.family
     main = family.selections[0]
@@ -113,8 +125,21 @@ def describe_family(registry: ProviderRegistry[Any]) -> dict[str, Any]:
             badge=schema.get("badge", ""), tag=schema.get("tag", ""), env_vars=_plain(env_vars)
         )
         providers.append(entry)
-    providers.extend(family_plugins(registry))
+    served = {info.key for info in plugins}  # listed under "plugins" below, not twice
+    providers.extend(e for e in family_plugins(registry) if e["plugin"] not in served)
     out["providers"] = providers
+    chosen = out.get(main.field)
+    out["plugins"] = [
+        {
+            "key": info.key,
+            "name": info.key.rsplit("/", 1)[-1],
+            "status": info.status,
+            "selected": chosen is not None and chosen in _plugin_names(info),
+            "providers": [p.partition(":")[2] for p in info.providers],
+            "reason": info.error or info.reason,
+        }
+        for info in plugins
+    ]
     return out
 
 
@@ -267,6 +292,7 @@ def choose_provider(
     provider_name: str | None,
     model: str | None,
     others: Mapping[str, str] | None = None,
+    plugins: Sequence[PluginInfo] = (),
 ) -> dict[str, Any]:
     """Check a choice and write it to ``home``'s ``config.yaml``; return what was written.
 
@@ -277,6 +303,8 @@ def choose_provider(
         writes the provider's default model (or removes a model of the previous provider).
     :param others: values for the family's other selection keys, by key
         (``{"web.extract_backend": "local"}``).
+    :param plugins: the plugins of the kind the family serves: naming one (its folder name)
+        writes that name, so that the plugin loads next time, though it is not loaded now.
     :returns: each field written, ``available`` (the first key's provider can serve now) and
         ``warnings``.
     :raises ProviderChoiceError: no provider of that name, one that cannot serve the key, or
@@ -284,6 +312,19 @@ def choose_provider(
     """
     family = registry.family
     main = family.selections[0]
+    if provider_name is not None and registry.get_provider(provider_name) is None:
+        served = next((i for i in plugins if provider_name in _plugin_names(i)), None)
+        if served is not None:
+            leaf = served.key.rsplit("/", 1)[-1]
+
+            def select(config: dict[str, Any]) -> None:
+                section = config.get(main.section)
+                if not isinstance(section, dict):
+                    section = config[main.section] = {}
+                section[main.field] = leaf
+
+            update_config(home, select)
+            return {main.field: leaf, "available": served.status != "error", "plugin": served.key}
     warnings: list[str] = []
     writes: dict[Selection, str] = {}
     provider: object | None

@@ -59,6 +59,17 @@ or `null`) and `"providers"`, each `{"name", "display_name", "plugin", "availabl
 "default_model", "models", "capabilities", "badge", "tag", "env_vars"}`, `env_vars` items being
 the provider's setup entries plus `"set"`. With them: `{"provider", "model", "available"}` as
 written.""",
+    "hermes memory status": """\
+`{"provider", "prefetch_timeout", "error", "warnings", "builtin", "external"}`: `provider` is
+`memory.provider` (or `null`); `builtin` is `{"enabled", "path", "exists", "facts", "search"
+("fts5" or "like"), "check"}` (`check` is SQLite's `quick_check`, present when the database
+exists); `external` is `null` without `memory.provider`, else `{"name", "plugin", "available",
+"error", "version", "warnings"}` (`error` says why it does not run).""",
+    "hermes memory search": """\
+A list of facts, the best match first, each
+`{"id", "content", "target" ("memory" or "user"), "created_at", "session_id"}`.""",
+    "hermes memory forget": """\
+The fact removed: `{"id", "content", "target", "created_at", "session_id"}`.""",
     "hermes doctor": """\
 `{"facts": {label: value}, "ok": bool, "findings": [...]}`, findings as in
 `hermes plugins doctor --json`, with `check` one of `config`, `plugin`, `project`.""",

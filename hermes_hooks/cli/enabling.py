@@ -232,8 +232,14 @@ def _say_family(candidate: Candidate) -> bool:
             f"chooses one."
         )
         return True
+    cli_name = getattr(family, "cli_name", None)
+    how = (
+        f"'hermes tools {cli_name} --provider {leaf}'"
+        if cli_name
+        else f"set {family.selection_key}: {leaf} in config.yaml"
+    )
     click.echo(
         f"{candidate.key!r} is a {what} plugin: it loads when {family.selection_key} "
-        f"names it (set {family.selection_key}: {leaf} in config.yaml)."
+        f"names it ({how})."
     )
     return True

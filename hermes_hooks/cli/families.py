@@ -55,6 +55,14 @@ def print_listing(family: Family[Any], info: Mapping[str, Any]) -> None:
             status = "set" if var["set"] else "missing"
             url = f"  {var['url']}" if var.get("url") else ""
             click.echo(f"      needs {var.get('key')} ({status}){url}")
+    waiting = [p for p in info.get("plugins", []) if p["status"] != "enabled"]
+    if waiting:
+        key = family.selections[0].key
+        click.echo(f"\n{family.title.capitalize()} plugins (they load when {key} names them):")
+        for p in waiting:
+            mark = "*" if p["selected"] else " "
+            why = f": {p['reason']}" if p["reason"] and p["status"] == "error" else ""
+            click.echo(f"{mark} {p['name']}  (plugin {p['key']}, {p['status']}{why})")
     if info["active"]:
         click.echo("")
         main = family.selections[0]
@@ -85,8 +93,9 @@ def family_command(family: Family[Any]) -> click.Command:
 
         pm = build_manager(ctx)
         registry = family.registry(pm)
+        served = [i for i in pm.list_plugins() if i.served_by == main.key]
         if provider_name is None and model is None and not other_values:
-            info = describe_family(registry)
+            info = describe_family(registry, served)
             if as_json:
                 echo_json(info)
             else:
@@ -94,7 +103,7 @@ def family_command(family: Family[Any]) -> click.Command:
             return
         try:
             written = choose_provider(
-                registry, pm.hermes_home, provider_name, model, other_values or None
+                registry, pm.hermes_home, provider_name, model, other_values or None, served
             )
         except ProviderChoiceError as exc:
             raise click.UsageError(str(exc)) from exc

@@ -258,6 +258,7 @@ def _register_commands() -> None:
     cli.add_lazy_command("hooks", "hermes_hooks.cli.hooks:hooks")
     cli.add_lazy_command("tools", "hermes_hooks.cli.hooks:tools")
     cli.add_lazy_command("skills", "hermes_hooks.cli.skills:skills")
+    cli.add_lazy_command("memory", "hermes_hooks.cli.memory:memory")
     cli.add_lazy_command("doctor", "hermes_hooks.cli.doctor:doctor")
     cli.add_lazy_command("chat", "hermes_hooks.cli.agent:chat")
     cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")

@@ -48,6 +48,8 @@ class TurnResult:
     :param exit_reason: why the loop ended, e.g. ``text_response(stop)``,
         ``interrupted``, ``api_error(timeout)``, ``max_iterations_reached(8/8)``.
     :param context: what ``pre_llm_call`` added to the user message, if anything.
+    :param recalled: the memory providers' recalled context added to it, if any (fenced in
+        ``<memory-context>``).
     """
 
     session_id: str
@@ -63,6 +65,7 @@ class TurnResult:
     api_calls: int = 0
     error: str | None = None
     context: str | None = None
+    recalled: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result as a JSON-ready dict."""

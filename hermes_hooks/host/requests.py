@@ -26,10 +26,11 @@ __all__ = ["build_request_messages", "send_request"]
 def build_request_messages(
     session: Session, user_index: int, context: str | None
 ) -> list[dict[str, Any]]:
-    """Return what is sent: the system prompt, then the conversation, with the plugins' context
-    appended to this turn's user message (only in the request, never in the stored history).
+    """Return what is sent: the system prompt (with the memory providers' blocks), then the
+    conversation, with the recalled memory and the plugins' context appended to this turn's
+    user message (only in the request, never in the stored history).
     """
-    messages: list[dict[str, Any]] = [{"role": "system", "content": session.system_prompt}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": session.full_system_prompt()}]
     for index, message in enumerate(session.messages):
         if index == user_index and context:
             content = message.get("content")

@@ -2,15 +2,21 @@
 
 One turn, in order (see docs/explanation/turn.md for the diagram)::
 
-    on_session_start          (first turn only)
+    on_session_start          (first turn only; then the memory providers' initialize)
+    memory: on_turn_start, prefetch (recalled context for this turn's user message)
     pre_llm_call              (context appended to this turn's user message, for this turn)
     loop:
+        context engine: should_compress → [memory on_pre_compress] → compress
         pre_api_request → model → post_api_request | api_request_error (per attempt)
         per tool call: pre_tool_call → [approval] → tool → post_tool_call → transform_tool_result
     pre_verify                (when a tool recorded changed files)
     transform_llm_output
     post_llm_call
+    memory: sync_turn, queue_prefetch
     on_session_end            (always, also when the turn fails or is interrupted)
+
+At the session's end (``close``, ``/new``) the memory providers get ``on_session_end`` and
+``shutdown``, the context engine ``on_session_end``.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from hermes_hooks.host.tools import current_session
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
+    from hermes_hooks.host.context import SessionContext
+    from hermes_hooks.host.memory import SessionMemory
     from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Session", "TurnState", "new_id"]
@@ -134,6 +142,11 @@ class Session:
         self.turn: TurnState | None = None
         self.closed = False
         self._started = False
+        #: The memory providers of this session (top-level sessions with memory on), and its
+        #: context engine; both set up by the first turn.
+        self.memory: SessionMemory | None = None
+        self.context_engine: SessionContext | None = None
+        self._backends_open = False
         self._pending: collections.deque[str] = collections.deque()
         #: Called, from the injecting thread, when a message is queued while no turn runs:
         #: a surface waiting for input (hermes chat) wakes and calls :meth:`run_pending`.
@@ -190,6 +203,24 @@ class Session:
         if wake is not None:
             wake()
         return True
+
+    def open_backends(self) -> None:
+        """Set up the memory providers and the context engine (the first turn does it)."""
+        if self._backends_open:
+            return
+        self._backends_open = True
+        from hermes_hooks.host.context import SessionContext
+        from hermes_hooks.host.memory import SessionMemory
+
+        self.memory = SessionMemory.for_session(self)
+        self.context_engine = SessionContext.for_session(self)
+
+    def full_system_prompt(self) -> str:
+        """Return the system prompt sent: the session's, then the memory providers' blocks."""
+        memory = self.memory
+        if memory is None or not memory.prompt_block:
+            return self.system_prompt
+        return f"{self.system_prompt}\n\n{memory.prompt_block}"
 
     def note_changed_path(self, path: str) -> None:
         """Record that a tool changed ``path`` during the running turn."""
@@ -258,6 +289,7 @@ class Session:
             "error": None,
         }
         context: str | None = None
+        recalled: str | None = None
         api_calls = 0
         self._event("turn_start", turn_id=turn.turn_id, user_message=user_message)
         try:
@@ -268,6 +300,12 @@ class Session:
                     model=self.model.model,
                     platform=self.platform,
                 )
+            self.open_backends()
+            memory = self.memory
+            if memory is not None:
+                recalled = memory.turn_start(user_message) or None
+                if recalled is not None:
+                    self._event("memory_recall", turn_id=turn.turn_id, chars=len(recalled))
             self.messages.append({"role": "user", "content": user_message})
             user_index = len(self.messages) - 1
             context = self.hooks.pre_llm_call(
@@ -283,7 +321,10 @@ class Session:
                 parent_session_id=self.parent.session_id if self.parent else "",
                 sender_id=self.sender_id,
             )
-            api_calls = self._loop(turn, user_index, context, outcome)
+            extra = "\n\n".join(part for part in (recalled, context) if part) or None
+            api_calls = self._loop(turn, user_index, extra, outcome)
+            if memory is not None and outcome["completed"] and outcome["text"]:
+                memory.turn_end(user_message, outcome["text"])
         except ModelError as exc:
             outcome.update(failed=True, error=str(exc), text=f"The model request failed: {exc}")
             outcome["exit_reason"] = f"api_error({exc.reason})"
@@ -320,6 +361,7 @@ class Session:
             tool_calls=tuple(turn.records),
             api_calls=api_calls,
             context=context,
+            recalled=recalled,
             **outcome,
         )
         self._event(
@@ -347,8 +389,13 @@ class Session:
                 outcome["text"] = f"(stopped after {calls} model calls without a final answer)"
                 return calls
             calls += 1
+            engine = self.context_engine
+            if engine is not None:
+                user_index = engine.fit(user_index, context)
             response = self._request(turn, user_index, context, calls)
             self.messages.append(response.assistant_message())
+            if engine is not None:
+                engine.observe(response)
             if response.tool_calls:
                 for call in response.tool_calls:
                     if self._interrupts:
@@ -421,6 +468,12 @@ class Session:
         """
         old, new = self.session_id, new_id("session")
         gateway = self.surface == "gateway"
+        if self.memory is not None:
+            self.memory.session_end(self.messages)
+            self.memory.switched(new, old)
+        if self.context_engine is not None:
+            self.context_engine.end(old, self.messages)
+            self.context_engine.reset()
         self.session_id = new
         self.messages.clear()
         self.approved_rules.clear()
@@ -448,6 +501,13 @@ class Session:
         if self.closed:
             return
         self.closed = True
+        if self.memory is not None:
+            with self.pm.activate():
+                self.memory.session_end(self.messages)
+                self.memory.close()
+        if self.context_engine is not None:
+            with self.pm.activate():
+                self.context_engine.end(self.session_id, self.messages)
         self.hooks.on_session_finalize(
             telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
             session_id=self.session_id,
@@ -497,6 +557,22 @@ class Session:
         # check_fn of host tools (delegate_task) asks which session is running.
         token = current_session.set(self)
         try:
-            return self.pm.tools.definitions(self.toolsets)
+            definitions = self.pm.tools.definitions(self.toolsets)
         finally:
             current_session.reset(token)
+        memory, engine = self.memory, self.context_engine
+        offers_memory = self.toolsets is None or "memory" in self.toolsets
+        if memory is not None and memory.definitions and offers_memory:
+            definitions = [*definitions, *memory.definitions]
+        if engine is not None and engine.definitions:
+            definitions = [*definitions, *engine.definitions]
+        return definitions
+
+    def dispatch_tool(self, name: str, args: dict[str, Any], *, task_id: str = "") -> str:
+        """Run tool ``name``: a memory provider's or the context engine's, else ``pm.tools``'."""
+        memory, engine = self.memory, self.context_engine
+        if memory is not None and memory.has_tool(name):
+            return memory.handle_tool_call(name, args)
+        if engine is not None and engine.has_tool(name):
+            return engine.handle_tool_call(name, args)
+        return self.pm.tools.dispatch(name, args, task_id=task_id)

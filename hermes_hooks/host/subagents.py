@@ -64,6 +64,8 @@ def run_subagent(
         status = (
             "completed" if result.completed else "interrupted" if result.interrupted else "failed"
         )
+        if parent.memory is not None:
+            parent.memory.delegated(goal, summary or "", child_session_id=child.session_id)
     except KeyboardInterrupt:
         status = "interrupted"
         raise

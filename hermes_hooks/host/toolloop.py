@@ -149,7 +149,7 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
         result = dumps({"error": f"tool {call.name!r} is not available: {why}"})
         return _finish(session, call, effective, result, 0, ids, conflicts)
     started = time.perf_counter()
-    result = session.pm.tools.dispatch(call.name, effective, task_id=turn.task_id)
+    result = session.dispatch_tool(call.name, effective, task_id=turn.task_id)
     duration_ms = round((time.perf_counter() - started) * 1000)
     return _finish(session, call, effective, result, duration_ms, ids, conflicts)
 

@@ -155,7 +155,10 @@ def _folder_candidate(
     error = None
     if not (folder / "__init__.py").is_file():
         error = f"{folder}: no __init__.py next to {manifest_path.name}"
-    manifest, inferred = _with_inferred_kind(manifest, lambda: infer_kind_of_folder(folder))
+    category = key.partition("/")[0] if not flat and "/" in key else None
+    manifest, inferred = _with_inferred_kind(
+        manifest, lambda: infer_kind_of_folder(folder, category)
+    )
     aliases: tuple[str, ...] = ()
     if flat and manifest.name != key:
         # Hermes keys a flat plugin by its manifest name; the folder name stays an alias.

@@ -179,8 +179,9 @@ def families() -> list[Family]:
 
 
 def find_context_method(method: str) -> Family | None:
-    """Return the family whose ``ctx`` method is ``method`` (``register_image_gen_provider``)."""
-    if not (method.startswith("register_") and method.endswith("_provider")):
+    """Return the family whose ``ctx`` method is ``method`` (``register_image_gen_provider``,
+    ``register_context_engine``)."""
+    if not method.startswith("register_"):
         return None
     return next((f for f in families() if f.ctx_method == method), None)
 

@@ -1,15 +1,19 @@
 """Plugin kinds: the one inferred from a plugin's source, and the family that serves it.
 
-A manifest without ``kind`` is ``standalone``, unless its ``__init__.py`` says otherwise: as
-Hermes does (``hermes_cli/plugins_manifest.py``), a cheap text scan of the first 8 KiB of the
-source, never an import, marks a memory provider plugin ``exclusive`` and a model-provider
-plugin (one that registers a ``ProviderProfile``) ``model-provider``. Plugins of those two
-kinds are not chosen by ``plugins.enabled`` but by their family, which declares the kind it
-serves with ``Family.plugin_kind`` at the extension point: an ``exclusive`` plugin loads when
-its family's key (``memory.provider``) names it; the plugins of a kind in
-:data:`LOADED_ON_LOOKUP` (``model-provider``) are all imported together on the family's first
-lookup, as Hermes imports every model-provider plugin on its first ``get_provider_profile``, so
-that any profile's aliases resolve.
+A manifest without ``kind`` is ``standalone``, unless its folder or its ``__init__.py`` says
+otherwise: as Hermes does (``hermes_cli/plugins_manifest.py``, ``plugins/memory`` and
+``plugins/context_engine``), a cheap text scan of the first 8 KiB of the source, never an
+import, marks a memory provider plugin ``exclusive``, a model-provider plugin (one that
+registers a ``ProviderProfile``) ``model-provider`` and a context engine plugin
+``context-engine``; a plugin in a ``memory/`` or ``context_engine/`` category folder is one of
+those by where it sits, as Hermes loads every folder there. Plugins of these kinds are not
+chosen by ``plugins.enabled`` but by their family, which declares the kind it serves with
+``Family.plugin_kind`` at the extension point: an ``exclusive`` or ``context-engine`` plugin
+loads when its family's key (``memory.provider``, ``context.engine``) names it; the plugins of
+a kind in :data:`LOADED_ON_LOOKUP` (``model-provider``) are all imported together on the
+family's first lookup, as Hermes imports every model-provider plugin on its first
+``get_provider_profile``, so that any profile's aliases resolve. ``context-engine`` is not a
+manifest kind, in Hermes either: it is only ever inferred.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 from typing import Final
 
 __all__ = [
+    "CATEGORY_KINDS",
     "FAMILY_KINDS",
     "LOADED_ON_LOOKUP",
     "SCAN_LIMIT",
@@ -34,6 +39,7 @@ SCAN_LIMIT: Final = 8192
 FAMILY_KINDS: Final[dict[str, tuple[str, str]]] = {
     "exclusive": ("memory provider", "memory.provider"),
     "model-provider": ("model provider", "model.provider"),
+    "context-engine": ("context engine", "context.engine"),
 }
 """The kinds a provider family serves instead of ``plugins.enabled``: what such a plugin is,
 and the config key that selects it in Hermes (named in messages while no family serves it)."""
@@ -43,19 +49,30 @@ LOADED_ON_LOOKUP: Final = frozenset({"model-provider"})
 their registrations up (a profile by name or alias), never when plugins are listed. Bundled and
 user plugins of such a kind need no ``plugins.enabled``; project and pip-installed ones do."""
 
+CATEGORY_KINDS: Final[dict[str, str]] = {
+    "memory": "exclusive",
+    "context_engine": "context-engine",
+}
+"""Category folders whose plugins are of a family's kind by where they sit, as in Hermes
+(``plugins/memory/<name>``, ``plugins/context_engine/<name>``)."""
+
 
 def infer_kind(source: str) -> str | None:
     """Return the kind a plugin's source implies, or ``None`` when it implies none.
 
     A memory provider (``register_memory_provider`` or ``MemoryProvider`` in the text) is
     ``exclusive``; ``register_provider`` together with ``ProviderProfile`` is
-    ``model-provider``. Only the first :data:`SCAN_LIMIT` characters are looked at.
+    ``model-provider``; a context engine (``register_context_engine`` or ``ContextEngine``) is
+    ``context-engine``, in that order. Only the first :data:`SCAN_LIMIT` characters are looked
+    at.
     """
     text = source[:SCAN_LIMIT]
     if "register_memory_provider" in text or "MemoryProvider" in text:
         return "exclusive"
     if "register_provider" in text and "ProviderProfile" in text:
         return "model-provider"
+    if "register_context_engine" in text or "ContextEngine" in text:
+        return "context-engine"
     return None
 
 
@@ -67,9 +84,14 @@ def _read_head(path: Path) -> str:
         return ""
 
 
-def infer_kind_of_folder(folder: Path) -> str | None:
-    """Return the kind the ``__init__.py`` of a plugin folder implies (see :func:`infer_kind`)."""
-    return infer_kind(_read_head(folder / "__init__.py"))
+def infer_kind_of_folder(folder: Path, category: str | None = None) -> str | None:
+    """Return the kind a plugin folder implies: its category's (:data:`CATEGORY_KINDS`), else
+    what its ``__init__.py`` says (see :func:`infer_kind`).
+
+    :param category: the category folder it sits in (``memory`` for ``memory/mem0``), if any.
+    """
+    by_place = CATEGORY_KINDS.get(category) if category else None
+    return by_place or infer_kind(_read_head(folder / "__init__.py"))
 
 
 def module_origin(module_name: str) -> Path | None:

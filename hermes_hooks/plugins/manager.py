@@ -509,7 +509,7 @@ class PluginManager(GuardedManager):
         what, hermes_key = FAMILY_KINDS[kind]
         how = f"kind {kind!r}"
         if candidate.kind_inferred:
-            how += ", inferred from its __init__.py"
+            how += ", inferred from its folder or its __init__.py"
         family = extensions.find_kind_family(kind)
         if family is None:
             record.served_by = hermes_key

@@ -5,23 +5,30 @@ tool calls and every hook, on a machine with no key and no network. Given the sa
 and tools it always answers the same, by these rules, tried in order on the last user message:
 
 1. a message that starts with "delegate: GOAL" calls ``delegate_task`` with ``{"goal": GOAL}``;
-2. "generate / create / make / render / animate ... a video (clip, animation) of X" calls
+2. "remember: FACT" (or "remember that FACT") calls ``memory`` with ``{"action": "add",
+   "content": FACT}``; "forget fact 3" (or "forget #3") calls it with ``{"action": "forget",
+   "id": 3}``; "search memory for X" and "what do you remember about X" call it with
+   ``{"action": "search", "query": X}``;
+3. "generate / create / make / render / animate ... a video (clip, animation) of X" calls
    ``video_generate`` with ``{"prompt": X}``;
-3. "generate / create / draw / make ... an image (picture, photo) of X" calls
+4. "generate / create / draw / make ... an image (picture, photo) of X" calls
    ``image_generate`` with ``{"prompt": X}``;
-4. "read (fetch, open, extract, summarize) URL", with an ``http(s)://`` URL, calls
+5. "read (fetch, open, extract, summarize) URL", with an ``http(s)://`` URL, calls
    ``web_extract`` with ``{"urls": [URL]}``;
-5. "search (the web) for X", "look up X" or "web search X" calls ``web_search`` with
+6. "search (the web) for X", "look up X" or "web search X" calls ``web_search`` with
    ``{"query": X}``;
-6. "run `CMD`", "execute `CMD`" or "run: CMD" calls ``terminal`` with ``{"command": CMD}``;
-7. "read (show, cat, open) PATH", where PATH has a ``.`` or ``/``, calls ``read_file`` with
+7. "run `CMD`", "execute `CMD`" or "run: CMD" calls ``terminal`` with ``{"command": CMD}``;
+8. "read (show, cat, open) PATH", where PATH has a ``.`` or ``/``, calls ``read_file`` with
    ``{"path": PATH}``;
-8. anything else gets a plain answer that explains what it can do.
+9. anything else gets a plain answer that explains what it can do, and quotes what the host
+   recalled from memory for the message (its ``<memory-context>`` block), if anything.
 
 A rule whose tool is not offered gets a plain answer saying so. After tool results it answers
 with a short account of them (the command's output, the file's text, the error). When a JSON
 answer is asked for (``json_schema``), it returns the schema's skeleton: empty strings, zeros,
-``false``, empty lists, the first ``enum`` value or the ``default``.
+``false``, empty lists, the first ``enum`` value or the ``default``. A summary request of the
+context engine (:func:`~hermes_hooks.backends.context_engine.summary.is_summary_request`) gets
+an extractive summary: the memory notes, then the first sentence of each turn.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from hermes_hooks.backends.context_engine.summary import extractive_summary, is_summary_request
 from hermes_hooks.backends.models.base import (
     ModelProvider,
     ModelResponse,
@@ -66,6 +74,16 @@ _SEARCH: Final = re.compile(
 )
 _RUN_QUOTED: Final = re.compile(r"\b(?:run|execute)\b[^`]*?`(?P<command>[^`]+)`", re.IGNORECASE)
 _RUN_COLON: Final = re.compile(r"^\s*(?:run|execute)\s*:\s*(?P<command>.+)$", re.IGNORECASE)
+_REMEMBER: Final = re.compile(
+    r"^\s*remember\b\s*(?::\s*|that\s+)(?P<fact>.+)", re.IGNORECASE | re.DOTALL
+)
+_FORGET: Final = re.compile(r"^\s*forget\s+(?:fact\s+|memory\s+)?#?(?P<id>\d+)\b", re.IGNORECASE)
+_RECALL: Final = re.compile(
+    r"^\s*(?:search\s+(?:your\s+|the\s+)?memory\s+for|what\s+do\s+you\s+remember\s+about)"
+    r"\s+(?P<query>.+)",
+    re.IGNORECASE | re.DOTALL,
+)
+_MEMORY_BLOCK: Final = re.compile(r"<memory-context>(?P<body>.*?)</memory-context>", re.DOTALL)
 _DELEGATE: Final = re.compile(r"^\s*delegate\b\s*:?\s*(?P<goal>.+)", re.IGNORECASE | re.DOTALL)
 _READ: Final = re.compile(
     r"\b(?:read|show|cat|open)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?`?(?P<path>[^\s`'\"]+)`?",
@@ -76,9 +94,17 @@ _INTRO: Final = (
     "(run `ls`), read a file (read README.md), generate an image (generate an image of a "
     "lighthouse) or a video (generate a video of a corgi surfing), search (search for "
     "pluggy hooks) or read a page (read https://example.org) when those tools are "
-    "installed, or hand a goal to a subagent (delegate: GOAL). Set model.provider in "
-    "config.yaml to use a real model."
+    "installed, keep a fact in memory (remember: FACT), or hand a goal to a subagent "
+    "(delegate: GOAL). Set model.provider in config.yaml to use a real model."
 )
+
+
+def _recalled_lines(text: str) -> list[str]:
+    """Return the ``- `` lines of the ``<memory-context>`` block the host added, if any."""
+    match = _MEMORY_BLOCK.search(text)
+    if match is None:
+        return []
+    return [line.strip() for line in match["body"].splitlines() if line.strip().startswith("- ")]
 
 
 def _first_line(text: str, limit: int = 200) -> str:
@@ -91,6 +117,16 @@ def pick_tool(text: str) -> tuple[str, dict[str, Any]] | None:
     first = text.strip().split("\n\n", 1)[0]
     if match := _DELEGATE.search(first):
         return "delegate_task", {"goal": match["goal"].strip()}
+    if match := _REMEMBER.search(first):
+        fact = " ".join(match["fact"].split()).rstrip(".")
+        if fact:
+            return "memory", {"action": "add", "content": fact}
+    if match := _FORGET.search(first):
+        return "memory", {"action": "forget", "id": int(match["id"])}
+    if match := _RECALL.search(first):
+        query = " ".join(match["query"].split()).rstrip(_TRAILING)
+        if query:
+            return "memory", {"action": "search", "query": query}
     if match := _VIDEO.search(first):
         prompt = " ".join(match["prompt"].split()).rstrip(_TRAILING)
         if prompt:
@@ -171,6 +207,17 @@ def _describe_result(tool: str, args: Mapping[str, Any], result: str) -> str:
         return _describe_search(args, data["data"].get("web") or [])
     if tool == "web_extract" and isinstance(data.get("results"), list):
         return _describe_pages(data["results"])
+    if tool == "memory" and data.get("success"):
+        action = data.get("action")
+        if action == "add":
+            return f"Saved to memory as #{data.get('id')}: {data.get('content')}"
+        if action == "forget":
+            return f"Forgot #{data.get('id')}: {data.get('content')}"
+        found = data.get("results", data.get("facts")) or []
+        if not found:
+            return "Nothing in memory matches."
+        lines = [f"- [#{f.get('id')}] {f.get('content')}" for f in found if isinstance(f, dict)]
+        return "From memory:\n" + "\n".join(lines)
     if tool == "delegate_task" and "summary" in data:
         return f"The subagent ({data.get('status', 'done')}) reported:\n{data['summary']}"
     return f"The {tool} tool returned:\n{result}"
@@ -240,10 +287,16 @@ class OfflineModel(ModelProvider):
             return ModelResponse(text=self._summarize(messages), model=served)
         user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
         text = message_text(user) if user is not None else ""
+        if is_summary_request(text):
+            limit = (max_tokens or 1_000) * 4
+            return ModelResponse(text=extractive_summary(text, limit), model=served)
         picked = pick_tool(text)
         if picked is None:
             said = _first_line(text)
             answer = f"{_INTRO}\n\nYou said: {said}" if said else _INTRO
+            recalled = _recalled_lines(text)
+            if recalled:
+                answer += "\n\nFrom memory:\n" + "\n".join(recalled)
             return ModelResponse(text=answer, model=served)
         name, args = picked
         offered = {
