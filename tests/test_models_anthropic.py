@@ -143,7 +143,7 @@ def test_a_whole_turn_with_a_tool_call_runs_on_the_messages_api(
     model.close()
     assert (result.failed, result.text) == (False, "The notes say 42.")
     second = chat_server.requests[1]["json"]
-    assert second["system"] == session.system_prompt
+    assert second["system"] == session.full_system_prompt()
     assistant, results = second["messages"][-2:]
     assert assistant == {
         "role": "assistant",
