@@ -418,3 +418,35 @@ def test_the_how_to_test_passes(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_notebook=files["test_notebook.py"])
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", timeout=120)
     result.assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"memory": ["notes"]}, r"yaml: memory must be a mapping \(provider, \.\.\.\), found list"),
+        ({"memory": {"provider": 3}}, r"yaml: memory\.provider must be a string, found int 3"),
+        ({"context": "lean"}, r"yaml: context must be a mapping \(engine, \.\.\.\), found str"),
+        ({"context": {"engine": ["x"]}}, r"yaml: context\.engine must be a string, found list"),
+    ],
+)
+def test_a_wrong_memory_or_context_section_names_the_key(
+    tmp_path: Path, config: dict[str, Any], message: str
+) -> None:
+    from hermes_hooks.backends.context_engine.registry import ContextSettings
+    from hermes_hooks.backends.memory.registry import MemorySettings
+    from hermes_hooks.errors import ConfigError
+
+    source = tmp_path / "config.yaml"
+    settings = MemorySettings if "memory" in config else ContextSettings
+    with pytest.raises(ConfigError, match=message):
+        settings.from_config(config, source)
+
+
+def test_memory_settings_read_the_provider_and_replace_wrong_extras_by_defaults() -> None:
+    from hermes_hooks.backends.memory.registry import MemorySettings
+
+    read = MemorySettings.from_config(
+        {"memory": {"provider": "  notes ", "builtin": "no", "prefetch_timeout": 0.5}}
+    )
+    assert (read.provider, read.builtin, read.prefetch_timeout) == ("notes", True, 0.5)
+    assert read.warnings == ("memory.builtin: expected true or false, found 'no'; using true",)

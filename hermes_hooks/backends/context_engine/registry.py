@@ -26,11 +26,11 @@ import attrs
 from hermes_hooks.backends.context_engine.engine import ContextEngine
 from hermes_hooks.backends.family import (
     Family,
+    FamilySettings,
     ProviderNotRegisteredError,
     ProviderRegistry,
     Selection,
 )
-from hermes_hooks.errors import ConfigError
 from hermes_hooks.plugins.config import load_config
 from hermes_hooks.registries.base import HOST
 
@@ -76,22 +76,8 @@ class ContextSettings:
 
         :raises ConfigError: ``context`` is not a mapping, or ``context.engine`` not a string.
         """
-        where = f"{source}: " if source is not None else ""
-        section = config.get("context")
-        if section is None:
-            return cls()
-        if not isinstance(section, Mapping):
-            raise ConfigError(
-                f"{where}context must be a mapping (engine), found {type(section).__name__}"
-            )
-        raw = section.get("engine")
-        if raw is not None and not isinstance(raw, str):
-            raise ConfigError(
-                f"{where}context.engine must be a string (a context engine's name), found "
-                f"{type(raw).__name__} {raw!r}"
-            )
-        engine = (raw.strip() or None) if isinstance(raw, str) else None
-        return cls(engine=engine, section=dict(section))
+        read = FamilySettings.from_config(CONTEXT_ENGINE, config, source)
+        return cls(engine=read.choice(CONTEXT_ENGINE.selections[0]), section=read.section)
 
 
 class ContextEngineRegistry(ProviderRegistry[ContextEngine]):

@@ -28,6 +28,7 @@ import attrs
 
 from hermes_hooks.backends.family import (
     Family,
+    FamilySettings,
     NoProviderError,
     ProviderNotRegisteredError,
     ProviderRegistry,
@@ -117,21 +118,9 @@ class MemorySettings:
 
         :raises ConfigError: ``memory`` is not a mapping, or ``memory.provider`` not a string.
         """
+        read = FamilySettings.from_config(MEMORY, config, source)
+        section = read.section
         where = f"{source}: " if source is not None else ""
-        section = config.get("memory")
-        if section is None:
-            return cls()
-        if not isinstance(section, Mapping):
-            raise ConfigError(
-                f"{where}memory must be a mapping (provider, builtin, prefetch_timeout), "
-                f"found {type(section).__name__}"
-            )
-        raw = section.get("provider")
-        if raw is not None and not isinstance(raw, str):
-            raise ConfigError(
-                f"{where}memory.provider must be a string (a memory plugin's name), "
-                f"found {type(raw).__name__} {raw!r}"
-            )
         warnings: list[str] = []
         builtin = section.get("builtin", True)
         if not isinstance(builtin, bool):
@@ -140,7 +129,7 @@ class MemorySettings:
             )
             builtin = True
         return cls(
-            provider=(raw.strip() or None) if isinstance(raw, str) else None,
+            provider=read.choice(MEMORY.selections[0]),
             builtin=builtin,
             prefetch_timeout=_seconds(section.get("prefetch_timeout"), where, warnings),
             section=dict(section),
