@@ -20,12 +20,14 @@ from hermes_hooks.plugins import extensions as _extensions
 from hermes_hooks.spec.markers import PROJECT_NAME, hookimpl, hookspec
 
 if TYPE_CHECKING:
+    from hermes_hooks.backends.browser import BrowserPage, BrowserProvider
     from hermes_hooks.backends.context_engine import (
         ContextCompressor,
         ContextEngine,
         estimate_messages_tokens_rough,
         estimate_tokens_rough,
     )
+    from hermes_hooks.backends.home import active_home
     from hermes_hooks.backends.image_gen import (
         DEFAULT_ASPECT_RATIO,
         VALID_ASPECT_RATIOS,
@@ -56,6 +58,30 @@ if TYPE_CHECKING:
     )
     from hermes_hooks.backends.models import register_provider as register_model_provider
     from hermes_hooks.backends.models.profiles import OMIT_TEMPERATURE, ProviderProfile
+    from hermes_hooks.backends.video_gen import (
+        OpenAICompatibleVideoGenProvider,
+        VideoGenProvider,
+        get_videos_dir,
+        save_b64_video,
+        save_bytes_video,
+        save_url_video,
+    )
+    from hermes_hooks.backends.video_gen import error_response as video_error_response
+    from hermes_hooks.backends.video_gen import success_response as video_success_response
+    from hermes_hooks.backends.web_search import (
+        FetchError,
+        UrlBlockedError,
+        WebSearchProvider,
+        document,
+        fetch_url,
+        get_provider_env,
+        html_to_text,
+        load_web_section,
+        page_error,
+        search_failure,
+        search_results,
+        web_result,
+    )
     from hermes_hooks.calling.facade import Hooks
     from hermes_hooks.errors import (
         ConfigError,
@@ -83,7 +109,10 @@ __all__ = [
     "PROJECT_NAME",
     "VALID_ASPECT_RATIOS",
     "VALID_HOOKS",
+    "BrowserPage",
+    "BrowserProvider",
     "ConfigError",
+    "FetchError",
     "ContextCompressor",
     "ContextEngine",
     "HermesHooksError",
@@ -100,6 +129,7 @@ __all__ = [
     "ModelProvider",
     "ModelResponse",
     "ModelSettings",
+    "OpenAICompatibleVideoGenProvider",
     "PluginContext",
     "PluginInfo",
     "PluginLlmTrustError",
@@ -112,27 +142,50 @@ __all__ = [
     "RecallStatus",
     "RegistrationError",
     "ToolCall",
+    "UrlBlockedError",
+    "VideoGenProvider",
+    "WebSearchProvider",
     "__version__",
+    "active_home",
+    "document",
     "error_response",
+    "fetch_url",
     "estimate_messages_tokens_rough",
     "estimate_tokens_rough",
     "get_images_dir",
+    "get_provider_env",
+    "get_videos_dir",
     "hookimpl",
     "hookspec",
+    "html_to_text",
     "is_trivial_prompt",
     "load_image_gen_section",
+    "load_web_section",
     "normalize_reference_images",
+    "page_error",
     "register_model_provider",
     "resolve_aspect_ratio",
     "save_b64_image",
+    "save_b64_video",
+    "save_bytes_video",
     "save_image_bytes",
     "save_url_image",
+    "save_url_video",
+    "search_failure",
+    "search_results",
     "spawn_context_thread",
     "success_response",
+    "video_error_response",
+    "video_success_response",
+    "web_result",
 ]
 
 _IMAGE_GEN = "hermes_hooks.backends.image_gen"
 _MODELS = "hermes_hooks.backends.models"
+# Issue 15, second half: the web search, video generation and browser families.
+_WEB = "hermes_hooks.backends.web_search"
+_VIDEO = "hermes_hooks.backends.video_gen"
+_BROWSER = "hermes_hooks.backends.browser"
 _PROFILES = "hermes_hooks.backends.models.profiles"
 _MEMORY = "hermes_hooks.backends.memory"
 _CONTEXT_ENGINE = "hermes_hooks.backends.context_engine"
@@ -186,12 +239,41 @@ _LAZY: dict[str, str] = {
     "save_url_image": _IMAGE_GEN,
     "spawn_context_thread": _MEMORY,
     "success_response": _IMAGE_GEN,
+    # browsers
+    "BrowserPage": _BROWSER,
+    "BrowserProvider": _BROWSER,
+    # video generation
+    "OpenAICompatibleVideoGenProvider": _VIDEO,
+    "VideoGenProvider": _VIDEO,
+    "get_videos_dir": _VIDEO,
+    "save_b64_video": _VIDEO,
+    "save_bytes_video": _VIDEO,
+    "save_url_video": _VIDEO,
+    "video_error_response": f"{_VIDEO}:error_response",
+    "video_success_response": f"{_VIDEO}:success_response",
+    # web search
+    "active_home": "hermes_hooks.backends.home",
+    "FetchError": _WEB,
+    "UrlBlockedError": _WEB,
+    "WebSearchProvider": _WEB,
+    "document": _WEB,
+    "fetch_url": _WEB,
+    "get_provider_env": _WEB,
+    "html_to_text": _WEB,
+    "load_web_section": _WEB,
+    "page_error": _WEB,
+    "search_failure": _WEB,
+    "search_results": _WEB,
+    "web_result": _WEB,
 }
 """Each public name not imported at once: ``module`` (the same name there) or ``module:name``."""
 
 # The provider families, by dotted path: imported when a manager, a ctx or the CLI asks.
 _extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
 _extensions.add_family("models", f"{_MODELS}:MODELS")
+_extensions.add_family("web_search", f"{_WEB}:WEB_SEARCH")
+_extensions.add_family("video_gen", f"{_VIDEO}:VIDEO_GEN")
+_extensions.add_family("browser", f"{_BROWSER}:BROWSER")
 _extensions.add_family("memory", f"{_MEMORY}:MEMORY")
 _extensions.add_family("context_engine", f"{_CONTEXT_ENGINE}:CONTEXT_ENGINE")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):

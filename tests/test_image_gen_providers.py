@@ -345,17 +345,18 @@ def test_openai_reports_the_servers_error(openai_home: Path, server: Server) -> 
     assert result["provider"] == "openai"
 
 
-def test_openai_without_a_key_is_not_picked_but_keeps_its_own_error(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+def test_openai_without_a_key_is_not_picked_and_not_called_but_says_why(
+    home: Path, server: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    configure(home)
+    configure(home, {"openai": {"base_url": server.url + "/v1"}})
     pm = load(home)
     assert pm.image_gen.get_provider("openai").is_available() is False  # type: ignore[union-attr]
     assert generate(pm, prompt="x")["provider"] == "local"
-    configure(home, {"provider": "openai"})
+    configure(home, {"provider": "openai", "openai": {"base_url": server.url + "/v1"}})
     result = generate(pm, prompt="x")
-    assert (result["provider"], result["error_type"]) == ("openai", "auth_required")
-    assert "OPENAI_API_KEY is not set" in result["error"]
+    assert (result["provider"], result["error_type"]) == ("openai", "provider_unavailable")
+    assert "image provider 'openai' is unavailable: OPENAI_API_KEY is not set" in result["error"]
+    assert server.requests == []
 
 
 # --- comfyui --------------------------------------------------------------------------------------

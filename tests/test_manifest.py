@@ -350,7 +350,8 @@ def test_known_fields_cover_what_hermes_knows() -> None:
         "provides_web_providers", "manifest_version", "api_version", "requires_plugins",
         "python_dependencies", "config_schema", "license", "homepage", "tags", "capabilities",
         "emits", "listens", "hermes", "depends", "requires_hermes", "python_runtime",
-        "provides_locales",
+        "provides_locales", "provides_image_gen_providers", "provides_video_gen_providers",
+        "provides_memory_providers",
     }  # fmt: skip
     assert hermes_known == KNOWN_FIELDS
     assert {"standalone", "backend", "exclusive", "platform", "model-provider"} == VALID_KINDS

@@ -1,13 +1,13 @@
 """One mechanism for every provider family: declared once, registered, chosen by config.
 
-A *family* is a kind of backend that plugins provide and config chooses: image generation,
-the model providers, and (next) memory, context engines, web search, video generation and
-browsers. Each is one :class:`Family` value, which declares:
+A *family* is a kind of backend that plugins provide and config chooses: image and video
+generation, web search, browsers and the model providers (memory and context engines are not
+families yet). Each is one :class:`Family` value, which declares:
 
 - its names: ``name`` (``image_gen``: ``pm.image_gen``, the extension point, messages),
   ``cli_name`` (``image-gen``: ``hermes tools image-gen``) and ``title`` for people;
 - its ABC (``provider_type``): a registration of anything else is refused;
-- its selection keys (:class:`Selection`: ``image_gen.provider``; web search will have
+- its selection keys (:class:`Selection`: ``image_gen.provider``; web search has
   ``web.backend`` and ``web.extract_backend``), with what is chosen when a key is unset;
 - the ``ctx.register_<family>_provider`` method it adds to ``PluginContext``, and any further
   ``ctx`` attributes (the models family serves ``ctx.llm``);
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
@@ -89,11 +90,23 @@ class Selection:
     :param default: the provider chosen when the key is unset and several are available.
     :param accepts: which providers may serve this key (``supports_extract`` for
         ``web.extract_backend``); every provider when ``None``.
+    :param override: a key read *before* this one, in the same section (Hermes'
+        ``web.search_backend`` over ``web.backend``).
+    :param fallback: a key read when this one and ``override`` are unset (``web.backend`` for
+        ``web.extract_backend``); a provider it names that this selection does not accept is
+        passed over, as Hermes does, instead of being an error.
+    :param cli_option: the ``hermes tools <family>`` option that writes this key; the first
+        selection's is always ``--provider``.
+    :param serves: what this key chooses the provider of, for people (``web_extract``).
     """
 
     key: str
     default: str | None = None
     accepts: Callable[[Any], bool] | None = None
+    override: str | None = None
+    fallback: str | None = None
+    cli_option: str | None = None
+    serves: str | None = None
 
     @property
     def section(self) -> str:
@@ -104,6 +117,27 @@ class Selection:
     def field(self) -> str:
         """The field in the section: ``provider``."""
         return self.key.partition(".")[2]
+
+    def read_order(self) -> tuple[tuple[Selection, bool], ...]:
+        """Return the keys read for this selection, in order, each with whether it is the
+        fallback (whose names this selection may pass over)."""
+        found: list[tuple[Selection, bool]] = []
+        if self.override:
+            found.append((Selection(self.override), False))
+        found.append((Selection(self.key), False))
+        if self.fallback:
+            found.append((Selection(self.fallback), True))
+        return tuple(found)
+
+    def accepts_provider(self, provider: object) -> bool:
+        """Tell whether ``provider`` may serve this selection (a raising check means no)."""
+        if self.accepts is None:
+            return True
+        try:
+            return bool(self.accepts(provider))
+        except Exception as exc:
+            logger.debug("provider %r: the check of %s raised %r", provider, self.key, exc)
+            return False
 
 
 class SettingsLike(Protocol):
@@ -206,6 +240,13 @@ class Family(Generic[P]):
     :param plugin_kind: the plugin kind this family serves instead of ``plugins.enabled``
         (memory: ``exclusive``; model-provider profiles: ``model-provider``): such a plugin
         loads when the main selection key names it.
+    :param categories: the category folders whose plugins belong to this family
+        (``image_gen`` for ``image_gen/openai``): ``hermes tools <family>`` lists such a
+        plugin from its manifest while it is not loaded (a ``requires_env`` unset, say).
+    :param manifest_field: the manifest field listing the providers a plugin offers
+        (``provides_web_providers``): such a plugin belongs to this family wherever it sits.
+    :param timeout_key: the config key bounding each call of a provider (``image_gen.timeout``).
+    :param default_timeout: the bound when that key is unset, in seconds (0: unbounded).
     """
 
     name: str
@@ -226,6 +267,10 @@ class Family(Generic[P]):
     describe_extra: Callable[[P], Mapping[str, Any]] | None = None
     detail_lines: Callable[[Mapping[str, Any]], list[str]] | None = None
     plugin_kind: str | None = None
+    categories: tuple[str, ...] = ()
+    manifest_field: str | None = None
+    timeout_key: str | None = None
+    default_timeout: float = 60.0
 
     @property
     def section(self) -> str:
@@ -245,7 +290,11 @@ class Family(Generic[P]):
     @property
     def setting_fields(self) -> tuple[str, ...]:
         """The fields of the section that selection and model keys name."""
-        fields = [s.field for s in self.selections if s.section == self.section]
+        fields: list[str] = []
+        for selection in self.selections:
+            for read, _ in selection.read_order():
+                if read.section == self.section and read.field not in fields:
+                    fields.append(read.field)
         if self.model_field:
             fields.append(self.model_field)
         return tuple(fields)
@@ -272,9 +321,13 @@ class Family(Generic[P]):
 
     def create_registry(self, manager: Any) -> ProviderRegistry[P]:
         """Return a new registry of this family's providers for ``manager``."""
-        if self.registry_class is None:
-            return ProviderRegistry(self, manager.hermes_home)
-        return self.registry_class(manager.hermes_home)
+        registry = (
+            ProviderRegistry(self, manager.hermes_home)
+            if self.registry_class is None
+            else self.registry_class(manager.hermes_home)
+        )
+        registry.attach(manager)
+        return registry
 
     def install(self, manager: PluginManager, registry: ProviderRegistry[P]) -> None:
         """Register this family's host tools on ``manager``."""
@@ -313,6 +366,18 @@ class ProviderRegistry(Generic[P]):
         self._registry: Registry[P] = Registry(
             family.kind, normalize=str.strip, last_writer_wins=True
         )
+        self._manager: weakref.ref[Any] | None = None
+        self._warned: set[tuple[str, str]] = set()
+
+    def attach(self, manager: object) -> None:
+        """Know the manager whose plugins register here (for names of plugins not loaded)."""
+        self._manager = weakref.ref(manager)
+
+    @property
+    def manager(self) -> PluginManager | None:
+        """The manager this registry belongs to, or ``None`` (a registry of its own)."""
+        found: PluginManager | None = self._manager() if self._manager is not None else None
+        return found
 
     def __len__(self) -> int:
         return len(self._registry)
@@ -416,9 +481,11 @@ class ProviderRegistry(Generic[P]):
     ) -> P:
         """Return the provider that serves ``selection`` (the family's first by default).
 
-        Its key's value when set and registered, even if that provider is not available (so
-        its own "key missing" error reaches the person); when unset, the single available
-        provider, else the selection's default when it is available.
+        Its key's value when set and registered, even if that provider is not available (the
+        tool then says why it is not); the value may also be the manifest name of the plugin
+        that registered it. The selection's ``override`` key is read first and its
+        ``fallback`` last. When all are unset: the single available provider, else the
+        selection's default when it is available.
 
         :raises ProviderNotRegisteredError: the key names no registered provider; another
             backend is never chosen silently instead.
@@ -431,22 +498,20 @@ class ProviderRegistry(Generic[P]):
         providers = {
             entry.name: entry.value
             for entry in self._registry.entries()
-            if chosen_by.accepts is None or chosen_by.accepts(entry.value)
+            if chosen_by.accepts_provider(entry.value)
         }
-        configured = settings.choice(chosen_by)
-        if configured is not None:
+        for read, is_fallback in chosen_by.read_order():
+            configured = settings.choice(read)
+            if configured is None:
+                continue
             found = providers.get(configured)
+            if found is None:
+                found = self._provider_of_plugin(configured, read.key, providers)
             if found is not None:
                 return found
-            close = difflib.get_close_matches(configured, list(providers), n=3, cutoff=0.6)
-            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-            known = ", ".join(sorted(providers)) or "none"
-            raise ProviderNotRegisteredError(
-                f"{chosen_by.key} is {configured!r}, but no loaded plugin registered "
-                f"{_article(family.kind)} {family.kind} of that name{hint} (registered: "
-                f"{known}); {family.list_hint()}, {family.choose_hint()} to choose one, and "
-                f"'hermes plugins list --all' to see whether its plugin is enabled"
-            )
+            if is_fallback and self._is_known_elsewhere(configured):
+                break  # a provider of another capability (search only): passed over
+            raise self._unregistered_error(read.key, configured, providers)
         available = sorted(name for name, p in providers.items() if is_available_safe(p))
         if len(available) == 1:
             return providers[available[0]]
@@ -468,6 +533,74 @@ class ProviderRegistry(Generic[P]):
         raise NoProviderError(
             f"several {family.title} providers are available ({', '.join(available)}) and "
             f"{chosen_by.key} is not set; choose one with {family.choose_hint()}"
+        )
+
+    def _matching_plugins(self, name: str) -> list[Any]:
+        """Return the discovered plugins ``name`` may stand for (key, folder, manifest name)."""
+        manager = self.manager
+        if manager is None:
+            return []
+        return [
+            info
+            for info in manager.list_plugins()
+            if name in {info.key, info.key.rsplit("/", 1)[-1], info.name, *info.aliases}
+        ]
+
+    def _provider_of_plugin(
+        self, configured: str, key: str, providers: Mapping[str, P]
+    ) -> P | None:
+        """Return the one provider of the loaded plugin named ``configured``, if it has one.
+
+        A selection key may hold a plugin's manifest name (``hermes tools <family> --provider
+        NAME`` writes it for a plugin not loaded yet); when the provider the plugin registered
+        has another ``name``, that one serves, with a warning (once).
+        """
+        for info in self._matching_plugins(configured):
+            if info.status != "enabled":
+                continue
+            own = [n for n in self._registry.names(owner=info.key) if n in providers]
+            if len(own) != 1:
+                continue
+            name = own[0]
+            if (configured, name) not in self._warned:
+                self._warned.add((configured, name))
+                logger.warning(
+                    "%s names plugin %r, whose %s is named %r: it serves; set %s: %s to "
+                    "name the provider itself",
+                    key,
+                    info.key,
+                    self.family.kind,
+                    name,
+                    key,
+                    name,
+                )
+            return providers[name]
+        return None
+
+    def _is_known_elsewhere(self, name: str) -> bool:
+        """Tell whether ``name`` is a registered provider (or its plugin's name) at all."""
+        if name in self._registry:
+            return True
+        return any(self._registry.names(owner=info.key) for info in self._matching_plugins(name))
+
+    def _unregistered_error(
+        self, key: str, configured: str, providers: Mapping[str, P]
+    ) -> ProviderNotRegisteredError:
+        family = self.family
+        close = difflib.get_close_matches(configured, list(providers), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        known = ", ".join(sorted(providers)) or "none"
+        why = ""
+        for info in self._matching_plugins(configured):
+            if info.status != "enabled":
+                detail = info.error or info.reason or info.status
+                why = f"; its plugin {info.key!r} is {info.status}: {detail}"
+                break
+        return ProviderNotRegisteredError(
+            f"{key} is {configured!r}, but no loaded plugin registered "
+            f"{_article(family.kind)} {family.kind} of that name{hint}{why} (registered: "
+            f"{known}); {family.list_hint()}, {family.choose_hint()} to choose one, and "
+            f"'hermes plugins list --all' to see whether its plugin is enabled"
         )
 
     def get_active_provider(self, *, selection: Selection | None = None) -> P | None:

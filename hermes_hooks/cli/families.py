@@ -31,15 +31,20 @@ def print_listing(family: Family[Any], info: Mapping[str, Any]) -> None:
         click.echo(f"No {family.title} provider is registered.")
         return
     click.echo("")
+    several = len(family.selections) > 1
     for p in info["providers"]:
         mark = "*" if p["active"] else " "
-        state = "available" if p["available"] else "not available"
+        if not p.get("loaded", True):
+            state = f"not loaded; plugin {p['plugin']}"
+        else:
+            state = "available" if p["available"] else "not available"
+            state += f"; plugin {p['plugin']}"
         badge = f" [{p['badge']}]" if p["badge"] else ""
-        click.echo(
-            f"{mark} {p['name']}  {p['display_name']}{badge}  ({state}; plugin {p['plugin']})"
-        )
+        click.echo(f"{mark} {p['name']}  {p['display_name']}{badge}  ({state})")
         if p["tag"]:
             click.echo(f"      {p['tag']}")
+        if p.get("reason") and not p["available"]:
+            click.echo(f"      why: {p['reason']}")
         for line in family.detail_lines(p) if family.detail_lines is not None else []:
             click.echo(f"      {line}")
         ids = [str(m.get("id")) for m in p["models"] if isinstance(m, dict) and m.get("id")]
@@ -59,8 +64,14 @@ def print_listing(family: Family[Any], info: Mapping[str, Any]) -> None:
             why = f": {p['reason']}" if p["reason"] and p["status"] == "error" else ""
             click.echo(f"{mark} {p['name']}  (plugin {p['key']}, {p['status']}{why})")
     if info["active"]:
-        serves = ", ".join(family.tool_names) or family.selections[0].key
-        click.echo(f"\n* serves {serves}: {info['active']}")
+        click.echo("")
+        main = family.selections[0]
+        serves = main.serves or ", ".join(family.tool_names) or main.key
+        click.echo(f"* serves {serves}: {info['active']}")
+        serving = info.get("serving") or {}
+        for selection in family.selections[1:] if several else ():
+            chosen = serving.get(selection.key) or "(none)"
+            click.echo(f"* serves {selection.serves or selection.key}: {chosen}")
 
 
 def family_command(family: Family[Any]) -> click.Command:
@@ -69,16 +80,21 @@ def family_command(family: Family[Any]) -> click.Command:
     main = family.selections[0]
     model_key, model_field = family.model_key, family.model_field
 
+    others = [s for s in family.selections[1:] if s.cli_option]
+
     def run(
-        ctx: click.Context, provider_name: str | None, model: str | None, as_json: bool
+        ctx: click.Context,
+        provider_name: str | None,
+        model: str | None,
+        as_json: bool,
+        other_values: dict[str, str],
     ) -> None:
         from hermes_hooks.backends.listing import choose_provider, describe_family
 
         pm = build_manager(ctx)
         registry = family.registry(pm)
-        key = main.key
-        served = [i for i in pm.list_plugins() if i.served_by == key]
-        if provider_name is None and model is None:
+        served = [i for i in pm.list_plugins() if i.served_by == main.key]
+        if provider_name is None and model is None and not other_values:
             info = describe_family(registry, served)
             if as_json:
                 echo_json(info)
@@ -86,18 +102,22 @@ def family_command(family: Family[Any]) -> click.Command:
                 print_listing(family, info)
             return
         try:
-            written = choose_provider(registry, pm.hermes_home, provider_name, model, served)
+            written = choose_provider(
+                registry, pm.hermes_home, provider_name, model, other_values or None, served
+            )
         except ProviderChoiceError as exc:
             raise click.UsageError(str(exc)) from exc
         if as_json:
             echo_json(written)
             return
-        chosen = written[main.field]
-        shown = f"{main.key} = {chosen}"
+        parts = [f"{s.key} = {written[s.field]}" for s in family.selections if s.field in written]
         if model_key and model_field and written.get(model_field):
-            shown += f", {model_key} = {written[model_field]}"
-        click.echo(shown)
-        if not written["available"]:
+            parts.append(f"{model_key} = {written[model_field]}")
+        click.echo(", ".join(parts))
+        for message in written.get("warnings", []):
+            warn(message)
+        chosen = written.get(main.field)
+        if chosen and not written["available"] and not written.get("warnings"):
             warn(
                 f"{chosen!r} is not available yet; "
                 f"'hermes tools {family.cli_name}' shows what it needs"
@@ -109,6 +129,15 @@ def family_command(family: Family[Any]) -> click.Command:
     if model_key:
         model_help = f"Set {model_key} (a model of the provider)."
         params.append(click.Option(["--model"], metavar="ID", help=model_help))
+    for selection in others:
+        assert selection.cli_option is not None
+        params.append(
+            click.Option(
+                [selection.cli_option, f"other_{selection.field}"],
+                metavar="NAME",
+                help=f"Set {selection.key}.",
+            )
+        )
     params.append(
         click.Option(["--json", "as_json"], is_flag=True, help="Print JSON instead of text.")
     )
@@ -122,7 +151,12 @@ def family_command(family: Family[Any]) -> click.Command:
 
     @click.pass_context
     def callback(ctx: click.Context, /, **kwargs: Any) -> None:
-        run(ctx, kwargs["provider_name"], kwargs.get("model"), kwargs["as_json"])
+        other_values = {
+            s.key: kwargs[f"other_{s.field}"]
+            for s in others
+            if kwargs.get(f"other_{s.field}") is not None
+        }
+        run(ctx, kwargs["provider_name"], kwargs.get("model"), kwargs["as_json"], other_values)
 
     return click.Command(family.cli_name, callback=callback, params=params, help=help_text)
 

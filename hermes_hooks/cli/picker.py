@@ -109,7 +109,9 @@ def _pick_provider(pm: PluginManager, family: Family[Any]) -> None:
     if family.model_key and family.model_field and written.get(family.model_field):
         text += f", {family.model_key} = {written[family.model_field]}"
     click.echo(text)
-    if not written["available"]:
+    for message in written.get("warnings", []):
+        warn(message)
+    if not written["available"] and not written.get("warnings"):
         warn(f"{entry['name']!r} is not available yet; 'hermes tools {family.cli_name}' says why")
 
 

@@ -35,6 +35,10 @@ MODULES: Final[dict[str, str]] = {
     "hermes_cli.config": "hermes_hooks.compat.hermes_cli_config",
     "hermes_cli.plugins": "hermes_hooks.compat.hermes_cli_plugins",
     "utils": "hermes_hooks.compat.utils",
+    # Issue 15, second half: web search, video generation, browsers.
+    "agent.web_search_provider": "hermes_hooks.compat.web_search_provider",
+    "agent.video_gen_provider": "hermes_hooks.compat.video_gen_provider",
+    "agent.browser_provider": "hermes_hooks.compat.browser_provider",
     # Model-provider profiles (the models family); providers.base is served below providers.
     "providers": "hermes_hooks.compat.providers",
     "providers.base": "hermes_hooks.compat.providers_base",

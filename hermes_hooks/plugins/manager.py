@@ -56,6 +56,9 @@ from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.contract import HERMES_CONTRACT_VERSION
 from hermes_hooks.spec.markers import PROJECT_NAME
 
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.manifest import PluginManifest
+
 __all__ = ["FailureCount", "PluginInfo", "PluginManager", "Status"]
 
 logger = logging.getLogger("hermes_hooks")
@@ -926,6 +929,11 @@ class PluginManager(GuardedManager):
         with self._lock:
             record = self._records.get(key)
             return self._info(record) if record is not None else None
+
+    def get_manifest(self, key: str) -> PluginManifest | None:
+        """Return the manifest of discovered plugin ``key`` (loaded or not), or ``None``."""
+        record = self._record(key)
+        return record.candidate.manifest if record is not None else None
 
     def get_context(self, key: str) -> PluginContext | None:
         """Return the context a loaded plugin was given, or ``None``."""

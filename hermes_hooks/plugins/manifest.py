@@ -88,6 +88,9 @@ _STRING_LIST_FIELDS: Final = (
     "listens",
     "provides_browser_providers",
     "provides_web_providers",
+    "provides_image_gen_providers",
+    "provides_video_gen_providers",
+    "provides_memory_providers",
 )
 # Hermes reserves these names (no warning there) but gives them no shape yet: kept in ``extra``.
 _RESERVED_FIELDS: Final = frozenset({"hermes", "depends", "python_runtime"})
@@ -179,6 +182,9 @@ class PluginManifest:
     listens: tuple[str, ...] = ()
     provides_browser_providers: tuple[str, ...] = ()
     provides_web_providers: tuple[str, ...] = ()
+    provides_image_gen_providers: tuple[str, ...] = ()
+    provides_video_gen_providers: tuple[str, ...] = ()
+    provides_memory_providers: tuple[str, ...] = ()
     provides_locales: tuple[str | Mapping[str, object], ...] = attrs.field(default=(), hash=False)
     requires_hermes: str = ""
     manifest_version: int = 1
@@ -326,6 +332,9 @@ class PluginManifest:
             listens=r.texts("listens"),
             provides_browser_providers=r.texts("provides_browser_providers"),
             provides_web_providers=r.texts("provides_web_providers"),
+            provides_image_gen_providers=r.texts("provides_image_gen_providers"),
+            provides_video_gen_providers=r.texts("provides_video_gen_providers"),
+            provides_memory_providers=r.texts("provides_memory_providers"),
             provides_locales=r.locales(),
             requires_hermes=r.requirement("requires_hermes"),
             manifest_version=manifest_version,

@@ -25,14 +25,11 @@ time.
 from __future__ import annotations
 
 import abc
-import contextlib
-import contextvars
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from hermes_hooks.plugins.config import get_hermes_home
+from hermes_hooks.backends.home import active_home, get_active_home, using_hermes_home
 
 __all__ = [
     "DEFAULT_ASPECT_RATIO",
@@ -55,9 +52,6 @@ VALID_ASPECT_RATIOS: Final[tuple[str, ...]] = ("landscape", "square", "portrait"
 DEFAULT_ASPECT_RATIO: Final = "landscape"
 """What an absent or unknown aspect ratio becomes."""
 
-_ACTIVE_HOME: contextvars.ContextVar[Path | None] = contextvars.ContextVar(
-    "hermes_hooks_image_gen_home", default=None
-)
 _UNSAFE_NAME: Final = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -155,31 +149,13 @@ def normalize_reference_images(value: object) -> list[str] | None:
     return out or None
 
 
-@contextlib.contextmanager
-def using_hermes_home(home: Path) -> Iterator[None]:
-    """Within the block (in this thread or task), save images under ``home/cache/images``.
-
-    The ``image_generate`` tool wraps every provider call in this with its manager's home.
-    """
-    token = _ACTIVE_HOME.set(Path(home))
-    try:
-        yield
-    finally:
-        _ACTIVE_HOME.reset(token)
-
-
-def get_active_home() -> Path | None:
-    """Return the home :func:`using_hermes_home` set for this thread or task, or ``None``."""
-    return _ACTIVE_HOME.get()
-
-
 def get_images_dir(home: Path | None = None) -> Path:
     """Return ``<home>/cache/images``, created if needed.
 
     :param home: the Hermes home; by default the one set by :func:`using_hermes_home`, else
         ``$HERMES_HOME`` (or ``~/.hermes``) read now.
     """
-    base = home if home is not None else (_ACTIVE_HOME.get() or get_hermes_home())
+    base = home if home is not None else active_home()
     folder = Path(base) / "cache" / "images"
     folder.mkdir(parents=True, exist_ok=True)
     return folder

@@ -179,5 +179,9 @@ IMAGE_GEN: Final[Family[ImageGenProvider]] = Family(
     none_registered_hint="; the bundled 'image_gen/local' needs no key",
     describe_extra=_describe,
     detail_lines=_detail_lines,
+    categories=("image_gen",),
+    manifest_field="provides_image_gen_providers",
+    timeout_key="image_gen.timeout",
+    default_timeout=600.0,
 )
 """The image generation family: ``image_gen.provider`` chooses who serves ``image_generate``."""

@@ -1,8 +1,10 @@
 """The ``image_generate`` host tool: ask the registry for the active provider and call it.
 
 Every manager offers the tool (:func:`install_image_generate_tool`), owned by the host and
-available while at least one provider is registered. Whatever goes wrong (no provider, a
-provider that raises or returns the wrong type, source images the provider cannot use) comes
+available while at least one provider is registered. The provider is called as every family
+calls one (:func:`~hermes_hooks.backends.calls.call_provider`): asked ``is_available()``
+first, bounded by ``image_gen.timeout``. Whatever goes wrong (no provider, an unavailable
+one, a provider that raises, hangs or returns the wrong type, source images it cannot use) comes
 back to the model as the JSON of
 :func:`~hermes_hooks.backends.image_gen.provider.error_response` with an ``error_type``; the
 tool never raises.
@@ -16,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from hermes_hooks.backends.calls import ProviderCallError, call_provider, read_timeout
 from hermes_hooks.backends.image_gen.provider import (
     DEFAULT_ASPECT_RATIO,
     VALID_ASPECT_RATIOS,
@@ -25,7 +28,12 @@ from hermes_hooks.backends.image_gen.provider import (
     resolve_aspect_ratio,
     using_hermes_home,
 )
-from hermes_hooks.backends.image_gen.registry import LIST_HINT, ImageGenError, ImageGenRegistry
+from hermes_hooks.backends.image_gen.registry import (
+    IMAGE_GEN,
+    LIST_HINT,
+    ImageGenError,
+    ImageGenRegistry,
+)
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.plugins.config import get_hermes_home
 from hermes_hooks.registries.base import HOST, Handle
@@ -287,28 +295,29 @@ def run_image_generate(
         kwargs["reference_image_urls"] = refs
     target = home or registry.home or get_hermes_home()
     try:
+        timeout = read_timeout(IMAGE_GEN, settings.section, registry.config_home())
+    except ConfigError as exc:
+        return fail(f"cannot read the image_gen configuration: {exc}", "config_error", name)
+    try:
         with using_hermes_home(target):
-            result: object = provider.generate(**kwargs)
-    except TypeError as exc:
-        if image_url is not None or refs:
+            result: object = call_provider(
+                IMAGE_GEN, provider, "generate", timeout=timeout, registry=registry, **kwargs
+            )
+    except ProviderCallError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, TypeError) and (image_url is not None or refs):
             # A generate() written before image_url existed: say so instead of a bare TypeError.
             return fail(
                 f"image provider {name!r} does not accept source images (its generate() has no "
-                f"image_url/reference_image_urls parameters: {exc}); omit them for text-to-image",
+                f"image_url/reference_image_urls parameters: {cause}); omit them for "
+                f"text-to-image",
                 "modality_unsupported",
                 provider=name,
                 model=model or "",
             )
-        logger.warning("image_gen provider %r raised TypeError: %s", name, exc)
-        return fail(f"image provider {name!r} failed: TypeError: {exc}", "provider_exception", name)
-    except (Exception, SystemExit) as exc:
-        logger.warning("image_gen provider %r raised %s: %s", name, type(exc).__name__, exc)
-        return fail(
-            f"image provider {name!r} failed: {type(exc).__name__}: {exc}",
-            "provider_exception",
-            provider=name,
-            model=model or "",
-        )
+        return fail(str(exc), exc.error_type, provider=name, model=model or "")
+    except ImageGenError as exc:  # unavailable, or it did not answer in time
+        return fail(str(exc), exc.error_type, provider=name, model=model or "")
     if not isinstance(result, dict):
         return fail(
             f"image provider {name!r} returned {type(result).__name__}, expected the dict of "

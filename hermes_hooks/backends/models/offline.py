@@ -9,12 +9,18 @@ and tools it always answers the same, by these rules, tried in order on the last
    "content": FACT}``; "forget fact 3" (or "forget #3") calls it with ``{"action": "forget",
    "id": 3}``; "search memory for X" and "what do you remember about X" call it with
    ``{"action": "search", "query": X}``;
-3. "generate / create / draw / make ... an image (picture, photo) of X" calls
+3. "generate / create / make / render / animate ... a video (clip, animation) of X" calls
+   ``video_generate`` with ``{"prompt": X}``;
+4. "generate / create / draw / make ... an image (picture, photo) of X" calls
    ``image_generate`` with ``{"prompt": X}``;
-4. "run `CMD`", "execute `CMD`" or "run: CMD" calls ``terminal`` with ``{"command": CMD}``;
-5. "read (show, cat, open) PATH", where PATH has a ``.`` or ``/``, calls ``read_file`` with
+5. "read (fetch, open, extract, summarize) URL", with an ``http(s)://`` URL, calls
+   ``web_extract`` with ``{"urls": [URL]}``;
+6. "search (the web) for X", "look up X" or "web search X" calls ``web_search`` with
+   ``{"query": X}``;
+7. "run `CMD`", "execute `CMD`" or "run: CMD" calls ``terminal`` with ``{"command": CMD}``;
+8. "read (show, cat, open) PATH", where PATH has a ``.`` or ``/``, calls ``read_file`` with
    ``{"path": PATH}``;
-6. anything else gets a plain answer that explains what it can do, and quotes what the host
+9. anything else gets a plain answer that explains what it can do, and quotes what the host
    recalled from memory for the message (its ``<memory-context>`` block), if anything.
 
 A rule whose tool is not offered gets a plain answer saying so. After tool results it answers
@@ -52,6 +58,20 @@ _IMAGE: Final = re.compile(
     r"illustration)\s+of\s+(?P<prompt>.+)",
     re.IGNORECASE | re.DOTALL,
 )
+_VIDEO: Final = re.compile(
+    r"\b(?:generate|create|make|render|animate|produce|film)\b.*?\b(?:video|clip|animation|"
+    r"movie)\s+of\s+(?P<prompt>.+)",
+    re.IGNORECASE | re.DOTALL,
+)
+_URL: Final = re.compile(
+    r"\b(?:read|fetch|open|extract|summari[sz]e|get)\b[^\n]*?(?P<url>https?://[^\s`'\"<>]+)",
+    re.IGNORECASE,
+)
+_SEARCH: Final = re.compile(
+    r"^\s*(?:please\s+)?(?:(?:search|google)(?:\s+the\s+web|\s+online)?(?:\s+for)?|"
+    r"look\s+up|web\s+search(?:\s+for)?|find\s+(?:on|in)\s+the\s+web)\s*:?\s+(?P<query>.+)",
+    re.IGNORECASE | re.DOTALL,
+)
 _RUN_QUOTED: Final = re.compile(r"\b(?:run|execute)\b[^`]*?`(?P<command>[^`]+)`", re.IGNORECASE)
 _RUN_COLON: Final = re.compile(r"^\s*(?:run|execute)\s*:\s*(?P<command>.+)$", re.IGNORECASE)
 _REMEMBER: Final = re.compile(
@@ -72,9 +92,10 @@ _READ: Final = re.compile(
 _INTRO: Final = (
     "I am the offline model: a rule-based stand-in, not an LLM. I can run a command "
     "(run `ls`), read a file (read README.md), generate an image (generate an image of a "
-    "lighthouse) when an image tool is installed, keep a fact in memory (remember: FACT), "
-    "or hand a goal to a subagent (delegate: GOAL). Set model.provider in config.yaml to use "
-    "a real model."
+    "lighthouse) or a video (generate a video of a corgi surfing), search (search for "
+    "pluggy hooks) or read a page (read https://example.org) when those tools are "
+    "installed, keep a fact in memory (remember: FACT), or hand a goal to a subagent "
+    "(delegate: GOAL). Set model.provider in config.yaml to use a real model."
 )
 
 
@@ -106,10 +127,20 @@ def pick_tool(text: str) -> tuple[str, dict[str, Any]] | None:
         query = " ".join(match["query"].split()).rstrip(_TRAILING)
         if query:
             return "memory", {"action": "search", "query": query}
+    if match := _VIDEO.search(first):
+        prompt = " ".join(match["prompt"].split()).rstrip(_TRAILING)
+        if prompt:
+            return "video_generate", {"prompt": prompt}
     if match := _IMAGE.search(first):
         prompt = " ".join(match["prompt"].split()).rstrip(_TRAILING)
         if prompt:
             return "image_generate", {"prompt": prompt}
+    if match := _URL.search(first):
+        return "web_extract", {"urls": [match["url"].rstrip(_TRAILING)]}
+    if match := _SEARCH.search(first):
+        query = " ".join(match["query"].split()).rstrip(_TRAILING)
+        if query:
+            return "web_search", {"query": query}
     if match := _RUN_QUOTED.search(first) or _RUN_COLON.search(first):
         return "terminal", {"command": match["command"].strip()}
     match = _READ.search(first)
@@ -167,6 +198,15 @@ def _describe_result(tool: str, args: Mapping[str, Any], result: str) -> str:
         made_by = f" by {data['provider']}" if data.get("provider") else ""
         note = f"\n({data['note']})" if data.get("note") else ""
         return f"Generated an image of {prompt}{made_by}: {data['image']}{note}"
+    if tool == "video_generate" and data.get("video"):
+        prompt = data.get("prompt") or args.get("prompt", "")
+        made_by = f" by {data['provider']}" if data.get("provider") else ""
+        note = f"\n({data['note']})" if data.get("note") else ""
+        return f"Generated a video of {prompt}{made_by}: {data['video']}{note}"
+    if tool == "web_search" and isinstance(data.get("data"), dict):
+        return _describe_search(args, data["data"].get("web") or [])
+    if tool == "web_extract" and isinstance(data.get("results"), list):
+        return _describe_pages(data["results"])
     if tool == "memory" and data.get("success"):
         action = data.get("action")
         if action == "add":
@@ -181,6 +221,35 @@ def _describe_result(tool: str, args: Mapping[str, Any], result: str) -> str:
     if tool == "delegate_task" and "summary" in data:
         return f"The subagent ({data.get('status', 'done')}) reported:\n{data['summary']}"
     return f"The {tool} tool returned:\n{result}"
+
+
+def _describe_search(args: Mapping[str, Any], hits: Sequence[Any]) -> str:
+    query = args.get("query", "")
+    if not hits:
+        return f"The search for {query!r} found nothing."
+    lines = [f"Found {len(hits)} result{'s' if len(hits) != 1 else ''} for {query!r}:"]
+    for number, hit in enumerate(hits, 1):
+        if not isinstance(hit, Mapping):
+            continue
+        lines.append(f"{number}. {hit.get('title') or hit.get('url')} — {hit.get('url', '')}")
+        if hit.get("description"):
+            lines.append(f"   {_first_line(str(hit['description']))}")
+    return "\n".join(lines)
+
+
+def _describe_pages(pages: Sequence[Any]) -> str:
+    parts = []
+    for page in pages:
+        if not isinstance(page, Mapping):
+            continue
+        if page.get("error"):
+            parts.append(f"{page.get('url', '')}: could not be read: {page['error']}")
+            continue
+        text = str(page.get("content") or "").strip()
+        head = text if len(text) <= 1200 else text[:1199] + "…"
+        title = f" ({page['title']})" if page.get("title") else ""
+        parts.append(f"{page.get('url', '')}{title}:\n{head}")
+    return "\n\n".join(parts) or "The web_extract tool returned no page."
 
 
 class OfflineModel(ModelProvider):
