@@ -6,7 +6,7 @@ off, and kills it after a random delay. After every kill ``config.yaml`` must be
 that holds either the state before the command or the state after it, with everything else
 in the file untouched, and a project plugin enabled only together with its content hash.
 
-The number of kills is ``HERMES_DURABILITY_KILLS`` (50 by default, 200 with ``--full``:
+The number of kills is ``HERMES_DURABILITY_KILLS`` (30 by default, 200 with ``--full``:
 tests/suite_size.py); the delays come from ``HERMES_DURABILITY_SEED`` (default 9). For a
 longer soak: ``HERMES_DURABILITY_KILLS=5000``.
 """
@@ -32,7 +32,7 @@ import yaml
 from hermes_hooks.plugins.config import load_config
 from hermes_hooks.plugins.trust import content_hash
 
-KILLS: Final = suite_size.count("HERMES_DURABILITY_KILLS", quick=50, full_size=200)
+KILLS: Final = suite_size.count("HERMES_DURABILITY_KILLS", quick=30, full_size=200)
 SEED: Final = int(os.environ.get("HERMES_DURABILITY_SEED", "9"))
 WORKERS: Final = 4
 
