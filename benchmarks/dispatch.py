@@ -25,6 +25,7 @@ import statistics
 import tempfile
 import timeit
 import types
+import warnings
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ import pluggy
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.spec import hookspecs
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 from hermes_hooks.spec.markers import PROJECT_NAME
 
 __all__ = [
@@ -88,6 +90,7 @@ _CALL_ARGS: Final[Mapping[str, Mapping[str, object]]] = {
         "turn_id": "turn-1",
         "api_request_id": "req-1",
         "middleware_trace": [],
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
     "transform_tool_result": {
         "tool_name": "terminal",
@@ -102,6 +105,7 @@ _CALL_ARGS: Final[Mapping[str, Mapping[str, object]]] = {
         "status": "ok",
         "error_type": None,
         "error_message": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
     },
 }
 
@@ -186,6 +190,7 @@ def _plain_collect(functions: Sequence[Callable[..., object]]) -> Callable[..., 
         turn_id: str,
         api_request_id: str,
         middleware_trace: object,
+        telemetry_schema_version: str,
     ) -> list[object]:
         results = []
         for function in functions:
@@ -212,6 +217,7 @@ def _plain_first(functions: Sequence[Callable[..., object]]) -> Callable[..., ob
         status: str,
         error_type: str | None,
         error_message: str | None,
+        telemetry_schema_version: str,
     ) -> object:
         for function in functions:
             answer = function(tool_name, result)
@@ -241,10 +247,16 @@ class Case:
         return f"{self.kind} k={self.k}"
 
     def check(self) -> None:
-        """Run each variant once and check it gives the answer every other variant gives."""
+        """Run each variant once and check it gives the answer every other variant gives.
+
+        A warning is an error here: pluggy warns on every call that leaves out an argument
+        of the hookspec, and a warning per call would be timed as part of the call.
+        """
         for variant, statement in self.statements.items():
             scope = dict(self.namespace)
-            exec(statement, scope)  # the statement stores its value in _out
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                exec(statement, scope)  # the statement stores its value in _out
             got = _normalise(self.kind, scope["_out"])
             if got != self.expected[variant]:
                 raise AssertionError(
