@@ -623,6 +623,10 @@ def test_code_is_attributed_by_folder_and_never_the_framework_s_own(tmp_path: Pa
     assert owners.owner_of_file("<string>") is None
     owners.remove("folder")
     assert owners.owner_of_file(f"{tmp_path}/plugins/folder/__init__.py") is None
+    # Answers are kept per file, and forgotten when the roots change: a file asked about
+    # before its plugin loaded belongs to it once it has.
+    owners.add("folder-2", [f"{tmp_path}/plugins/folder-2{os.sep}"])
+    assert owners.owner_of_file(f"{tmp_path}/plugins/folder-2/__init__.py") == "folder-2"
 
 
 def test_the_host_itself_still_registers_and_removes_its_tools(home: Path) -> None:
