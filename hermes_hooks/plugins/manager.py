@@ -13,9 +13,7 @@ import time
 import types
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
-
-import attrs
+from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.calling import handoff, workers
 from hermes_hooks.calling.guarded import FailureCount, GuardedManager
@@ -33,7 +31,7 @@ from hermes_hooks.plugins.config import (
     load_config,
 )
 from hermes_hooks.plugins.context import PluginContext
-from hermes_hooks.plugins.discovery import Candidate, Source, discover_candidates
+from hermes_hooks.plugins.discovery import Candidate, discover_candidates
 from hermes_hooks.plugins.kinds import FAMILY_KINDS, LOADED_ON_LOOKUP
 from hermes_hooks.plugins.loading import (
     CodeOwners,
@@ -46,6 +44,9 @@ from hermes_hooks.plugins.loading import (
     plugin_roots,
     running_at,
 )
+from hermes_hooks.plugins.records import LoadGate as _LoadGate
+from hermes_hooks.plugins.records import PluginInfo, Status
+from hermes_hooks.plugins.records import Record as _Record
 from hermes_hooks.plugins.replacing import settle_replacement
 from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
@@ -63,8 +64,6 @@ __all__ = ["FailureCount", "PluginInfo", "PluginManager", "Status"]
 
 logger = logging.getLogger("hermes_hooks")
 
-Status = Literal["enabled", "disabled", "not enabled", "error"]
-
 _SHIM_ATTR: Final = "__wrapped_callback__"
 _debug_handler_installed = False
 
@@ -80,114 +79,6 @@ def _install_debug_handler() -> None:
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
     _debug_handler_installed = True
-
-
-@attrs.frozen
-class PluginInfo:
-    """What is known of one discovered plugin: its manifest, its status and what it registered.
-
-    ``status`` is what actually happened: ``enabled`` (loaded), ``disabled`` (in
-    ``plugins.disabled``), ``not enabled`` (not opted in, or a kind this manager does not load),
-    or ``error`` (it could not be read or loaded; ``error`` says why).
-    """
-
-    key: str
-    name: str
-    version: str
-    kind: str
-    source: Source
-    status: Status
-    error: str | None
-    path: str | None
-    description: str = ""
-    reason: str | None = None
-    tools: tuple[str, ...] = ()
-    hooks: tuple[str, ...] = ()
-    commands: tuple[str, ...] = ()
-    cli_commands: tuple[str, ...] = ()
-    skills: tuple[str, ...] = ()
-    providers: tuple[str, ...] = ()
-    """The providers it registered, as ``family:name`` (``image_gen:local``)."""
-    hook_errors: int = 0
-    last_hook_error: str | None = None
-    warnings: tuple[str, ...] = ()
-    load_ms: float | None = None
-    hook_timeouts: int = 0
-    """Calls of its hook implementations that exceeded ``plugins.hook_callback_timeout``, or
-    were skipped after one (also counted in ``hook_errors``)."""
-    aliases: tuple[str, ...] = ()
-    """Older names config may use for it: the folder name of a flat plugin keyed by its
-    manifest name."""
-    kind_inferred: bool = False
-    """Its kind was inferred from its ``__init__.py`` (the manifest declares none)."""
-    served_by: str | None = None
-    """For a plugin a provider family serves (``exclusive``, ``model-provider``): the config
-    key that selects it, e.g. ``memory.provider``."""
-    platforms: tuple[str, ...] = ()
-    """The gateway platforms it registered with ``ctx.register_platform``."""
-    replacement: str | None = None
-    """Said when another plugin has its key: the one it replaced (an entry point over a user
-    plugin, a trusted project plugin over the user's), or the untrusted project plugin that
-    wanted to replace it and was refused."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the fields as a JSON-ready dict (tuples become lists)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.asdict(self).items()}
-
-
-class _LoadGate:
-    """Between a plugin's load on a worker and the manager, which may give up on it.
-
-    Once closed (at ``plugins.load_timeout``), the abandoned load may run on but may no longer
-    hand its module or a context to the record, so nothing it registers later is accepted.
-    """
-
-    __slots__ = ("closed", "lock", "thread_id")
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.closed = False
-        self.thread_id: int | None = None
-
-    def close(self) -> None:
-        with self.lock:
-            self.closed = True
-
-    def check(self, key: str) -> None:
-        """Raise when the manager gave up on this load (called holding :attr:`lock`)."""
-        if self.closed:
-            raise PluginLoadError(key, "its load was given up (plugins.load_timeout)")
-
-
-@attrs.define(eq=False)
-class _Record:
-    """The manager's mutable state for one plugin."""
-
-    candidate: Candidate
-    status: Status = "not enabled"
-    error: str | None = None
-    reason: str | None = None
-    module: types.ModuleType | None = None
-    holder: PluginHooks | None = None
-    context: PluginContext | None = None
-    loading: bool = False
-    pending: list[tuple[str, Callable[..., Any]]] = attrs.Factory(list)
-    hook_errors: int = 0
-    last_hook_error: str | None = None
-    warnings: list[str] = attrs.Factory(list)
-    load_ms: float | None = None
-    hook_timeouts: int = 0
-    import_name: str | None = None
-    """The module name its folder is being imported as, known before the import finishes."""
-    platforms: list[str] = attrs.Factory(list)
-    served_by: str | None = None
-    unload_callbacks: list[tuple[Callable[[], Any], Handle]] = attrs.Factory(list)
-    deferred: bool = False
-    """Its kind is imported on its family's first lookup (:meth:`PluginManager.load_deferred`)."""
-    checked: Any = None
-    """A trusted project plugin's content as its trust check read it (a ``TrustedContent``)."""
-    replacement: str | None = None
-    """What its status says about another plugin of its key it replaced, or that stays."""
 
 
 class PluginManager(GuardedManager):
