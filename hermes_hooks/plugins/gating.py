@@ -1,0 +1,158 @@
+"""Gating: whether a discovered plugin is to be loaded, and why, from config and environment.
+
+The plugin manager asks :func:`gate` for each candidate (:mod:`hermes_hooks.plugins.manager`):
+``plugins.disabled`` and ``HERMES_DISABLE_PLUGINS`` first, then the provider family that serves
+the plugin's kind (:func:`family_gate`: ``memory.provider``, ``context.engine``, the first
+profile lookup for model providers) or ``plugins.enabled``, then project trust, the Hermes
+version the plugin requires and its ``requires_env``. Config matches plugin keys (and the
+aliases of old folder keys), never a manifest name.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hermes_hooks.errors import ConfigError, PluginTrustError
+from hermes_hooks.plugins import extensions
+from hermes_hooks.plugins.config import DISABLE_PLUGINS_ENV, PluginsConfig, disabled_for_this_run
+from hermes_hooks.plugins.kinds import FAMILY_KINDS, LOADED_ON_LOOKUP
+from hermes_hooks.plugins.records import Record, Status
+from hermes_hooks.spec.contract import HERMES_CONTRACT_VERSION
+
+__all__ = ["family_gate", "gate"]
+
+
+def gate(
+    record: Record,
+    config: Mapping[str, Any],
+    plugins_config: PluginsConfig,
+    *,
+    strict: bool,
+    note_alias: Callable[[Record, str, str], None],
+    lookup: bool = False,
+) -> tuple[Status, str | None]:
+    """Decide from config and environment whether a candidate is to be loaded.
+
+    Config matches plugin keys (and the aliases of old folder keys), never a manifest
+    name: a folder nobody enabled does not run because its manifest claims an enabled
+    plugin's name.
+    """
+    candidate = record.candidate
+    if candidate.error is not None:
+        return "error", candidate.error
+    disabled_as = plugins_config.listed_as(candidate.key, "disabled")
+    if disabled_as is not None:
+        note_alias(record, disabled_as, "plugins.disabled")
+        return "disabled", "listed in plugins.disabled"
+    if candidate.key in disabled_for_this_run():
+        return "disabled", f"disabled for this run ({DISABLE_PLUGINS_ENV})"
+    served = family_gate(record, config, plugins_config, lookup=lookup)
+    if served is not None:
+        selected, why = served
+        if not selected:
+            return "not enabled", why
+    elif (enabled_as := plugins_config.listed_as(candidate.key, "enabled")) is not None:
+        note_alias(record, enabled_as, "plugins.enabled")
+        why = "listed in plugins.enabled"
+    elif candidate.source == "bundled" and candidate.kind == "backend":
+        why = "bundled backend, loaded by default"
+    else:
+        return "not enabled", "not listed in plugins.enabled"
+    if candidate.source == "project" and candidate.path is not None:
+        # Trusted as its files were when enabled (hash recorded by hermes plugins enable).
+        # Imported here: hashlib is only needed for project plugins.
+        from hermes_hooks.plugins.trust import verify_trusted
+
+        try:
+            # Imported from the very bytes checked here: nothing changes in between.
+            if record.checked is None or record.checked.folder != candidate.path:
+                record.checked = verify_trusted(
+                    candidate.path, candidate.key, plugins_config.entry(candidate.key)
+                )
+        except PluginTrustError as exc:
+            return "error", str(exc)
+    manifest = candidate.manifest
+    if manifest is not None:
+        mismatch = manifest.hermes_mismatch(HERMES_CONTRACT_VERSION)
+        if mismatch is not None:
+            return "error", mismatch
+        if manifest.version_problem is not None and strict:
+            return "error", manifest.version_problem
+    missing = (
+        [n for n in manifest.required_env_names if not os.environ.get(n)] if manifest else []
+    )
+    if missing:
+        plural = "s" if len(missing) > 1 else ""
+        return "error", (
+            f"requires environment variable{plural} {', '.join(missing)}, which "
+            f"{'are' if plural else 'is'} not set"
+        )
+    return "enabled", why
+
+
+def family_gate(
+    record: Record,
+    config: Mapping[str, Any],
+    plugins_config: PluginsConfig,
+    *,
+    lookup: bool = False,
+) -> tuple[bool, str] | None:
+    """For a plugin a provider family serves: whether config selects it, and why.
+
+    ``None`` for every other kind (``plugins.enabled`` decides those).
+
+    :param lookup: the family is looking its plugins up now (``PluginManager.load_deferred``).
+    """
+    candidate = record.candidate
+    kind = candidate.kind
+    if kind not in FAMILY_KINDS:
+        return None
+    what, hermes_key = FAMILY_KINDS[kind]
+    how = f"kind {kind!r}"
+    if candidate.kind_inferred:
+        how += ", inferred from its folder or its __init__.py"
+    family = extensions.find_kind_family(kind)
+    if family is None:
+        record.served_by = hermes_key
+        return False, (
+            f"a {what} plugin ({how}): Hermes serves it through {hermes_key}, not "
+            f"plugins.enabled, and this version has no {what} family yet; listed, not loaded"
+        )
+    key = family.selection_key
+    record.served_by = key
+    if kind in LOADED_ON_LOOKUP:
+        return _lookup_gate(record, plugins_config, what, how, key, lookup)
+    try:
+        chosen = family.selected_name(config)
+    except ConfigError as exc:
+        return False, f"a {what} plugin ({how}), served by {key}: {exc}"
+    names = {candidate.key, candidate.key.rsplit("/", 1)[-1], candidate.name}
+    if chosen is not None and chosen in names:
+        return True, f"selected by {key}"
+    now = f"{key} is {chosen!r}" if chosen is not None else f"{key} is not set"
+    return False, (
+        f"a {what} plugin ({how}), served by {key}, not plugins.enabled; {now}. Set "
+        f"{key}: {candidate.key.rsplit('/', 1)[-1]} in config.yaml to use it"
+    )
+
+
+def _lookup_gate(
+    record: Record, plugins_config: PluginsConfig, what: str, how: str, key: str, lookup: bool
+) -> tuple[bool, str]:
+    """For a kind imported on its family's first lookup (model-provider plugins)."""
+    candidate = record.candidate
+    record.deferred = True
+    opt_in = candidate.source in ("project", "entrypoint")
+    if opt_in and plugins_config.listed_as(candidate.key, "enabled") is None:
+        return False, (
+            f"a {what} plugin ({how}) from {candidate.source}: imported on the first "
+            f"profile lookup once listed in plugins.enabled"
+        )
+    if lookup:
+        return True, "imported on the first profile lookup"
+    return False, (
+        f"a {what} plugin ({how}): imported on the first profile lookup ({key}, ctx.llm, "
+        f"hermes models), not by plugins.enabled; not imported yet"
+    )
