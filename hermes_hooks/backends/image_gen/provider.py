@@ -29,6 +29,7 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
+from hermes_hooks.backends.download import save_url
 from hermes_hooks.backends.home import active_home, get_active_home, using_hermes_home
 
 __all__ = [
@@ -214,7 +215,6 @@ _URL_IMAGE_TYPES: Final[dict[str, str]] = {
     "image/gif": "gif",
 }
 _URL_SUFFIXES: Final = ("png", "jpg", "jpeg", "webp", "gif")
-_NOT_IMAGES: Final = ("text/", "application/json", "application/xml", "application/javascript")
 DEFAULT_URL_IMAGE_MAX_BYTES: Final = 25 * 1024 * 1024
 """The most :func:`save_url_image` downloads, as Hermes caps it."""
 
@@ -249,41 +249,24 @@ def save_url_image(
         JSON, text), more than ``max_bytes``, or an empty body; no file is left behind.
     :raises httpx.HTTPError: the request failed or the server answered with an error status.
     """
-    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
-        raise ValueError(f"expected an http(s) image URL, found {url!r}")
     import datetime  # here: only a provider saving an image needs these
     import uuid
 
-    import httpx
-
     safe_prefix = _UNSAFE_NAME.sub("_", prefix).strip("._") or "image"
     stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S")
-    with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as response:
-        response.raise_for_status()
-        content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if content_type.startswith(_NOT_IMAGES):
-            raise ValueError(
-                f"image URL {url} answered with Content-Type {content_type!r}, not an image; "
-                f"refusing to cache it"
-            )
-        extension = _url_extension(url, content_type)
-        path = get_images_dir(home) / f"{safe_prefix}_{stamp}_{uuid.uuid4().hex[:8]}.{extension}"
-        written = 0
-        try:
-            with path.open("xb") as fh:
-                for chunk in response.iter_bytes(64 * 1024):
-                    written += len(chunk)
-                    if written > max_bytes:
-                        raise ValueError(
-                            f"image at {url} is larger than {max_bytes} bytes; refusing to cache it"
-                        )
-                    fh.write(chunk)
-            if written == 0:
-                raise ValueError(f"image at {url} returned 0 bytes; refusing to cache it")
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
-    return path.resolve()
+
+    def target(extension: str) -> Path:
+        return get_images_dir(home) / f"{safe_prefix}_{stamp}_{uuid.uuid4().hex[:8]}.{extension}"
+
+    return save_url(
+        url,
+        what="image",
+        a_what="an image",
+        extension_of=_url_extension,
+        target=target,
+        timeout=timeout,
+        max_bytes=max_bytes,
+    )
 
 
 def success_response(

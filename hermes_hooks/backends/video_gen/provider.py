@@ -33,6 +33,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Final
 
+from hermes_hooks.backends.download import save_url
 from hermes_hooks.backends.home import active_home
 
 __all__ = [
@@ -194,7 +195,16 @@ _URL_VIDEO_TYPES: Final[dict[str, str]] = {
     "image/gif": "gif",
     "image/webp": "webp",
 }
-_NOT_VIDEOS: Final = ("text/", "application/json", "application/xml", "application/javascript")
+
+
+def _url_extension(url: str, content_type: str) -> str:
+    extension = _URL_VIDEO_TYPES.get(content_type)
+    if extension is not None:
+        return extension
+    path_part = url.split("?", 1)[0].lower()
+    return next(
+        (e for e in ("mp4", "webm", "mov", "mkv", "gif") if path_part.endswith("." + e)), "mp4"
+    )
 
 
 def save_url_video(
@@ -214,41 +224,16 @@ def save_url_video(
         empty; no file is left behind.
     :raises httpx.HTTPError: the request failed or answered with an error status.
     """
-    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
-        raise ValueError(f"expected an http(s) video URL, found {url!r}")
-    import httpx
-
-    with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as response:
-        response.raise_for_status()
-        content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if content_type.startswith(_NOT_VIDEOS):
-            raise ValueError(
-                f"video URL {url} answered with Content-Type {content_type!r}, not a video"
-            )
-        extension = _URL_VIDEO_TYPES.get(content_type)
-        if extension is None:
-            path_part = url.split("?", 1)[0].lower()
-            extension = next(
-                (e for e in ("mp4", "webm", "mov", "mkv", "gif") if path_part.endswith("." + e)),
-                "mp4",
-            )
-        path = _target(prefix, extension, home)
-        written = 0
-        try:
-            with path.open("xb") as fh:
-                for chunk in response.iter_bytes(256 * 1024):
-                    written += len(chunk)
-                    if written > max_bytes:
-                        raise ValueError(
-                            f"video at {url} is larger than {max_bytes} bytes; refusing to cache"
-                        )
-                    fh.write(chunk)
-            if written == 0:
-                raise ValueError(f"video at {url} returned 0 bytes; refusing to cache it")
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
-    return path.resolve()
+    return save_url(
+        url,
+        what="video",
+        a_what="a video",
+        extension_of=_url_extension,
+        target=lambda extension: _target(prefix, extension, home),
+        timeout=timeout,
+        max_bytes=max_bytes,
+        chunk_bytes=256 * 1024,
+    )
 
 
 def success_response(
