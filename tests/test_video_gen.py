@@ -182,3 +182,38 @@ def test_the_how_tos_provider_generates_through_a_job_server(
     assert (result["model"], result["aspect_ratio"]) == ("clips-1", "9:16")
     assert in_cache(home, result).read_bytes() == b"\x00\x00\x00 ftypmp4"
     assert server.requests[0].json()["aspect_ratio"] == "9:16"
+
+
+def test_save_url_video_keeps_a_delivery_url_and_refuses_what_is_not_a_video(
+    tmp_path: Path, server: Server
+) -> None:
+    from hermes_hooks import save_url_video
+
+    home = tmp_path / "home"
+    clip = b"\x00\x00\x00\x18ftypmp42" + b"\x01" * 4096
+    server.routes[("GET", "/clip")] = lambda r: (200, {"Content-Type": "video/mp4"}, clip)
+    server.routes[("GET", "/raw.webm")] = lambda r: (
+        200, {"Content-Type": "application/octet-stream"}, b"webm bytes",
+    )  # fmt: skip
+    server.routes[("GET", "/expired")] = lambda r: (
+        200, {"Content-Type": "text/html"}, b"<h1>link expired</h1>",
+    )  # fmt: skip
+    server.routes[("GET", "/empty")] = lambda r: (200, {"Content-Type": "video/mp4"}, b"")
+
+    saved = save_url_video(f"{server.url}/clip", prefix="grok clip", home=home)
+    assert saved.parent == (home / "cache" / "videos").resolve()
+    assert re.fullmatch(r"grok_clip_\d{8}_\d{6}_[0-9a-f]{8}\.mp4", saved.name), saved.name
+    assert saved.read_bytes() == clip
+    # No Content-Type of a video: the URL's suffix decides.
+    assert save_url_video(f"{server.url}/raw.webm", home=home).suffix == ".webm"
+
+    before = sorted((home / "cache" / "videos").iterdir())
+    with pytest.raises(ValueError, match=r"not a video; refusing to cache it"):
+        save_url_video(f"{server.url}/expired", home=home)
+    with pytest.raises(ValueError, match=r"larger than 1024 bytes"):
+        save_url_video(f"{server.url}/clip", home=home, max_bytes=1024)
+    with pytest.raises(ValueError, match=r"returned 0 bytes"):
+        save_url_video(f"{server.url}/empty", home=home)
+    with pytest.raises(ValueError, match=r"expected an http\(s\) video URL"):
+        save_url_video("file:///etc/passwd", home=home)
+    assert sorted((home / "cache" / "videos").iterdir()) == before  # nothing left behind
