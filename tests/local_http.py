@@ -4,6 +4,8 @@ record of every request it received. Nothing leaves the machine.
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
 import json
 import threading
 import urllib.parse
@@ -28,6 +30,19 @@ class Request:
 
     def json(self) -> Any:
         return json.loads(self.body)
+
+    def form(self) -> list[tuple[str, str | None, bytes]]:
+        """Return the multipart parts as ``(field name, filename, bytes)``."""
+        head = f"Content-Type: {self.headers['content-type']}\r\n\r\n".encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + self.body)
+        return [
+            (
+                part.get_param("name", header="content-disposition"),
+                part.get_filename(),
+                part.get_payload(decode=True),
+            )
+            for part in message.iter_parts()
+        ]
 
 
 def as_json(data: Any, status: int = 200) -> Answer:

@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from local_http import Server, running
 from plugin_builders import PluginHome, home, info
-from test_image_gen_providers import Server, png_bytes
+from test_image_gen_providers import png_bytes
 
 from hermes_hooks import Hooks, PluginManager
 from hermes_hooks.errors import RegistrationError
@@ -28,11 +29,8 @@ __all__ = ["home"]
 
 @pytest.fixture
 def server() -> Iterator[Server]:
-    srv = Server()
-    srv.thread.start()
-    yield srv
-    srv.httpd.shutdown()
-    srv.httpd.server_close()
+    with running() as srv:
+        yield srv
 
 
 def loaded(home: PluginHome) -> PluginManager:

@@ -7,24 +7,19 @@ request they receive; nothing leaves the machine.
 from __future__ import annotations
 
 import base64
-import email.parser
-import email.policy
 import io
 import json
 import re
 import socket
 import sys
-import threading
-import urllib.parse
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import attrs
 import httpx
 import pytest
 import yaml
+from local_http import Request, Server, as_json, running
 from PIL import Image
 from plugin_builders import isolated_home
 from plugin_builders import load as load_home
@@ -33,102 +28,16 @@ from hermes_hooks import PluginManager
 
 pytest_plugins = ["pytester"]
 
-Route = Callable[["Request"], tuple[int, dict[str, str], bytes]]
-
-
 def png_bytes(colour: str = "red", size: tuple[int, int] = (4, 3)) -> bytes:
     buffer = io.BytesIO()
     Image.new("RGB", size, colour).save(buffer, format="PNG")
     return buffer.getvalue()
 
 
-def as_json(data: Any, status: int = 200) -> tuple[int, dict[str, str], bytes]:
-    return status, {"Content-Type": "application/json"}, json.dumps(data).encode()
-
-
-@attrs.frozen
-class Request:
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-    def form(self) -> list[tuple[str, str | None, bytes]]:
-        """Return the multipart parts as ``(field name, filename, bytes)``."""
-        head = f"Content-Type: {self.headers['content-type']}\r\n\r\n".encode()
-        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + self.body)
-        return [
-            (
-                part.get_param("name", header="content-disposition"),
-                part.get_filename(),
-                part.get_payload(decode=True),
-            )
-            for part in message.iter_parts()
-        ]
-
-
-class Server:
-    """An HTTP server on 127.0.0.1 answering from ``routes`` and recording every request."""
-
-    def __init__(self) -> None:
-        self.routes: dict[tuple[str, str], Route] = {}
-        self.requests: list[Request] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _serve(self) -> None:
-                url = urllib.parse.urlsplit(self.path)
-                length = int(self.headers.get("Content-Length") or 0)
-                request = Request(
-                    self.command,
-                    url.path,
-                    urllib.parse.parse_qs(url.query, keep_blank_values=True),
-                    {k.lower(): v for k, v in self.headers.items()},
-                    self.rfile.read(length),
-                )
-                server.requests.append(request)
-                route = server.routes.get((self.command, url.path))
-                status, headers, body = route(request) if route else (404, {}, b"no route")
-                self.send_response(status)
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_POST = _serve
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-
-    def route(self, method: str, path: str) -> Callable[[Route], Route]:
-        def add(function: Route) -> Route:
-            self.routes[(method, path)] = function
-            return function
-
-        return add
-
-    def paths(self) -> list[str]:
-        return [f"{r.method} {r.path}" for r in self.requests]
-
-
 @pytest.fixture
 def server() -> Iterator[Server]:
-    srv = Server()
-    srv.thread.start()
-    yield srv
-    srv.httpd.shutdown()
-    srv.httpd.server_close()
+    with running() as srv:
+        yield srv
 
 
 @pytest.fixture
