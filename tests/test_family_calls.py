@@ -282,3 +282,38 @@ def test_a_plugin_missing_its_env_is_listed_with_it_and_can_be_chosen(
     assert loaded.returncode == 0, loaded.stderr
     assert "registers its" in loaded.stderr
     assert "as 'bad', not 'bad-backend'" in loaded.stderr
+
+
+def _fail(error: str, error_type: str, provider: str, model: str) -> dict[str, Any]:
+    return {"success": False, "error": error, "error_type": error_type, "provider": provider}
+
+
+@pytest.mark.parametrize(("field", "a_what"), [("image", "an image"), ("video", "a video")])
+def test_a_media_providers_answer_is_settled_the_same_in_both_families(
+    field: str, a_what: str
+) -> None:
+    from hermes_hooks.backends.calls import settle_media_result
+
+    def settle(result: object) -> dict[str, Any]:
+        return settle_media_result(
+            result, field=field, a_what=a_what, name="pics", model="m1", fail=_fail
+        )
+
+    good = {"success": True, field: "/tmp/x", "provider": "pics"}
+    assert settle(good) is good
+    wrong = settle(["not", "a", "dict"])
+    assert wrong["error_type"] == "provider_contract"
+    assert wrong["error"].startswith(f"{field} provider 'pics' returned list")
+    empty = settle({"success": True, field: ""})
+    assert empty["error_type"] == "provider_contract"
+    assert f"reported success without {a_what}" in empty["error"]
+    silent = settle({"success": False})
+    assert silent == {
+        "success": False,
+        field: None,
+        "error": f"{field} provider 'pics' reported a failure without a message",
+        "error_type": "provider_error",
+        "provider": "pics",
+    }
+    own = settle({"success": False, "error": "quota", "error_type": "rate_limited"})
+    assert (own["error"], own["error_type"], own["provider"]) == ("quota", "rate_limited", "pics")

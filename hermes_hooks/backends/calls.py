@@ -38,6 +38,7 @@ __all__ = [
     "describe_provider",
     "missing_env",
     "read_timeout",
+    "settle_media_result",
     "unavailable_reason",
 ]
 
@@ -225,3 +226,52 @@ def call_provider(
         _count_failure(registry, name, f"{family.name} provider {method}()", detail)
         raise ProviderCallError(f"{who} failed: {detail}") from value
     return value
+
+
+def settle_media_result(
+    result: object,
+    *,
+    field: str,
+    a_what: str,
+    name: str,
+    model: str,
+    fail: Callable[[str, str, str, str], dict[str, Any]],
+) -> dict[str, Any]:
+    """Return a media provider's answer as its tool gives it back (``image_generate``, ...).
+
+    A dict of ``success_response()`` is returned as it is; a failure gets ``success`` false,
+    ``field`` ``None``, an ``error`` and its type and the provider's name where it left them
+    out; anything else, or success without a ``field``, is a ``provider_contract`` failure made
+    by ``fail(error, error_type, provider, model)``.
+
+    :param field: the result's key for the medium (``image``); ``a_what`` names it with its
+        article (``an image``).
+    """
+    what = f"{field} provider {name!r}"
+    if not isinstance(result, dict):
+        return fail(
+            f"{what} returned {type(result).__name__}, expected the dict of "
+            f"success_response() or error_response()",
+            "provider_contract",
+            name,
+            model,
+        )
+    if result.get("success") is not True:
+        result = dict(result)
+        result["success"] = False
+        result.setdefault(field, None)
+        if not result.get("error"):
+            result["error"] = f"{what} reported a failure without a message"
+        result["error_type"] = result.get("error_type") or "provider_error"
+        result["provider"] = result.get("provider") or name
+        return result
+    medium = result.get(field)
+    if not isinstance(medium, str) or not medium:
+        return fail(
+            f"{what} reported success without {a_what} (expected a URL or a file path in "
+            f"{field!r}, found {medium!r})",
+            "provider_contract",
+            name,
+            model,
+        )
+    return result

@@ -18,7 +18,12 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from hermes_hooks.backends.calls import ProviderCallError, call_provider, read_timeout
+from hermes_hooks.backends.calls import (
+    ProviderCallError,
+    call_provider,
+    read_timeout,
+    settle_media_result,
+)
 from hermes_hooks.backends.image_gen.provider import (
     DEFAULT_ASPECT_RATIO,
     VALID_ASPECT_RATIOS,
@@ -318,33 +323,9 @@ def run_image_generate(
         return fail(str(exc), exc.error_type, provider=name, model=model or "")
     except ImageGenError as exc:  # unavailable, or it did not answer in time
         return fail(str(exc), exc.error_type, provider=name, model=model or "")
-    if not isinstance(result, dict):
-        return fail(
-            f"image provider {name!r} returned {type(result).__name__}, expected the dict of "
-            f"success_response() or error_response()",
-            "provider_contract",
-            provider=name,
-            model=model or "",
-        )
-    if result.get("success") is not True:
-        result = dict(result)
-        result["success"] = False
-        result.setdefault("image", None)
-        if not result.get("error"):
-            result["error"] = f"image provider {name!r} reported a failure without a message"
-        result["error_type"] = result.get("error_type") or "provider_error"
-        result["provider"] = result.get("provider") or name
-        return result
-    image = result.get("image")
-    if not isinstance(image, str) or not image:
-        return fail(
-            f"image provider {name!r} reported success without an image (expected a URL or "
-            f"a file path in 'image', found {image!r})",
-            "provider_contract",
-            provider=name,
-            model=model or "",
-        )
-    return result
+    return settle_media_result(
+        result, field="image", a_what="an image", name=name, model=model or "", fail=fail
+    )
 
 
 def make_image_generate_handler(

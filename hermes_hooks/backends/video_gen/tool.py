@@ -14,7 +14,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from hermes_hooks.backends.calls import ProviderCallError, call_provider, read_timeout
+from hermes_hooks.backends.calls import (
+    ProviderCallError,
+    call_provider,
+    read_timeout,
+    settle_media_result,
+)
 from hermes_hooks.backends.family import FamilyError, ProviderRegistry
 from hermes_hooks.backends.home import using_hermes_home
 from hermes_hooks.backends.video_gen.provider import (
@@ -174,33 +179,9 @@ def run_video_generate(
         return fail(str(exc), exc.error_type, name, model or "")
     except FamilyError as exc:
         return fail(str(exc), exc.error_type, name, model or "")
-    if not isinstance(result, dict):
-        return fail(
-            f"video provider {name!r} returned {type(result).__name__}, expected the dict of "
-            f"success_response() or error_response()",
-            "provider_contract",
-            name,
-            model or "",
-        )
-    if result.get("success") is not True:
-        result = dict(result)
-        result["success"] = False
-        result.setdefault("video", None)
-        if not result.get("error"):
-            result["error"] = f"video provider {name!r} reported a failure without a message"
-        result["error_type"] = result.get("error_type") or "provider_error"
-        result["provider"] = result.get("provider") or name
-        return result
-    video = result.get("video")
-    if not isinstance(video, str) or not video:
-        return fail(
-            f"video provider {name!r} reported success without a video (expected a URL or a "
-            f"file path in 'video', found {video!r})",
-            "provider_contract",
-            name,
-            model or "",
-        )
-    return result
+    return settle_media_result(
+        result, field="video", a_what="a video", name=name, model=model or "", fail=fail
+    )
 
 
 def _handler(registry: ProviderRegistry[VideoGenProvider]) -> Callable[..., str]:
