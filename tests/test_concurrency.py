@@ -28,6 +28,8 @@ from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
+pytestmark = pytest.mark.slow
+
 THREADS: Final = 6
 ROUNDS: Final = suite_size.count("HERMES_CONCURRENCY_ROUNDS", quick=20, full_size=40)
 """Loader rounds; each loads and unloads every plugin once."""

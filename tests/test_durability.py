@@ -36,7 +36,10 @@ KILLS: Final = suite_size.count("HERMES_DURABILITY_KILLS", quick=30, full_size=2
 SEED: Final = int(os.environ.get("HERMES_DURABILITY_SEED", "9"))
 WORKERS: Final = 4
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL"),
+]
 
 #: What must survive every kill untouched.
 OTHER: Final[Mapping[str, Any]] = {

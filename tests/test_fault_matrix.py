@@ -49,6 +49,8 @@ from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.contract import Policy, get_contract
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION, VALID_HOOKS
 
+pytestmark = pytest.mark.slow
+
 HOOKS: Final = sorted(VALID_HOOKS)
 RAISES: Final = ("Exception", "SystemExit", "RecursionError")
 

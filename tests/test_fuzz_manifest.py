@@ -36,6 +36,8 @@ from hermes_hooks.plugins.safe_yaml import (
     safe_load_yaml,
 )
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES: Final = suite_size.count("HERMES_FUZZ_EXAMPLES", quick=75, full_size=150)
 FUZZ: Final = settings(
     max_examples=EXAMPLES,

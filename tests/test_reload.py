@@ -34,6 +34,8 @@ from hermes_hooks.plugins.loading import PluginHooks
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.registries.base import HOST
 
+pytestmark = pytest.mark.slow
+
 RELOADS: Final = suite_size.count("HERMES_RELOADS", quick=50, full_size=100)
 
 #: Uses every kind of registration, replaces two host tools (it has the grant) and a provider.
