@@ -80,26 +80,51 @@ def pre_tool_call(
     middleware_trace: list[dict[str, Any]],
     telemetry_schema_version: str,
 ) -> dict[str, Any] | None:
-    """Fires once immediately before every tool call runs, built-in and plugin tools alike.
+    """Fires once immediately before every tool call runs, built-in and plugin tools alike. If the
+    model calls three tools in parallel, it fires three times.
 
-    :param tool_name: the tool about to run, e.g. ``"terminal"`` or ``"read_file"``.
-    :param args: the arguments the model passed to the tool (after type coercion).
-    :param task_id: the task the call belongs to; ``""`` when unset.
-    :param session_id: the current session; ``""`` when unset.
-    :param tool_call_id: the model's id for this tool call; ``""`` when unset.
-    :param turn_id: the current turn; ``""`` when unset.
-    :param api_request_id: the API request that produced the call; ``""`` when unset.
-    :param middleware_trace: what the tool-request middleware did to the arguments, in order.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ``None`` to stay out of it, ``{"action": "block", "message": str}`` to veto (the
-        message becomes the tool result), ``{"action": "approve", "message"?, "rule_key"?}`` to
-        send the call to the human-approval gate, ``{"action": "modify", "args": {...}}`` to merge
-        new arguments over the old, or the legacy ``{"blocked": True, "reason": str}``. All
-        decisions combine as block > approve > modify.
+    :param tool_name: The tool about to run, e.g. `"terminal"` or `"read_file"`.
+    :param args: The arguments the model passed to the tool, after type coercion.
+    :param task_id: The task the call belongs to; `""` when unset.
+    :param session_id: The current session; `""` when unset.
+    :param tool_call_id: The model's id for this tool call; `""` when unset.
+    :param turn_id: The current turn; `""` when unset.
+    :param api_request_id: The API request that produced the call; `""` when unset.
+    :param middleware_trace: What the tool-request middleware did to the arguments, in order.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: `None` to stay out of it, or one decision:
 
-    Error policy: closed; a raising or timed-out implementation blocks the call with a message
-    naming the plugin.
+        - `{"action": "block", "message": str}` vetoes the call; the message becomes the tool
+          result;
+        - `{"action": "approve", "message"?: str, "rule_key"?: str}` sends the call to the
+          human-approval gate (a denial, a timeout or a gate error blocks it);
+        - `{"action": "modify", "args": {...}}` merges new arguments over the old ones before
+          the tool runs;
+        - the legacy `{"blocked": True, "reason": str}` is a block.
+
+        Decisions combine as **block > approve > modify**, whatever the order of the
+        implementations. Several `modify` results merge key by key; on a conflicting key the
+        implementation that runs first wins and the conflict is reported. The typed facade returns
+        one decision object; a raw `pm.hook.pre_tool_call(...)` returns the list of results, as
+        pluggy does.
+
+    Error policy: Closed: an implementation that raises or exceeds the callback timeout becomes a
+    block whose message names the plugin, so a broken guard never lets a call through unvetted.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+    PROTECTED = ("/etc/", "/usr/")
+
+
+    @hookimpl
+    def pre_tool_call(tool_name, args):
+        path = str(args.get("path", ""))
+        if tool_name in {"write_file", "patch"} and path.startswith(PROTECTED):
+            return {"action": "approve", "message": f"write to {path}", "rule_key": "system-write"}
+        return None
+    ```
     """
 
 
@@ -136,27 +161,45 @@ def post_tool_call(
     middleware_trace: list[dict[str, Any]],
     telemetry_schema_version: str,
 ) -> None:
-    """Fires once after every tool call returns, is blocked, or fails.
+    """Fires once after every tool call returns, is blocked by a `pre_tool_call` decision, or fails
+    (the error then arrives as the result).
 
-    :param tool_name: the tool that ran.
-    :param args: the arguments the tool ran with.
-    :param result: the tool result the model will see, usually a JSON string.
-    :param task_id: the task the call belongs to; ``""`` when unset.
-    :param session_id: the current session; ``""`` when unset.
-    :param tool_call_id: the model's id for this tool call; ``""`` when unset.
-    :param turn_id: the current turn; ``""`` when unset.
-    :param api_request_id: the API request that produced the call; ``""`` when unset.
-    :param duration_ms: how long the tool's dispatch took, in milliseconds (0 when blocked).
-    :param status: ``"ok"``, ``"error"`` (the result carries an error) or ``"blocked"`` (a
-        ``pre_tool_call`` decision stopped it).
-    :param error_type: ``"tool_error"``, ``"plugin_block"`` and the like; ``None`` when ok.
-    :param error_message: the error or block message; ``None`` when ok.
-    :param middleware_trace: what the tool-request middleware did to the arguments, in order.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param tool_name: The tool that ran.
+    :param args: The arguments the tool ran with.
+    :param result: The tool result the model will see, usually a JSON string.
+    :param task_id: The task the call belongs to; `""` when unset.
+    :param session_id: The current session; `""` when unset.
+    :param tool_call_id: The model's id for this tool call; `""` when unset.
+    :param turn_id: The current turn; `""` when unset.
+    :param api_request_id: The API request that produced the call; `""` when unset.
+    :param duration_ms: How long the tool's dispatch took, in milliseconds; 0 when blocked.
+    :param status: `"error"` when the result carries an error, `"blocked"` when a `pre_tool_call`
+        decision stopped the call.
+    :type status: `"ok" | "error" | "blocked"`
+    :param error_type: E.g. `"tool_error"` or `"plugin_block"`; `None` when ok.
+    :type error_type: `str | None`
+    :param error_message: The error or block message; `None` when ok.
+    :type error_message: `str | None`
+    :param middleware_trace: What the tool-request middleware did to the arguments, in order.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped.
+
+    ```python
+    from collections import Counter
+
+    from hermes_hooks import hookimpl
+
+    failures = Counter()
+
+
+    @hookimpl
+    def post_tool_call(tool_name, status):
+        if status != "ok":
+            failures[tool_name] += 1
+    ```
     """
 
 
@@ -193,25 +236,43 @@ def transform_tool_result(
     error_message: str | None,
     telemetry_schema_version: str,
 ) -> str | None:
-    """Fires after ``post_tool_call`` and before the tool result is appended to the conversation.
+    """Fires after `post_tool_call` and before the tool result is appended to the conversation, for
+    every tool, so a plugin can rewrite what the model sees.
 
-    :param tool_name: the tool that ran.
-    :param args: the arguments the tool ran with.
-    :param result: the final result string from tool dispatch.
-    :param task_id: the task the call belongs to; ``""`` when unset.
-    :param session_id: the current session; ``""`` when unset.
-    :param tool_call_id: the model's id for this tool call; ``""`` when unset.
-    :param turn_id: the current turn; ``""`` when unset.
-    :param api_request_id: the API request that produced the call; ``""`` when unset.
-    :param duration_ms: how long the tool's dispatch took, in milliseconds.
-    :param status: ``"ok"`` or ``"error"``, derived from the result.
-    :param error_type: ``"tool_error"`` when the result carries an error, else ``None``.
-    :param error_message: the error text from the result, else ``None``.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: a ``str`` that replaces the result (the first one wins), or ``None`` to keep it.
+    :param tool_name: The tool that ran.
+    :param args: The arguments the tool ran with.
+    :param result: The final result string from tool dispatch.
+    :param task_id: The task the call belongs to; `""` when unset.
+    :param session_id: The current session; `""` when unset.
+    :param tool_call_id: The model's id for this tool call; `""` when unset.
+    :param turn_id: The current turn; `""` when unset.
+    :param api_request_id: The API request that produced the call; `""` when unset.
+    :param duration_ms: How long the tool's dispatch took, in milliseconds.
+    :param status: Derived from the result.
+    :type status: `"ok" | "error"`
+    :param error_type: `"tool_error"` when the result carries an error, else `None`.
+    :type error_type: `str | None`
+    :param error_message: The error text from the result, else `None`.
+    :type error_message: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: A `str` that replaces the result (an empty string counts); the first fitting one wins.
+        `None` keeps the result.
 
-    Error policy: open; a raising implementation is skipped and the result stays unchanged.
+    Error policy: Open: a raising implementation is skipped and the result stays unchanged.
+
+    ```python
+    import re
+
+    from hermes_hooks import hookimpl
+
+    SECRET = re.compile(r"sk-[A-Za-z0-9]{32,}")
+
+
+    @hookimpl
+    def transform_tool_result(result):
+        return SECRET.sub("[REDACTED]", result) if SECRET.search(result) else None
+    ```
     """
 
 
@@ -230,19 +291,34 @@ def transform_terminal_output(
     env_type: str,
     telemetry_schema_version: str,
 ) -> str | None:
-    """Fires when the terminal tool or a background process hands captured output to the model.
+    """Fires when the terminal tool has captured a foreground command's output, and when background
+    process output (poll, wait, log, completion notices) is on its way to the model. It runs before
+    `transform_tool_result` and before secret redaction.
 
-    :param command: the shell command that produced the output.
-    :param output: combined stdout and stderr after bounded capture, before redaction.
-    :param returncode: the exit code; ``None`` while a background process still runs.
-    :param task_id: the effective task; ``""`` when unset.
-    :param env_type: the execution environment type; ``""`` for background processes.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: a ``str`` that replaces the output (the first one wins; the final output limit
-        still applies), or ``None`` to keep it.
+    :param command: The shell command that produced the output.
+    :param output: Combined stdout and stderr after bounded capture.
+    :param returncode: The exit code; `None` while a background process still runs.
+    :type returncode: `int | None`
+    :param task_id: The effective task; `""` when unset.
+    :param env_type: The execution environment type; `""` for background processes.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: A `str` that replaces the output; the first fitting one wins and the terminal tool's
+        final output limit still applies. `None` keeps the output.
 
-    Error policy: open; a raising implementation is skipped and the output stays unchanged.
+    Error policy: Open: a raising implementation is skipped and the output stays unchanged.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def transform_terminal_output(command, output):
+        if command.startswith("find ") and len(output) > 50_000:
+            head = "\\n".join(output.splitlines()[:40])
+            return f"{head}\\n[{output.count(chr(10))} paths in total, first 40 shown]"
+        return None
+    ```
     """
 
 
@@ -270,19 +346,32 @@ def transform_llm_output(
     turn_id: str,
     telemetry_schema_version: str,
 ) -> str | None:
-    """Fires once per turn on the final response, before it is stored and delivered.
+    """Fires once per turn on the final response, after the tool loop and before the response is
+    stored and delivered, so the stored transcript is what the user saw. It does not fire on
+    interrupted or empty turns.
 
-    :param response_text: the assistant's final response text for this turn.
-    :param session_id: the current session; ``""`` for one-shot runs.
-    :param model: the model that produced the response.
-    :param platform: where the session runs (``"cli"``, ``"telegram"``, ...); ``""`` when unset.
-    :param turn_id: the current turn.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: a non-empty ``str`` that replaces the response (the first one wins), or ``None``;
-        an empty string does not count.
+    :param response_text: The assistant's final response text for this turn.
+    :param session_id: The current session; `""` for one-shot runs.
+    :param model: The model that produced the response.
+    :param platform: Where the session runs (`"cli"`, `"telegram"`, ...); `""` when unset.
+    :param turn_id: The current turn.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: A non-empty `str` that replaces the response; the first fitting one wins. `None` or an
+        empty string keeps the response.
 
-    Error policy: open; a raising implementation is skipped and the response stays unchanged.
+    Error policy: Open: a raising implementation is skipped and the response stays unchanged.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def transform_llm_output(response_text, platform):
+        if platform == "telegram":
+            return response_text.replace("**", "*")
+        return None
+    ```
     """
 
 
@@ -316,25 +405,39 @@ def pre_llm_call(
     sender_id: str,
     telemetry_schema_version: str,
 ) -> str | dict[str, str] | None:
-    """Fires once per turn, after context compression and before the tool-calling loop starts.
+    """Fires once per turn, after context compression and before the tool-calling loop starts (not
+    once per API call).
 
-    :param session_id: the current session.
-    :param task_id: the task of this turn.
-    :param turn_id: the current turn.
-    :param user_message: the user's message before any injection; a list of content parts
-        on a multimodal turn.
-    :param conversation_history: a copy of the whole message list (OpenAI format).
-    :param is_first_turn: whether this is the first turn of a new session.
-    :param model: the model identifier, e.g. ``"anthropic/claude-sonnet-4.6"``.
-    :param platform: where the session runs (``"cli"``, ``"telegram"``, ...); ``""`` when unset.
-    :param parent_session_id: the delegating session for a subagent; ``""`` otherwise.
-    :param sender_id: the id of the user who sent the message; ``""`` when unknown.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: a ``str`` or ``{"context": str}`` to add context to this turn's user message (never
-        the system prompt); every fitting return is joined with blank lines. ``None`` adds nothing.
+    :param session_id: The current session.
+    :param task_id: The task of this turn.
+    :param turn_id: The current turn.
+    :param user_message: The user's message before any injection; a list of content parts on a
+        multimodal turn.
+    :type user_message: `str | list[dict[str, Any]]`
+    :param conversation_history: A copy of the whole message list, OpenAI format.
+    :param is_first_turn: Whether this is the first turn of a new session.
+    :param model: The model identifier, e.g. `"anthropic/claude-sonnet-4.6"`.
+    :param platform: Where the session runs; `""` when unset.
+    :param parent_session_id: The delegating session for a subagent; `""` otherwise.
+    :param sender_id: The id of the user who sent the message; `""` when unknown.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: A `str` or `{"context": str}` to add context to this turn. Every fitting return is
+        collected, joined with blank lines and appended to the current user message, never to the
+        system prompt, so the prompt cache survives. `None` adds nothing.
 
-    Error policy: open; a raising implementation is skipped and adds no context.
+    Error policy: Open: a raising implementation is skipped and contributes no context.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def pre_llm_call(is_first_turn):
+        if is_first_turn:
+            return {"context": "The user prefers short answers."}
+        return None
+    ```
     """
 
 
@@ -361,21 +464,36 @@ def post_llm_call(
     platform: str,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires once per successful turn, after the tool loop produced a final response.
+    """Fires once per successful turn, after the tool loop produced a final response. It does not
+    fire on interrupted turns or when the iteration limit ends a turn without a response.
 
-    :param session_id: the current session.
-    :param task_id: the task of this turn.
-    :param turn_id: the current turn.
-    :param user_message: the user's original message for this turn.
-    :param assistant_response: the final response, after ``transform_llm_output``.
-    :param conversation_history: a copy of the whole message list after the turn.
-    :param model: the model identifier.
-    :param platform: where the session runs; ``""`` when unset.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param session_id: The current session.
+    :param task_id: The task of this turn.
+    :param turn_id: The current turn.
+    :param user_message: The user's original message for this turn.
+    :type user_message: `str | list[dict[str, Any]]`
+    :param assistant_response: The final response, after `transform_llm_output`.
+    :param conversation_history: A copy of the whole message list after the turn.
+    :param model: The model identifier.
+    :param platform: Where the session runs; `""` when unset.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped.
+
+    ```python
+    import logging
+
+    from hermes_hooks import hookimpl
+
+    log = logging.getLogger(__name__)
+
+
+    @hookimpl
+    def post_llm_call(session_id, assistant_response, model):
+        log.info("session=%s model=%s chars=%d", session_id, model, len(assistant_response))
+    ```
     """
 
 
@@ -432,35 +550,49 @@ def pre_api_request(
     request: dict[str, Any],
     telemetry_schema_version: str,
 ) -> None:
-    """Fires for every provider attempt (retries included), immediately before it is sent.
+    """Fires for every provider attempt (retries and fallbacks included), immediately before it is
+    sent. `user_message`, `conversation_history` and `request_messages` are raw and unsanitized for
+    compatibility; new plugins should read the sanitized `request`.
 
-    :param task_id: the task of this turn.
-    :param turn_id: the current turn.
-    :param api_request_id: the id shared by every attempt of one logical request.
-    :param session_id: the current session.
-    :param user_message: the user's message for this turn (raw, unsanitized).
-    :param conversation_history: the message list (raw, unsanitized).
-    :param platform: where the session runs.
-    :param model: the model identifier.
-    :param provider: the provider name, e.g. ``"openrouter"``.
-    :param base_url: the endpoint base URL.
-    :param api_mode: the wire protocol, e.g. ``"chat_completions"``.
-    :param api_call_count: which API call of the turn this is, from 1.
-    :param retry_count: which retry of this request this is, from 0.
-    :param request_messages: the messages sent on the wire (raw, unsanitized).
-    :param message_count: how many messages are sent.
-    :param tool_count: how many tool schemas are sent.
-    :param approx_input_tokens: a rough estimate of the input tokens.
-    :param request_char_count: the size of the request in characters.
-    :param max_tokens: the output-token cap, or ``None`` for the provider default.
-    :param started_at: when the attempt started (``time.time()``).
-    :param middleware_trace: what the request middleware did, in order.
-    :param request: the sanitized request envelope ``{"method", "body"}``; prefer it.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param task_id: The task of this turn.
+    :param turn_id: The current turn.
+    :param api_request_id: The id shared by every attempt of one logical request.
+    :param session_id: The current session.
+    :param user_message: The user's message for this turn (raw).
+    :type user_message: `str | list[dict[str, Any]]`
+    :param conversation_history: The message list (raw).
+    :param platform: Where the session runs.
+    :param model: The model identifier.
+    :param provider: The provider name, e.g. `"openrouter"`.
+    :param base_url: The endpoint base URL.
+    :param api_mode: The wire protocol, e.g. `"chat_completions"`.
+    :param api_call_count: Which API call of the turn this is, from 1.
+    :param retry_count: Which retry of this request this is, from 0.
+    :param request_messages: The messages sent on the wire (raw).
+    :param message_count: How many messages are sent.
+    :param tool_count: How many tool schemas are sent.
+    :param approx_input_tokens: A rough estimate of the input tokens.
+    :param request_char_count: The size of the request in characters.
+    :param max_tokens: The output-token cap, or `None` for the provider default.
+    :type max_tokens: `int | None`
+    :param started_at: When the attempt started (`time.time()`).
+    :param middleware_trace: What the request middleware did, in order.
+    :param request: The sanitized request envelope `{"method", "body"}`.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def pre_api_request(model, approx_input_tokens, retry_count):
+        if retry_count:
+            print(f"retry {retry_count} of a ~{approx_input_tokens}-token request to {model}")
+    ```
     """
 
 
@@ -522,34 +654,53 @@ def post_api_request(
 ) -> None:
     """Fires after a provider response has been received and normalized successfully.
 
-    :param task_id: the task of this turn.
-    :param turn_id: the current turn.
-    :param api_request_id: the id shared by every attempt of one logical request.
-    :param session_id: the current session.
-    :param platform: where the session runs.
-    :param model: the requested model identifier.
-    :param provider: the provider name.
-    :param base_url: the endpoint base URL.
-    :param api_mode: the wire protocol.
-    :param api_call_count: which API call of the turn this is, from 1.
-    :param api_duration: how long the attempt took, in seconds.
-    :param started_at: when the attempt started (``time.time()``).
-    :param ended_at: when the attempt ended (``time.time()``).
-    :param first_chunk_at: when the first stream event arrived; ``None`` when not streamed.
-    :param first_delta_at: when the first text delta arrived; ``None`` when not streamed.
-    :param finish_reason: the provider's finish reason, e.g. ``"stop"`` or ``"tool_calls"``.
-    :param message_count: how many messages were sent.
-    :param response_model: the model the provider reports having served.
-    :param response: the sanitized response envelope; prefer it.
-    :param usage: the normalized token usage; ``None`` when the provider reported none.
-    :param assistant_message: the raw normalized assistant message (may hold user content).
-    :param assistant_content_chars: the length of the assistant text.
-    :param assistant_tool_call_count: how many tool calls the response asks for.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param task_id: The task of this turn.
+    :param turn_id: The current turn.
+    :param api_request_id: The id shared by every attempt of one logical request.
+    :param session_id: The current session.
+    :param platform: Where the session runs.
+    :param model: The requested model identifier.
+    :param provider: The provider name.
+    :param base_url: The endpoint base URL.
+    :param api_mode: The wire protocol.
+    :param api_call_count: Which API call of the turn this is, from 1.
+    :param api_duration: How long the attempt took, in seconds.
+    :param started_at: When the attempt started (`time.time()`).
+    :param ended_at: When the attempt ended (`time.time()`).
+    :param first_chunk_at: When the first stream event arrived; `None` when not streamed.
+    :type first_chunk_at: `float | None`
+    :param first_delta_at: When the first text delta arrived; `None` when not streamed.
+    :type first_delta_at: `float | None`
+    :param finish_reason: The provider's finish reason, e.g. `"stop"` or `"tool_calls"`.
+    :type finish_reason: `str | None`
+    :param message_count: How many messages were sent.
+    :param response_model: The model the provider reports having served.
+    :type response_model: `str | None`
+    :param response: The sanitized response envelope; prefer it.
+    :param usage: The normalized token usage; `None` when the provider reported none.
+    :type usage: `dict[str, Any] | None`
+    :param assistant_message: The raw normalized assistant message; may hold user content.
+    :param assistant_content_chars: The length of the assistant text.
+    :param assistant_tool_call_count: How many tool calls the response asks for.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped.
+
+    ```python
+    from collections import Counter
+
+    from hermes_hooks import hookimpl
+
+    tokens = Counter()
+
+
+    @hookimpl
+    def post_api_request(model, usage):
+        if usage:
+            tokens[model] += usage.get("total_tokens", 0)
+    ```
     """
 
 
@@ -606,35 +757,52 @@ def api_request_error(
     request: dict[str, Any],
     telemetry_schema_version: str,
 ) -> None:
-    """Fires for every failed provider attempt.
+    """Fires for every failed provider attempt, with its timing, status and retry state.
 
-    :param task_id: the task of this turn.
-    :param turn_id: the current turn.
-    :param api_request_id: the id shared by every attempt of one logical request.
-    :param session_id: the current session.
-    :param platform: where the session runs.
-    :param model: the requested model identifier.
-    :param provider: the provider name.
-    :param base_url: the endpoint base URL.
-    :param api_mode: the wire protocol.
-    :param api_call_count: which API call of the turn this is, from 1.
-    :param api_duration: how long the attempt took before failing, in seconds.
-    :param started_at: when the attempt started (``time.time()``).
-    :param ended_at: when the attempt failed (``time.time()``).
-    :param first_chunk_at: when the first stream event arrived; ``None`` if none did.
-    :param first_delta_at: when the first text delta arrived; ``None`` if none did.
-    :param status_code: the HTTP status, when there was one.
-    :param retry_count: which retry this was, when known.
-    :param max_retries: how many retries are allowed, when known.
-    :param retryable: whether the failure will be retried, when known.
-    :param reason: the classified failure reason, e.g. ``"rate_limit"``, when known.
-    :param error: ``{"type": str, "message": str}``; the message may hold provider data.
-    :param request: the sanitized request envelope ``{"method", "body"}``.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param task_id: The task of this turn.
+    :param turn_id: The current turn.
+    :param api_request_id: The id shared by every attempt of one logical request.
+    :param session_id: The current session.
+    :param platform: Where the session runs.
+    :param model: The requested model identifier.
+    :param provider: The provider name.
+    :param base_url: The endpoint base URL.
+    :param api_mode: The wire protocol.
+    :param api_call_count: Which API call of the turn this is, from 1.
+    :param api_duration: How long the attempt took before failing, in seconds.
+    :param started_at: When the attempt started (`time.time()`).
+    :param ended_at: When the attempt failed (`time.time()`).
+    :param first_chunk_at: When the first stream event arrived; `None` if none did.
+    :type first_chunk_at: `float | None`
+    :param first_delta_at: When the first text delta arrived; `None` if none did.
+    :type first_delta_at: `float | None`
+    :param status_code: The HTTP status, when there was one.
+    :type status_code: `int | None`
+    :param retry_count: Which retry this was, when known.
+    :type retry_count: `int | None`
+    :param max_retries: How many retries are allowed, when known.
+    :type max_retries: `int | None`
+    :param retryable: Whether the failure will be retried, when known.
+    :type retryable: `bool | None`
+    :param reason: The classified failure reason, e.g. `"rate_limit"`, when known.
+    :type reason: `str | None`
+    :param error: `{"type": str, "message": str}`; the message may hold provider data.
+    :param request: The sanitized request envelope `{"method", "body"}`.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def api_request_error(provider, status_code, retryable, error):
+        if status_code == 429 and not retryable:
+            print(f"{provider} is rate limiting us: {error['message']}")
+    ```
     """
 
 
@@ -652,16 +820,30 @@ def on_session_start(
     platform: str,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires once on the first turn of a brand-new session, not when a session continues.
+    """Fires once on the first turn of a brand-new session, after the system prompt is built and
+    before the tool loop starts. It does not fire when an existing session continues.
 
-    :param session_id: the new session.
-    :param model: the model identifier.
-    :param platform: where the session runs.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param session_id: The new session.
+    :param model: The model identifier.
+    :param platform: Where the session runs.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped.
+
+    ```python
+    import time
+
+    from hermes_hooks import hookimpl
+
+    started = {}
+
+
+    @hookimpl
+    def on_session_start(session_id):
+        started[session_id] = time.monotonic()
+    ```
     """
 
 
@@ -696,24 +878,38 @@ def on_session_end(
     api_request_id: str | None,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires at the very end of every turn whatever its outcome, and when a CLI exits mid-turn.
+    """Fires at the very end of every turn, whatever its outcome, and from a CLI's exit handler when
+    the user quits mid-turn (then `completed` is false and `interrupted` true, and some fields may
+    be missing from that reduced payload).
 
-    :param session_id: the session.
-    :param task_id: the task of the turn.
-    :param turn_id: the turn that ended.
-    :param completed: whether the agent produced a final response.
-    :param failed: whether the turn failed.
-    :param interrupted: whether the turn was interrupted (new message, ``/stop``, quit).
-    :param turn_exit_reason: why the loop ended, e.g. ``"text_response(stop)"``.
-    :param model: the model identifier.
-    :param platform: where the session runs.
-    :param reason: why an exit path ended the turn (CLI and TUI exits only), else ``None``.
-    :param api_request_id: the request in flight when an exit path fired, else ``None``.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param session_id: The session.
+    :param task_id: The task of the turn.
+    :param turn_id: The turn that ended.
+    :param completed: Whether the agent produced a final response.
+    :param failed: Whether the turn failed.
+    :param interrupted: Whether the turn was interrupted (new message, `/stop`, quit).
+    :param turn_exit_reason: Why the loop ended, e.g. `"text_response(stop)"`.
+    :param model: The model identifier.
+    :param platform: Where the session runs.
+    :param reason: Why an exit path ended the turn (CLI and TUI exits only), else `None`.
+    :type reason: `str | None`
+    :param api_request_id: The request in flight when an exit path fired, else `None`.
+    :type api_request_id: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def on_session_end(session_id, completed, interrupted):
+        outcome = "completed" if completed else ("interrupted" if interrupted else "failed")
+        print(f"turn in {session_id} {outcome}")
+    ```
     """
 
 
@@ -737,19 +933,38 @@ def on_session_finalize(
     new_session_id: str | None,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires when the CLI, TUI or gateway tears down an active session (``/new``, quit, shutdown).
+    """Fires when the CLI, the TUI or the gateway tears down an active session, e.g. on `/new`, when
+    the CLI quits with an active agent, or on gateway shutdown. Use it to flush state tied to the
+    outgoing session id. On a gateway reset the replacement session already exists.
 
-    :param session_id: the outgoing session; ``None`` when no session was active.
-    :param platform: ``"cli"``, ``"tui"`` or the messaging platform name.
-    :param reason: why the session was torn down, when the surface says.
-    :param old_session_id: the outgoing session on a gateway reset, else ``None``.
-    :param new_session_id: the replacement session on a gateway reset, else ``None``.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param session_id: The outgoing session; `None` when no session was active.
+    :type session_id: `str | None`
+    :param platform: `"cli"`, `"tui"` or the messaging platform name.
+    :param reason: Why the session was torn down, when the surface says.
+    :type reason: `str | None`
+    :param old_session_id: The outgoing session on a gateway reset, else `None`.
+    :type old_session_id: `str | None`
+    :param new_session_id: The replacement session on a gateway reset, else `None`.
+    :type new_session_id: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped. Not bounded by
-    the callback timeout: this is the last chance to flush state.
+    Error policy: Open: a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout: this is the last chance to flush state, and abandoning it could lose some.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+    buffers = {}
+
+
+    @hookimpl
+    def on_session_finalize(session_id):
+        if session_id is not None:
+            pending = buffers.pop(session_id, [])
+            print(f"flushing {len(pending)} records for {session_id}")
+    ```
     """
 
 
@@ -773,19 +988,38 @@ def on_session_reset(
     new_session_id: str | None,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires at a session boundary, after the replacement session exists (``/new``, ``/reset``).
+    """Fires at a CLI or TUI session boundary, or when the gateway swaps in a new session for an
+    active chat, after the replacement session exists. On a gateway reset the order is: replacement
+    created, `on_session_finalize` for the old session, `on_session_reset` for the new one, then
+    `on_session_start` on the first inbound turn.
 
-    :param session_id: the new session, already rotated; ``None`` if none could be made.
-    :param platform: ``"cli"``, ``"tui"`` or the messaging platform name.
-    :param reason: why the session was reset (CLI and gateway), else ``None``.
-    :param old_session_id: the outgoing session (gateway only), else ``None``.
-    :param new_session_id: the replacement session (gateway only), else ``None``.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param session_id: The new session, already rotated; `None` if none could be made.
+    :type session_id: `str | None`
+    :param platform: `"cli"`, `"tui"` or the messaging platform name.
+    :param reason: Why the session was reset (CLI and gateway), else `None`.
+    :type reason: `str | None`
+    :param old_session_id: The outgoing session (gateway only), else `None`.
+    :type old_session_id: `str | None`
+    :param new_session_id: The replacement session (gateway only), else `None`.
+    :type new_session_id: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped. Not bounded by
-    the callback timeout.
+    Error policy: Open: a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+    caches = {}
+
+
+    @hookimpl
+    def on_session_reset(old_session_id, session_id):
+        caches.pop(old_session_id, None)
+        caches[session_id] = {}
+    ```
     """
 
 
@@ -813,22 +1047,38 @@ def subagent_start(
     child_goal: str,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires once per child agent, after ``delegate_task`` built it and before it runs.
+    """Fires once per child agent, after `delegate_task` has built the child and before it runs; a
+    batch of three tasks fires it three times. It is an observer only: to stop a delegation, block
+    the `delegate_task` tool in `pre_tool_call`.
 
-    :param parent_session_id: the delegating agent's session.
-    :param parent_turn_id: the parent turn that asked for the delegation; ``""`` when unknown.
-    :param parent_subagent_id: the parent's own subagent id when it is itself a subagent, else
-        ``None``.
-    :param child_session_id: the session allocated for the child.
-    :param child_subagent_id: the child's stable subagent id.
-    :param child_role: the child's effective role, ``"leaf"`` or ``"orchestrator"``.
-    :param child_goal: the goal the child will work on (may hold user content).
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored; this hook cannot stop the child (block ``delegate_task`` in
-        ``pre_tool_call`` instead).
+    :param parent_session_id: The delegating agent's session.
+    :type parent_session_id: `str | None`
+    :param parent_turn_id: The parent turn that asked for the delegation; `""` when unknown.
+    :param parent_subagent_id: The parent's own subagent id when it is itself a subagent, else
+        `None`.
+    :type parent_subagent_id: `str | None`
+    :param child_session_id: The session allocated for the child.
+    :type child_session_id: `str | None`
+    :param child_subagent_id: The child's stable subagent id.
+    :param child_role: The child's effective role, `"leaf"` or `"orchestrator"`.
+    :param child_goal: The goal the child will work on; may hold user content.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored; returning a value cannot stop or change the child.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+    tree = {}
+
+
+    @hookimpl
+    def subagent_start(parent_session_id, child_session_id, child_role):
+        tree.setdefault(parent_session_id, []).append((child_session_id, child_role))
+    ```
     """
 
 
@@ -856,24 +1106,38 @@ def subagent_stop(
     duration_ms: int,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires once per child agent after ``delegate_task`` finishes, on the parent's thread.
+    """Fires once per child agent after `delegate_task` finishes, serialised on the parent's thread
+    once all children are done, so a callback never runs concurrently with itself for one
+    delegation.
 
-    :param parent_session_id: the delegating agent's session.
-    :param parent_turn_id: the parent turn that asked for the delegation; ``""`` when unknown.
-    :param child_session_id: the child's session.
-    :param child_role: the child's role; ``None`` when roles are not enabled.
-    :param child_summary: the final response the child returned, if any.
-    :param child_status: ``"completed"``, ``"failed"``, ``"interrupted"``, ``"timeout"`` or
-        ``"error"``.
-    :param tool_call_history: the child's tool calls in order, metadata only (``tool_name``,
-        bounded ``tool_input``, ``input_bytes``, ``output_bytes``, ``status``).
-    :param duration_ms: wall-clock time the child ran, in milliseconds.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param parent_session_id: The delegating agent's session.
+    :type parent_session_id: `str | None`
+    :param parent_turn_id: The parent turn that asked for the delegation; `""` when unknown.
+    :param child_session_id: The child's session.
+    :type child_session_id: `str | None`
+    :param child_role: The child's role; `None` when roles are not enabled.
+    :type child_role: `str | None`
+    :param child_summary: The final response the child returned, if any.
+    :type child_summary: `str | None`
+    :param child_status: `"completed"`, `"failed"`, `"interrupted"`, `"timeout"` or `"error"`.
+    :param tool_call_history: The child's tool calls in order, metadata only: `tool_name`, bounded
+        `tool_input`, `input_bytes`, `output_bytes`, `status`.
+    :param duration_ms: Wall-clock time the child ran, in milliseconds.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped. Runs on the
-    caller's thread, never on a timeout worker.
+    Error policy: Open: a raising implementation is logged, counted and skipped. It runs on the
+    caller's thread, never on a timeout worker, so it is not bounded by the callback timeout.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def subagent_stop(parent_session_id, child_role, child_status, duration_ms):
+        print(f"{parent_session_id}: {child_role} {child_status} in {duration_ms} ms")
+    ```
     """
 
 
@@ -899,21 +1163,41 @@ def pre_gateway_dispatch(
     session_store: Any,
     telemetry_schema_version: str,
 ) -> dict[str, str] | None:
-    """Fires once per incoming non-internal gateway message, before auth, pairing and dispatch.
+    """Fires once per incoming gateway message, after the internal-event guard and before auth,
+    pairing and agent dispatch. Internal events (background-process completions and the like) skip
+    it. It is the place for message-flow policies such as listen-only groups or human handover.
 
-    The three arguments are the host's own live objects, so their types belong to the host.
+    :param event: The normalized inbound message (`.text`, `.source`, `.message_id`, `.internal`,
+        ...).
+    :type event: `Any` (the host's message event)
+    :param gateway: The running gateway, e.g. to send a side-channel reply through its adapters.
+    :type gateway: `Any` (the host's gateway)
+    :param session_store: The session store, e.g. to ingest the message into a transcript silently.
+    :type session_store: `Any` (the host's session store)
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: The first fitting decision wins:
 
-    :param event: the normalized inbound message (``.text``, ``.source``, ``.message_id``, ...).
-    :param gateway: the running gateway, e.g. to send a side-channel reply through its adapters.
-    :param session_store: the session store, e.g. to ingest the message into a transcript.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ``{"action": "skip", "reason": str}`` to drop the message,
-        ``{"action": "rewrite", "text": str}`` to replace its text and dispatch it, or
-        ``{"action": "allow"}`` / ``None`` for normal dispatch; the first fitting one wins.
+        - `{"action": "skip", "reason": str}` drops the message: no reply, no pairing, no auth;
+        - `{"action": "rewrite", "text": str}` replaces the message text and dispatches it normally;
+        - `{"action": "allow"}` or `None` dispatches normally.
 
-    Error policy: open; a raising implementation is skipped and the message is dispatched
-    normally. Not bounded by the callback timeout.
+    Error policy: Open: a raising implementation is skipped and the message is dispatched normally.
+    Not bounded by the callback timeout, because dropping or passing a message on a timeout would
+    both be wrong for a policy gate; a callback that never returns holds up that message.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+    MUTED_CHATS = {"-100123"}
+
+
+    @hookimpl
+    def pre_gateway_dispatch(event):
+        if str(event.source.chat_id) in MUTED_CHATS:
+            return {"action": "skip", "reason": "muted chat"}
+        return None
+    ```
     """
 
 
@@ -941,23 +1225,38 @@ def pre_verify(
     changed_paths: list[str],
     telemetry_schema_version: str,
 ) -> dict[str, str] | None:
-    """Fires once per turn that edited code, when the agent is about to deliver its answer.
+    """Fires once per turn in which the agent edited code, at the point it would accept its final
+    answer (after the built-in verify-on-stop check), so a policy can send it back to work. It fires
+    again after each continuation, up to a cap set by the host.
 
-    :param session_id: the current session.
-    :param platform: where the session runs.
-    :param model: the model identifier.
-    :param coding: whether the turn is in the coding posture (in a code workspace).
-    :param attempt: how often this turn was already sent back (0 the first time).
-    :param final_response: the answer the agent is about to deliver.
-    :param changed_paths: the files edited this turn, sorted and never empty.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ``{"action": "continue", "message": str}`` (or the Claude Code Stop form
-        ``{"decision": "block", "reason": str}``) to keep the agent working with the message as
-        a new user turn; ``None`` lets the turn finish. The first fitting one wins, and the
-        number of continuations per turn is capped by the host.
+    :param session_id: The current session.
+    :param platform: Where the session runs.
+    :param model: The model identifier.
+    :param coding: Whether the turn is in the coding posture (in a code workspace).
+    :param attempt: How often this turn was already sent back; 0 the first time.
+    :param final_response: The answer the agent is about to deliver.
+    :param changed_paths: The files edited this turn, sorted and never empty.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: `{"action": "continue", "message": str}`, or the Claude Code Stop form `{"decision":
+        "block", "reason": str}`, keeps the agent working with the message as a new user turn; the
+        first fitting one wins. `None` lets the turn finish. Gate on `attempt` to make a hook
+        one-shot.
 
-    Error policy: open; a raising implementation is skipped and the turn finishes normally.
+    Error policy: Open: a raising implementation is skipped and the turn finishes normally.
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def pre_verify(coding, attempt, changed_paths):
+        if attempt or not coding:
+            return None
+        if any(path.endswith(".py") for path in changed_paths):
+            return {"action": "continue", "message": "Run the test suite, then finish."}
+        return None
+    ```
     """
 
 
@@ -990,21 +1289,35 @@ def pre_approval_request(
     tool_call_id: str,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires before a dangerous command is put to a person or to the smart-approval model.
+    """Fires before a dangerous command is put to a person (CLI, TUI, gateway, ACP clients) or, with
+    smart approvals, to the approval model. It is the place for notifiers and audit logs.
 
-    :param command: the command or script being assessed (redacted on gateway and smart paths).
-    :param description: why the command was flagged, all matching reasons combined.
-    :param pattern_key: the primary pattern that matched, e.g. ``"rm_rf"``.
-    :param pattern_keys: every pattern that matched.
-    :param session_key: the session asking, useful to scope notifications per chat.
-    :param surface: ``"cli"``, ``"gateway"`` or ``"smart"``.
-    :param turn_id: the current turn; ``""`` when unknown.
-    :param tool_call_id: the tool call that needs approval; ``""`` when unknown.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored; this hook cannot veto or pre-answer (use ``pre_tool_call``).
+    :param command: The command or script being assessed; redacted on gateway and smart paths.
+    :param description: Why the command was flagged, all matching reasons combined.
+    :param pattern_key: The primary pattern that matched, e.g. `"rm_rf"`.
+    :param pattern_keys: Every pattern that matched.
+    :param session_key: The session asking, useful to scope notifications per chat.
+    :param surface: `"cli"`, `"gateway"` or `"smart"`.
+    :param turn_id: The current turn; `""` when unknown.
+    :param tool_call_id: The tool call that needs approval; `""` when unknown.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored: this hook cannot veto or pre-answer an approval; use `pre_tool_call` to block
+        a tool before it reaches the approval system.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout (approvals have their own).
+
+    ```python
+    import subprocess
+
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def pre_approval_request(command, description):
+        subprocess.Popen(["notify-send", "Hermes needs approval", f"{description}: {command[:80]}"])
+    ```
     """
 
 
@@ -1037,24 +1350,40 @@ def post_approval_response(
     decided_by: str | None,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires after an approval was decided, timed out or withdrawn, or could not be delivered.
+    """Fires after an approval was decided, timed out or was withdrawn (the turn ended first), and
+    when the gateway could not deliver the approval prompt at all.
 
-    :param command: the command or script that was assessed.
-    :param description: why the command was flagged.
-    :param pattern_key: the primary pattern that matched.
-    :param pattern_keys: every pattern that matched.
-    :param session_key: the session that asked.
-    :param surface: ``"cli"``, ``"gateway"`` or ``"smart"``.
-    :param turn_id: the current turn; ``""`` when unknown.
-    :param tool_call_id: the tool call that needed approval; ``""`` when unknown.
-    :param choice: ``"once"``, ``"session"``, ``"always"``, ``"deny"``, ``"timeout"``,
-        ``"cancelled"``, ``"notify_failed"``, ``"smart_approve"`` or ``"smart_deny"``.
-    :param decided_by: ``"aux_llm"`` for smart decisions; ``None`` on prompted surfaces.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param command: The command or script that was assessed.
+    :param description: Why the command was flagged.
+    :param pattern_key: The primary pattern that matched.
+    :param pattern_keys: Every pattern that matched.
+    :param session_key: The session that asked.
+    :param surface: `"cli"`, `"gateway"` or `"smart"`.
+    :param turn_id: The current turn; `""` when unknown.
+    :param tool_call_id: The tool call that needed approval; `""` when unknown.
+    :param choice: `"once"`, `"session"`, `"always"`, `"deny"`, `"timeout"`, `"cancelled"`,
+        `"notify_failed"`, `"smart_approve"` or `"smart_deny"`.
+    :param decided_by: `"aux_llm"` for smart decisions; `None` on prompted surfaces.
+    :type decided_by: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout.
+
+    ```python
+    import logging
+
+    from hermes_hooks import hookimpl
+
+    log = logging.getLogger(__name__)
+
+
+    @hookimpl
+    def post_approval_response(command, choice, session_key):
+        log.info("approval %s for %r in %s", choice, command[:60], session_key)
+    ```
     """
 
 
@@ -1081,18 +1410,33 @@ def kanban_task_claimed(
     run_id: int | None,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires in the dispatcher after a task's claim is committed, right before its worker starts.
+    """Fires in the dispatcher process after a task's claim is committed, right before its worker is
+    started. Like every kanban hook it runs after the database commit, so it never holds the board's
+    write lock and always sees durable state.
 
-    :param task_id: the claimed task.
-    :param profile_name: the active profile; ``"default"`` when it cannot be resolved.
-    :param board: the board the task is on; ``None`` for the default board.
-    :param assignee: who the task is assigned to, if anyone.
-    :param run_id: the run started by this claim, if known.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param task_id: The claimed task.
+    :param profile_name: The active profile; `"default"` when it cannot be resolved.
+    :param board: The board the task is on; `None` for the default board.
+    :type board: `str | None`
+    :param assignee: Who the task is assigned to, if anyone.
+    :type assignee: `str | None`
+    :param run_id: The run started by this claim, if known.
+    :type run_id: `int | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout (the board has its own heartbeat and stale-claim reclaim).
+
+    ```python
+    from hermes_hooks import hookimpl
+
+
+    @hookimpl
+    def kanban_task_claimed(task_id, assignee, run_id):
+        print(f"task {task_id} claimed for {assignee or 'anyone'} (run {run_id})")
+    ```
     """
 
 
@@ -1118,19 +1462,33 @@ def kanban_task_completed(
     summary: str | None,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires after a task's completion is committed, usually in the worker process.
+    """Fires after a task's completion and clean-up are committed, usually in the worker process.
 
-    :param task_id: the completed task.
-    :param profile_name: the active profile; ``"default"`` when it cannot be resolved.
-    :param board: the board the task is on; ``None`` for the default board.
-    :param assignee: who the task is assigned to, if anyone.
-    :param run_id: the run that completed it, if known.
-    :param summary: the worker's summary (may hold project or user content), if any.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param task_id: The completed task.
+    :param profile_name: The active profile; `"default"` when it cannot be resolved.
+    :param board: The board the task is on; `None` for the default board.
+    :type board: `str | None`
+    :param assignee: Who the task is assigned to, if anyone.
+    :type assignee: `str | None`
+    :param run_id: The run that completed it, if known.
+    :type run_id: `int | None`
+    :param summary: The worker's summary, if any; may hold project or user content.
+    :type summary: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout.
+
+    ```python
+    def on_done(task_id, summary=None, **kwargs):
+        print(f"done: {task_id}: {(summary or '')[:80]}")
+
+
+    def register(ctx):
+        ctx.register_hook("kanban_task_completed", on_done)
+    ```
     """
 
 
@@ -1156,19 +1514,34 @@ def kanban_task_blocked(
     reason: str | None,
     telemetry_schema_version: str,
 ) -> None:
-    """Fires after a task moves to blocked, usually in the worker process.
+    """Fires after a task moves to blocked, usually in the worker process; on the dependency-wait
+    path it fires before that write transaction ends.
 
-    :param task_id: the blocked task.
-    :param profile_name: the active profile; ``"default"`` when it cannot be resolved.
-    :param board: the board the task is on; ``None`` for the default board.
-    :param assignee: who the task is assigned to, if anyone.
-    :param run_id: the run that blocked it, if known.
-    :param reason: why the task is blocked (may hold project or user content), if given.
-    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
-        observer contract), so a plugin can tell which payload shape it receives.
-    :returns: ignored.
+    :param task_id: The blocked task.
+    :param profile_name: The active profile; `"default"` when it cannot be resolved.
+    :param board: The board the task is on; `None` for the default board.
+    :type board: `str | None`
+    :param assignee: Who the task is assigned to, if anyone.
+    :type assignee: `str | None`
+    :param run_id: The run that blocked it, if known.
+    :type run_id: `int | None`
+    :param reason: Why the task is blocked, if given; may hold project or user content.
+    :type reason: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
 
-    Error policy: open; a raising implementation is logged, counted and skipped.
+    Error policy: Open: a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout.
+
+    ```python
+    def on_blocked(task_id, reason=None, **kwargs):
+        print(f"blocked: {task_id}: {reason or 'no reason given'}")
+
+
+    def register(ctx):
+        ctx.register_hook("kanban_task_blocked", on_blocked)
+    ```
     """
 
 
