@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 
 # Also re-exported under the names test_async_handlers still imports them by.
-from plugin_builders import isolated_home, write_config
-from plugin_builders import user_plugin as write_plugin
+from plugin_builders import isolated_home, user_plugin as write_plugin, write_config
 
 from hermes_hooks.backends.models import ModelError, ModelProvider, ModelResponse, ToolCall
 from hermes_hooks.plugins.manager import PluginManager

@@ -17,11 +17,9 @@ from typing import Any
 
 import pytest
 from host_helpers import ScriptedModel, plugin_module
-from plugin_builders import isolated_home, write_config
-from plugin_builders import user_plugin as write_plugin
+from plugin_builders import isolated_home, user_plugin as write_plugin, write_config
 
-from hermes_hooks.calling import aio as _aio
-from hermes_hooks.calling import workers as _workers
+from hermes_hooks.calling import aio as _aio, workers as _workers
 from hermes_hooks.host import Session, create_manager
 from hermes_hooks.plugins.manager import PluginManager
 

@@ -20,8 +20,7 @@ from typing import Any
 import pluggy
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from plugin_builders import PluginHome, info, make_home
 
 from hermes_hooks import hookimpl

@@ -17,8 +17,7 @@ from typing import Any
 
 import pluggy
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.plans import CallPlan

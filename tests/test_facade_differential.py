@@ -20,8 +20,7 @@ from typing import Any
 import attrs
 import pluggy
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.facade import Hooks

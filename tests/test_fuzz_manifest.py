@@ -22,8 +22,7 @@ import pytest
 import reliability_figures
 import suite_size
 import yaml
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from plugin_builders import isolate_environment
 
 from hermes_hooks.errors import ManifestError

@@ -22,8 +22,7 @@ import pytest
 import yaml
 from plugin_builders import PluginHome, info, make_home
 
-from hermes_hooks.calling import handoff
-from hermes_hooks.calling import workers as _workers
+from hermes_hooks.calling import handoff, workers as _workers
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.plugins.manager import PluginManager
 

@@ -21,8 +21,7 @@ import pytest
 import yaml
 from local_http import Request, Server, as_json, running
 from PIL import Image
-from plugin_builders import isolated_home
-from plugin_builders import load as load_home
+from plugin_builders import isolated_home, load as load_home
 
 from hermes_hooks import PluginManager
 

@@ -62,7 +62,8 @@ def layer_of(module: str) -> int:
 
 def _root_names() -> dict[str, str]:
     """Map each name ``from hermes_hooks import NAME`` may give to the module it comes from."""
-    names = {name: target.partition(":")[0] for name, target in hermes_hooks._LAZY.items()}
+    lazy = hermes_hooks._public_names()
+    names = {name: target.partition(":")[0] for name, target in lazy.items()}
     markers = ("hookimpl", "hookspec", "PROJECT_NAME")
     names.update(dict.fromkeys(markers, "hermes_hooks.spec.markers"))
     names["__version__"] = "hermes_hooks.errors"  # a constant of the root: rank 0

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.calling import bounds as timeouts
-from hermes_hooks.calling import workers as _workers
+from hermes_hooks.calling import bounds as timeouts, workers as _workers
 from hermes_hooks.calling.bounds import CallbackBound, bound_for, is_async_callable
 from hermes_hooks.errors import HookTimeoutError
 from hermes_hooks.plugins.loading import make_hook_adapter

@@ -1,1 +1,4 @@
-"""Provider families on one mechanism (:mod:`hermes_hooks.backends.family`)."""
+"""Provider families on one mechanism (:mod:`hermes_hooks.backends.family`).
+
+Internal: not part of the public API (docs/reference/api.md).
+"""

@@ -32,8 +32,12 @@ import pluggy
 
 from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.bounds import BoundSetting, CallbackBound, bound_for
-from hermes_hooks.calling.results import SETTING as RESULT_SETTING
-from hermes_hooks.calling.results import ResultLimit, bounded_check, oversized
+from hermes_hooks.calling.results import (
+    SETTING as RESULT_SETTING,
+    ResultLimit,
+    bounded_check,
+    oversized,
+)
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.errors import HookResultError, HookTimeoutError
 from hermes_hooks.spec.contract import HookContract, Policy

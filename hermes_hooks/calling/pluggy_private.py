@@ -42,8 +42,7 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import pluggy
-from pluggy._callers import _raise_wrapfail
-from pluggy._callers import run_old_style_hookwrapper as _run_old_style
+from pluggy._callers import _raise_wrapfail, run_old_style_hookwrapper as _run_old_style
 
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 

@@ -1,4 +1,7 @@
-"""The ``hermes`` command: a click tree; formatting only, the logic lives in the library."""
+"""The ``hermes`` command: a click tree; formatting only, the logic lives in the library.
+
+Internal: not part of the public API (docs/reference/api.md).
+"""
 
 from __future__ import annotations
 

@@ -9,4 +9,6 @@ this project's own implementation. A real module of the same name always wins. S
 ``docs/reference/compat.md`` and ``docs/explanation/compat-finder.md``.
 
 Importing this package does nothing.
+
+Internal: not part of the public API (docs/reference/api.md).
 """

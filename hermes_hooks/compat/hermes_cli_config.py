@@ -21,8 +21,7 @@ from typing import Any, Final
 from hermes_hooks.compat.current import current_home
 from hermes_hooks.compat.hermes_constants import get_hermes_home
 from hermes_hooks.errors import ConfigError
-from hermes_hooks.plugins import config as _config
-from hermes_hooks.plugins import envfile as _envfile
+from hermes_hooks.plugins import config as _config, envfile as _envfile
 
 __all__ = [
     "cfg_get",

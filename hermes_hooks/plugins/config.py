@@ -25,11 +25,11 @@ from hermes_hooks.plugins.configfile import (
     MAX_CONFIG_DEPTH,
     MAX_CONFIG_NODES,
     config_path,
+    describe as _describe,
     load_config,
     update_config,
     write_config,
 )
-from hermes_hooks.plugins.configfile import describe as _describe
 
 __all__ = [
     "BUNDLED_PLUGINS_ENV",

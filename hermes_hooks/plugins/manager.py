@@ -41,9 +41,12 @@ from hermes_hooks.plugins.loading import (
     plugin_roots,
     running_at,
 )
-from hermes_hooks.plugins.records import LoadGate as _LoadGate
-from hermes_hooks.plugins.records import PluginInfo, Status
-from hermes_hooks.plugins.records import Record as _Record
+from hermes_hooks.plugins.records import (
+    LoadGate as _LoadGate,
+    PluginInfo,
+    Record as _Record,
+    Status,
+)
 from hermes_hooks.plugins.replacing import settle_replacement
 from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry

@@ -1,1 +1,4 @@
-"""What plugins register, under one ownership policy: tools, slash and CLI commands, skills."""
+"""What plugins register, under one ownership policy: tools, slash and CLI commands, skills.
+
+Internal: not part of the public API (docs/reference/api.md).
+"""

@@ -255,7 +255,7 @@ plan, pluggy's loop, the guard and the bounded call's worker are cut from the tr
 framework logs (at `DEBUG` for an open hook, `--debug` on the command line) and hidden from
 pytest's report of a failing test. Only frames *before* a frame of yours are cut, so an error of
 the framework itself keeps all of them; `HERMES_FULL_TRACEBACKS=1` (or pytest's `--full-trace`)
-keeps every frame ([`hermes_hooks.calling.tracebacks`](../../hermes_hooks/calling/tracebacks.py)).
+keeps every frame ([`calling/tracebacks.py`](../../hermes_hooks/calling/tracebacks.py)).
 """
 
 OBSERVER_SCHEMA: Final = """\

@@ -26,8 +26,13 @@ from hermes_hooks.backends.calls import call_provider, read_timeout
 from hermes_hooks.backends.family import FamilyError, ProviderRegistry
 from hermes_hooks.backends.home import using_hermes_home
 from hermes_hooks.backends.web_search.provider import WebSearchProvider, page_error
-from hermes_hooks.backends.web_search.registry import EXTRACT, SEARCH, WEB_SEARCH, can_extract
-from hermes_hooks.backends.web_search.registry import can_search as _can_search
+from hermes_hooks.backends.web_search.registry import (
+    EXTRACT,
+    SEARCH,
+    WEB_SEARCH,
+    can_extract,
+    can_search as _can_search,
+)
 from hermes_hooks.backends.web_search.urlsafety import UrlPolicy, check_url
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.plugins.config import config_path, load_config
