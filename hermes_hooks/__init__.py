@@ -279,6 +279,7 @@ _extensions.add_family("context_engine", f"{_CONTEXT_ENGINE}:CONTEXT_ENGINE")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")
+_extensions.set_mcp_caller("hermes_hooks.bridges.mcp_client:call_from_plugin")
 
 
 def __getattr__(name: str) -> Any:
