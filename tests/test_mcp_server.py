@@ -88,7 +88,8 @@ def test_stdio_serve_answers_an_sdk_client_and_a_block_is_a_tool_error(
     seen = asyncio.run(main())
     assert {"terminal", "read_file", "shout"} <= seen["names"]
     assert not seen["ran"].is_error
-    assert '"exit_code": 0' in _texts(seen["ran"]) and "hello" in _texts(seen["ran"])
+    assert '"exit_code": 0' in _texts(seen["ran"])
+    assert "hello" in _texts(seen["ran"])
     assert seen["blocked"].is_error
     assert _texts(seen["blocked"]) == "rm -rf is not allowed here"
     assert _texts(seen["shouted"]) == "HI"
@@ -120,7 +121,8 @@ def test_http_serve_listens_on_loopback_and_answers(home: Path) -> None:  # noqa
     thread.start()
     try:
         assert started.wait(30), "the server did not start"
-        assert urls[0].startswith("http://127.0.0.1:") and urls[0].endswith("/mcp")
+        assert urls[0].startswith("http://127.0.0.1:")
+        assert urls[0].endswith("/mcp")
 
         async def main() -> dict[str, Any]:
             async with (
