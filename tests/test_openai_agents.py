@@ -141,3 +141,18 @@ def test_the_guardrails_guard_a_tool_of_the_sdks_own(home: Path) -> None:  # noq
     result = Runner.run_sync(agent, "go", run_config=RunConfig(tracing_disabled=True))
     assert _outputs(result) == ["rm -rf is not allowed here", "ok"]
     assert ran == ["ls"]
+
+
+def test_the_how_to_example_runs_as_shown(home: Path) -> None:  # noqa: F811
+    import re
+
+    add_readme_no_rm(home)
+    write_config(home, ["no-rm"])
+    pm = create_manager(home)
+    doc = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "openai-agents.md"
+    example = re.findall(r"```python\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)[2]
+    namespace: dict[str, Any] = {"pm": pm, "hermes_tools": hermes_tools}
+    exec(compile(example, str(doc), "exec"), namespace)
+    result = namespace["result"]
+    assert result.final_output == "done"
+    assert _outputs(result) == ["rm -rf is not allowed here"]
