@@ -33,14 +33,21 @@ def test_tool_names_are_hermes_names() -> None:
     assert mcp_tool_name("gh", "list issues") == "mcp_gh_list_issues"
 
 
-def test_a_bad_entry_names_its_field_and_the_others_are_read() -> None:
+def test_a_bad_entry_names_its_field_and_the_others_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TOK", "s3cret")
     config = {
         "mcp_servers": {
             "none": {"args": ["x"]},
             "slow": {"command": "srv", "timeout": "soon"},
             "both": {"command": "srv", "url": "http://127.0.0.1:1/mcp"},
             "good": {"command": "srv", "args": "-y 'a b'", "tools": {"include": ["t"]}},
-            "web": {"url": "http://127.0.0.1:9/mcp", "headers": {"X": 1}, "enabled": False},
+            "web": {
+                "url": "http://127.0.0.1:9/mcp",
+                "headers": {"X": 1, "T": "Bearer ${TOK}"},
+                "enabled": False,
+            },
         }
     }
     servers, problems = read_servers(config)
@@ -51,7 +58,7 @@ def test_a_bad_entry_names_its_field_and_the_others_are_read() -> None:
     assert good.offers("t")
     assert not good.offers("u")
     assert web.transport == "http"
-    assert web.headers == {"X": "1"}
+    assert web.headers == {"X": "1", "T": "Bearer s3cret"}
     assert not web.enabled
     assert any("mcp_servers.none" in p and "'command'" in p and "'url'" in p for p in problems)
     assert any("mcp_servers.slow.timeout" in p and "'soon'" in p for p in problems)
@@ -180,6 +187,13 @@ def test_a_killed_server_is_unavailable_then_back(home: Path) -> None:  # noqa: 
         assert json.loads(pm.tools.dispatch("mcp_demo_echo", {"text": "back"})) == {
             "result": "back"
         }
+        # /reload-mcp in a chat reads mcp_servers: again: the tools follow tools.exclude.
+        write_config(home, mcp_servers={"demo": {**entry, "tools": {"exclude": ["echo"]}}})
+        with Session(pm, ScriptedModel([])) as session:
+            (reply,) = session.send("/reload-mcp")
+        assert reply.text == "demo: connected, 4 tools"
+        assert pm.tools.get("mcp_demo_echo") is None
+        assert pm.tools.is_available("mcp_demo_whoami")
     finally:
         client.close()
 

@@ -10,6 +10,7 @@ in-process on a port the system picks, on 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import threading
 from pathlib import Path
@@ -20,6 +21,7 @@ from cli_support import clean_env, home  # noqa: F401  (home is a fixture)
 from mcp_support import add_readme_no_rm, requires_mcp
 from plugin_builders import user_plugin, write_config
 
+from hermes_hooks.bridges.mcp_client import install_mcp
 from hermes_hooks.host.runtime import create_manager
 
 pytestmark = requires_mcp
@@ -97,7 +99,10 @@ def test_stdio_serve_answers_an_sdk_client_and_a_block_is_a_tool_error(
     assert log.splitlines() == ["start mcp", "finalize mcp_serve_stopped"]
 
 
-def test_http_serve_listens_on_loopback_and_answers(home: Path) -> None:  # noqa: F811
+def test_http_serve_listens_on_loopback_and_answers(
+    home: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -132,6 +137,17 @@ def test_http_serve_listens_on_loopback_and_answers(home: Path) -> None:  # noqa
                 return await _session_checks(read, write)
 
         seen = asyncio.run(main())
+        # Our MCP client, on a streamable HTTP entry of mcp_servers:, reaches the same server.
+        other = tmp_path / "other-home"
+        write_config(other, mcp_servers={"self": {"url": urls[0], "headers": {"X-Test": "1"}}})
+        client_pm = create_manager(other)
+        client = install_mcp(client_pm)
+        assert client is not None
+        try:
+            shout = client_pm.tools.dispatch("mcp_self_shout", {"text": "over http"})
+            rm = client_pm.tools.dispatch("mcp_self_terminal", {"command": "rm -rf /"})
+        finally:
+            client.close()
     finally:
         if servers:
             servers[0].should_exit = True
@@ -139,6 +155,8 @@ def test_http_serve_listens_on_loopback_and_answers(home: Path) -> None:  # noqa
     assert seen["blocked"].is_error
     assert _texts(seen["blocked"]) == "rm -rf is not allowed here"
     assert _texts(seen["shouted"]) == "HI"
+    assert json.loads(shout) == {"result": "OVER HTTP"}
+    assert json.loads(rm) == {"error": "rm -rf is not allowed here"}
 
 
 def test_serve_refuses_an_address_that_is_not_loopback(home: Path) -> None:  # noqa: F811

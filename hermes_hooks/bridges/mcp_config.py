@@ -19,6 +19,9 @@ A tool ``read-file`` of server ``files`` becomes ``mcp_files_read_file``: both p
 ``[A-Za-z0-9_]`` and every other character becomes ``_``, as Hermes's
 ``sanitize_mcp_name_component`` does. Its owner in ``pm.tools`` is ``config:mcp:files``.
 
+``${NAME}`` in ``command``, ``args``, ``env``, ``url`` and ``headers`` is the environment
+variable ``NAME`` (so a token can stay in ``$HERMES_HOME/.env``).
+
 A bad entry is reported naming ``config.yaml``, the field, what was expected and what was found;
 that server is left out and the others are read.
 """
@@ -26,6 +29,7 @@ that server is left out and the others are read.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -54,6 +58,14 @@ DEFAULT_KEEPALIVE: Final = 30.0
 OWNER_PREFIX: Final = "config:mcp:"
 
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9_]")
+_VARIABLE: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand(value: str, environ: Mapping[str, str] | None = None) -> str:
+    """Replace each ``${NAME}`` with the environment variable (``$HERMES_HOME/.env`` is
+    applied first by the commands); an unset one is left as written."""
+    env = os.environ if environ is None else environ
+    return _VARIABLE.sub(lambda match: env.get(match.group(1), match.group(0)), value)
 
 
 def sanitize(value: object) -> str:
@@ -132,7 +144,7 @@ def _string_map(name: str, field: str, value: object) -> dict[str, str]:
             f"{_where(name, field)} must be a mapping of names to strings, "
             f"found {type(value).__name__}"
         )
-    return {str(key): "" if item is None else str(item) for key, item in value.items()}
+    return {str(key): "" if item is None else expand(str(item)) for key, item in value.items()}
 
 
 def _args(name: str, value: object) -> tuple[str, ...]:
@@ -230,10 +242,10 @@ def _server(name: str, entry: object) -> ServerConfig:
     tools = tools or {}
     return ServerConfig(
         name=name,
-        command=command.strip() if isinstance(command, str) else None,
-        args=_args(name, entry.get("args")),
+        command=expand(command.strip()) if isinstance(command, str) else None,
+        args=tuple(expand(arg) for arg in _args(name, entry.get("args"))),
         env=_string_map(name, "env", entry.get("env")),
-        url=url.strip() if isinstance(url, str) else None,
+        url=expand(url.strip()) if isinstance(url, str) else None,
         headers=_string_map(name, "headers", entry.get("headers")),
         timeout=_seconds(name, "timeout", entry.get("timeout"), DEFAULT_TOOL_TIMEOUT, 0.1),
         connect_timeout=_seconds(

@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from hermes_hooks.cli.common import build_manager, echo_json, fit_table, terminal_width, warn
+from hermes_hooks.cli.common import (
+    build_manager,
+    connect_mcp,
+    echo_json,
+    fit_table,
+    terminal_width,
+    warn,
+)
 
 __all__ = ["mcp"]
 
@@ -179,6 +186,7 @@ def serve(ctx: click.Context, use_http: bool, host: str, port: int) -> None:
             param_hint="--host",
         )
     pm = build_manager(ctx)
+    connect_mcp(pm)  # the tools of mcp_servers: are served too
     if use_http:
         serve_http(pm, host=host, port=port, announce=lambda url: click.echo(url, err=True))
     else:
