@@ -243,3 +243,28 @@ def test_hermes_mcp_list_reads_the_section_without_connecting(home: Path) -> Non
     missing = invoke("mcp", "test", "nope")
     assert missing.exit_code == 1
     assert "no MCP server 'nope'" in missing.stderr
+
+
+@requires_mcp
+def test_a_server_that_never_answers_is_bounded_by_connect_timeout(
+    home: Path,  # noqa: F811
+) -> None:
+    # It reads what the client sends and never answers (it ends when its stdin closes).
+    silent = {"command": "sh", "args": ["-c", "cat > /dev/null"]}
+    write_config(home, mcp_servers={"silent": {**silent, "connect_timeout": 0.5}})
+    pm = create_manager(home)
+    started = time.monotonic()
+    client = install_mcp(pm, backoff_base=60)
+    try:
+        assert client is not None
+        waited = time.monotonic() - started
+        state = client.servers["silent"]
+        assert waited < 30  # bounded by connect_timeout, not by the server
+        assert state.status == "reconnecting"
+        assert state.error == "no answer within connect_timeout (0.5 s)"
+        assert "no MCP server named 'nope'" in client.call("nope", "x")
+        refused = client.call("silent", "x")
+        assert "MCP server 'silent' is reconnecting (no answer within connect_timeout" in refused
+    finally:
+        if client is not None:
+            client.close()

@@ -60,7 +60,19 @@ BACKOFF_MAX: Final = 60.0
 RESULT_CHAR_CAP: Final = 65536
 """Characters of an MCP result ``ctx.call_mcp`` returns (Hermes's cap); longer ones are cut."""
 _METHOD_NOT_FOUND: Final = -32601
-_CLOSE_TIMEOUT: Final = 5.0
+_CLOSE_TIMEOUT: Final = 10.0
+"""Seconds :meth:`McpClient.close` waits for the sessions to end (the SDK stops a stdio server
+within its own bounds: stdin closed, a grace period, then the process group killed)."""
+
+
+class _Failed(ConnectionError):
+    """A connection attempt failed, and the server's state already says why."""
+
+
+def _only_failed(exc: BaseException) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_only_failed(inner) for inner in exc.exceptions)
+    return isinstance(exc, _Failed)
 
 
 def mcp_available() -> bool:
@@ -154,6 +166,12 @@ class ServerState:
     first: threading.Event = attrs.field(factory=threading.Event)
     lost: asyncio.Event | None = None
     wake: asyncio.Event | None = None
+    stopped: bool = False
+    """Set when the client stops this server: its task ends at its next step."""
+
+    def halted(self) -> bool:
+        """Whether the client stopped this server (a call: the flag changes under the loop)."""
+        return self.stopped
 
     @property
     def connected(self) -> bool:
@@ -250,8 +268,10 @@ class McpClient:
             state.first.wait(limit)
 
     async def _run_server(self, state: ServerState) -> None:
+        import anyio  # the SDK's (an extra): imported when a server is used
+
         delay = self.backoff_base
-        while not self._closed:
+        while not state.stopped:
             state.status = "connecting" if state.connects == 0 else "reconnecting"
             state.retry_at = None
             try:
@@ -262,20 +282,20 @@ class McpClient:
             except BaseException as exc:  # the SDK raises exception groups
                 if isinstance(exc, KeyboardInterrupt | SystemExit):
                     raise
-                state.error = _describe(exc)
-                logger.warning("MCP server %r: %s", state.config.name, state.error)
+                if not _only_failed(exc):  # a _Failed has said why already
+                    state.error = _describe(exc)
+                    logger.warning("MCP server %r: %s", state.config.name, state.error)
             finally:
                 state.session = None
                 state.first.set()
-            if self.closed:
+            if state.halted():
                 break
             state.status = "reconnecting"
             state.retry_at = time.monotonic() + delay
             assert state.wake is not None
             state.wake.clear()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(delay):
-                    await state.wake.wait()
+            with anyio.move_on_after(delay):
+                await state.wake.wait()
             delay = min(delay * 2, self.backoff_max)
         state.status = "closed"
 
@@ -306,15 +326,28 @@ class McpClient:
             yield streams[0], streams[1]
 
     async def _session(self, state: ServerState) -> None:
+        import anyio
         from mcp import ClientSession
 
         config = state.config
-        async with contextlib.AsyncExitStack() as stack:
-            async with asyncio.timeout(config.connect_timeout):
-                read, write = await stack.enter_async_context(self._transport(config))
-                session = await stack.enter_async_context(ClientSession(read, write))
-                await session.initialize()
-                listed = await self._list_tools(session)
+        # Nested, not an exit stack under one deadline: the SDK's contexts hold anyio cancel
+        # scopes, which must close in the order they opened. The transport only starts the
+        # process (or nothing, for HTTP); the deadline bounds what waits for the server.
+        async with (
+            self._transport(config) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            try:
+                with anyio.fail_after(config.connect_timeout):
+                    await session.initialize()
+                    listed = await self._list_tools(session)
+            except TimeoutError:
+                # Said now: stopping the server (leaving the contexts) may take a while.
+                state.error = f"no answer within connect_timeout ({config.connect_timeout:g} s)"
+                state.status = "reconnecting"
+                state.first.set()
+                logger.warning("MCP server %r: %s", config.name, state.error)
+                raise _Failed(state.error) from None
             state.session = session
             state.status = "connected"
             state.error = None
@@ -344,17 +377,17 @@ class McpClient:
 
     async def _watch(self, state: ServerState, session: Any) -> None:
         """Return when the session is lost: a failed call said so, or a ping went unanswered."""
+        import anyio
         from mcp import MCPError
 
         assert state.lost is not None
-        while not self._closed:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(state.config.keepalive_interval):
-                    await state.lost.wait()
+        while not state.stopped:
+            with anyio.move_on_after(state.config.keepalive_interval):
+                await state.lost.wait()
             if state.lost.is_set():
                 raise ConnectionError(state.error or "the connection was lost")
             try:
-                async with asyncio.timeout(max(5.0, state.config.keepalive_interval)):
+                with anyio.fail_after(max(5.0, state.config.keepalive_interval)):
                     await session.send_ping()
             except MCPError as exc:
                 if getattr(getattr(exc, "error", None), "code", None) == _METHOD_NOT_FOUND:
@@ -459,13 +492,14 @@ class McpClient:
     async def _call(
         self, state: ServerState, tool: str, arguments: dict[str, Any], timeout: float
     ) -> str:
+        import anyio
         from mcp import MCPError
 
         session = state.session
         if session is None:
             return _error(f"tool {tool!r} is not available: {state.unavailable_reason()}")
         try:
-            async with asyncio.timeout(timeout):
+            with anyio.fail_after(timeout):
                 result = await session.call_tool(tool, arguments)
         except TimeoutError:
             name = state.config.name
@@ -535,6 +569,13 @@ class McpClient:
             return
 
         async def cancel() -> None:
+            # A flag and a wake-up as well as the cancellation: a cancel that lands while the
+            # SDK stops a server (a shielded scope) can be absorbed there.
+            for state in states:
+                state.stopped = True
+                for event in (state.wake, state.lost):
+                    if event is not None:
+                        event.set()
             for task in tasks:
                 task.cancel()
             await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT)
