@@ -50,6 +50,11 @@ def install(ctx: click.Context, project: bool, settings: Path | None) -> None:
 
     The user's ~/.claude/settings.json by default. The file's other settings and hooks are
     kept, installing twice adds nothing, and the file is replaced in one step.
+
+    \b
+    Examples:
+      hermes claude-hook install
+      hermes claude-hook install --project
     """
     from hermes_hooks.bridges.claude_settings import hook_command, install_hooks, settings_path
     from hermes_hooks.errors import ConfigError

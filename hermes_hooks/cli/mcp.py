@@ -49,6 +49,11 @@ def list_servers(ctx: click.Context, as_json: bool) -> None:
 
     Shows how each is reached (stdio command or URL), whether it is enabled and its tool
     filter; 'hermes mcp test NAME' connects to one. Wrong entries are reported by field.
+
+    \b
+    Examples:
+      hermes mcp list
+      hermes mcp list --json
     """
     _, servers, problems = _servers(ctx)
     rows = []
@@ -100,6 +105,11 @@ def test_server(ctx: click.Context, name: str, as_json: bool) -> None:
     """Connect to MCP server NAME, list its tools under their Hermes names, and disconnect.
 
     Exits 1 when NAME is not configured or the connection fails.
+
+    \b
+    Examples:
+      hermes mcp test files
+      hermes mcp test files --json
     """
     from hermes_hooks.bridges.mcp_client import McpClient, mcp_available
 
@@ -177,6 +187,11 @@ def serve(ctx: click.Context, use_http: bool, host: str, port: int) -> None:
     post_tool_call, transform_tool_result); a blocked call comes back as a tool error with
     the plugin's message. stdio by default (for a client that starts this command); with
     --http it listens on a loopback port at /mcp and prints the URL.
+
+    \b
+    Examples:
+      claude mcp add hermes -- hermes mcp serve
+      hermes mcp serve --http --port 8765
     """
     from hermes_hooks.bridges.mcp_server import LOOPBACK, serve_http, serve_stdio
 
