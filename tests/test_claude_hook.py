@@ -155,6 +155,10 @@ COUNTER = """\
         session_state()["started"] = platform
 
     @hookimpl
+    def post_llm_call(user_message, assistant_response):
+        session_state()["last"] = [user_message, assistant_response]
+
+    @hookimpl
     def on_session_finalize(session_id, reason):
         print("finalized", reason)
     """
@@ -174,8 +178,22 @@ def test_state_is_kept_per_session_across_calls_and_dropped_at_the_end(
     assert third["hookSpecificOutput"]["permissionDecisionReason"] == "call 3: budget spent"
     other = ask(home, {**call, "session_id": "other"})
     assert other == (0, {})  # another session starts from nothing
+    prompt = {**BASE, "hook_event_name": "UserPromptSubmit", "prompt": "fix it"}
+    stop = {
+        **BASE,
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "last_assistant_message": "Fixed.",
+    }
+    assert ask(home, prompt) == (0, {})
+    assert ask(home, stop) == (0, {})
     stored = home / "claude-code" / "sessions" / "abc123.json"
-    assert json.loads(stored.read_text()) == {"started": "claude-code", "calls": 3}
+    kept = json.loads(stored.read_text())
+    assert (kept["started"], kept["calls"], kept["last"]) == (
+        "claude-code",
+        3,
+        ["fix it", "Fixed."],
+    )
     end = {**BASE, "hook_event_name": "SessionEnd", "reason": "logout"}
     assert ask(home, end) == (0, {})
     assert not stored.exists()

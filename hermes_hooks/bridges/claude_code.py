@@ -16,7 +16,8 @@ Claude Code event             Hermes hooks, and the answer
                               ``additionalContext``
 ``UserPromptSubmit``          ``pre_llm_call``: the context plugins return is
                               ``additionalContext``
-``Stop``                      ``on_session_end`` (a turn ended)
+``Stop``                      ``post_llm_call`` (when Claude Code sends the
+                              ``last_assistant_message``) and ``on_session_end`` (a turn ended)
 ``SubagentStop``              ``subagent_stop``
 ``SessionStart``              ``on_session_start``
 ``SessionEnd``                ``on_session_finalize``
@@ -94,7 +95,7 @@ EVENTS: Final[dict[str, str]] = {
     "PreToolUse": "pre_tool_call",
     "PostToolUse": "post_tool_call, transform_tool_result",
     "UserPromptSubmit": "pre_llm_call",
-    "Stop": "on_session_end",
+    "Stop": "post_llm_call, on_session_end",
     "SubagentStop": "subagent_stop",
     "SessionStart": "on_session_start",
     "SessionEnd": "on_session_finalize",
@@ -316,6 +317,7 @@ def _user_prompt(hooks: Hooks, event: Mapping[str, Any], ids: dict[str, str]) ->
     first = not state.get("_hermes_prompted")
     state["_hermes_prompted"] = True
     prompt = str(event.get("prompt") or "")
+    state["_hermes_prompt"] = prompt  # for post_llm_call at Stop
     context = hooks.pre_llm_call(
         session_id=ids["session_id"],
         task_id=ids["task_id"],
@@ -331,6 +333,21 @@ def _user_prompt(hooks: Hooks, event: Mapping[str, Any], ids: dict[str, str]) ->
 
 
 def _stop(hooks: Hooks, event: Mapping[str, Any], ids: dict[str, str]) -> dict[str, Any]:
+    answer = event.get("last_assistant_message")
+    if isinstance(answer, str) and answer:
+        prompt = str(session_state().get("_hermes_prompt") or "")
+        hooks.post_llm_call(
+            session_id=ids["session_id"],
+            task_id=ids["task_id"],
+            turn_id=ids["turn_id"],
+            user_message=prompt,
+            assistant_response=answer,
+            conversation_history=[
+                {"role": "user", "content": prompt},
+                {"role": "assistant", "content": answer},
+            ],
+            platform=PLATFORM,
+        )
     hooks.on_session_end(
         session_id=ids["session_id"],
         task_id=ids["task_id"],
