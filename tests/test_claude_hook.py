@@ -251,6 +251,9 @@ def test_install_keeps_the_file_and_adds_nothing_twice(home: Path, tmp_path: Pat
     again = invoke("claude-hook", "install", "--settings", str(settings))
     assert "already set up" in again.stdout
     assert json.loads(settings.read_text()) == data
+    gone = invoke("claude-hook", "uninstall", "--settings", str(settings))
+    assert gone.exit_code == 0, gone.output
+    assert json.loads(settings.read_text()) == {"model": "opus", "hooks": {"PreToolUse": [mine]}}
     settings.write_text("{broken")
     with pytest.raises(Exception, match="not valid JSON"):
         install_hooks(settings, "x")

@@ -18,7 +18,7 @@ from typing import Any, Final
 from hermes_hooks.bridges.claude_code import EVENTS
 from hermes_hooks.errors import ConfigError
 
-__all__ = ["TOOL_EVENTS", "hook_command", "install_hooks", "settings_path"]
+__all__ = ["TOOL_EVENTS", "hook_command", "install_hooks", "settings_path", "uninstall_hooks"]
 
 TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse"})
 """The events whose entries take a tool ``matcher`` (``*``: every tool)."""
@@ -100,3 +100,59 @@ def install_hooks(path: Path, command: str) -> list[str]:
     if added:
         atomic_json_write(path, settings, indent=2)
     return added
+
+
+def _is_ours(command: object) -> bool:
+    return (
+        isinstance(command, str)
+        and command.split()[-1:] == ["claude-hook"]
+        and ("hermes" in command)
+    )
+
+
+def uninstall_hooks(path: Path) -> list[str]:
+    """Remove every ``hermes ... claude-hook`` command from ``path``'s hooks.
+
+    An entry left with no command is removed, then an event left with no entry; the rest of
+    the file stays as it was.
+
+    :returns: the events that ran it.
+    :raises ConfigError: the file is not a JSON object, or its ``hooks`` is not one.
+    """
+    from hermes_hooks.compat.utils import atomic_json_write
+
+    settings = _read(path)
+    hooks = settings.get("hooks")
+    if hooks is None:
+        return []
+    if not isinstance(hooks, dict):
+        raise ConfigError(f"{path}: 'hooks' must be a JSON object, found {type(hooks).__name__}")
+    removed = []
+    for event in list(hooks):
+        entries = hooks[event]
+        if not isinstance(entries, list):
+            continue
+        kept_entries = []
+        for entry in entries:
+            commands = entry.get("hooks") if isinstance(entry, Mapping) else None
+            if not isinstance(commands, list):
+                kept_entries.append(entry)
+                continue
+            kept = [
+                hook
+                for hook in commands
+                if not (isinstance(hook, Mapping) and _is_ours(hook.get("command")))
+            ]
+            if len(kept) != len(commands) and event not in removed:
+                removed.append(event)
+            if kept:
+                kept_entries.append({**entry, "hooks": kept})
+        if kept_entries:
+            hooks[event] = kept_entries
+        else:
+            del hooks[event]
+    if removed:
+        if not hooks:
+            del settings["hooks"]
+        atomic_json_write(path, settings, indent=2)
+    return removed

@@ -71,3 +71,33 @@ def install(ctx: click.Context, project: bool, settings: Path | None) -> None:
     else:
         click.echo(f"{path}: already set up ({command})")
     sys.stdout.flush()
+
+
+@claude_hook.command("uninstall")
+@click.option("--project", is_flag=True, help="Edit .claude/settings.json of this folder.")
+@click.option(
+    "--settings",
+    "settings",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Edit this settings file instead.",
+)
+def uninstall(project: bool, settings: Path | None) -> None:
+    """Remove 'hermes claude-hook' from Claude Code's hook settings; keep everything else.
+
+    \b
+    Examples:
+      hermes claude-hook uninstall
+      hermes claude-hook uninstall --project
+    """
+    from hermes_hooks.bridges.claude_settings import settings_path, uninstall_hooks
+    from hermes_hooks.errors import ConfigError
+
+    path = settings or settings_path(project)
+    try:
+        removed = uninstall_hooks(path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if removed:
+        click.echo(f"{path}: hermes claude-hook no longer answers {', '.join(removed)}")
+    else:
+        click.echo(f"{path}: hermes claude-hook was not set up there")
