@@ -14,6 +14,11 @@ import os
 import sys
 from typing import Any
 
+if __name__ == "__main__":  # before the SDK is imported: a failed start is quick
+    _down = os.environ.get("MCP_DEMO_DOWN_FILE")
+    if _down and os.path.exists(_down):
+        sys.exit(f"demo server is down ({_down} exists)")
+
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
@@ -74,9 +79,6 @@ def main_http(port: int) -> None:
 
 
 if __name__ == "__main__":
-    down = os.environ.get("MCP_DEMO_DOWN_FILE")
-    if down and os.path.exists(down):
-        sys.exit(f"demo server is down ({down} exists)")
     if len(sys.argv) > 2 and sys.argv[1] == "--http":
         main_http(int(sys.argv[2]))
     else:

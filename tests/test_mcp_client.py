@@ -108,7 +108,7 @@ def demo(home: Path) -> Iterator[PluginManager]:  # noqa: F811
         home,
         enabled=["no-wipe", "tag", "caller", "nosy"],
         entries={"caller": {"mcp_allowlist": ["demo"]}},
-        mcp_servers={"demo": demo_entry(timeout=1)},
+        mcp_servers={"demo": demo_entry(timeout=1, tools={"exclude": ["big"]})},
     )
     pm = create_manager(home)
     client = install_mcp(pm)
@@ -118,13 +118,16 @@ def demo(home: Path) -> Iterator[PluginManager]:  # noqa: F811
 
 
 @requires_mcp
-def test_mcp_tools_run_through_every_hook(demo: PluginManager) -> None:
+def test_mcp_tools_run_through_every_hook_and_call_mcp_is_default_deny(
+    demo: PluginManager,
+) -> None:
     entry = demo.tools.get_entry("mcp_demo_echo")
     assert entry is not None
     assert entry.owner == "config:mcp:demo"
     assert entry.value.toolset == "mcp-demo"
     assert demo.tools.get("mcp_demo_wipe_disk") is not None  # "wipe-disk", sanitised
     assert demo.tools.get("mcp_demo_broken") is None  # its schema is not JSON Schema
+    assert demo.tools.get("mcp_demo_big") is None  # tools.exclude
     model = ScriptedModel(
         [
             tool_call("mcp_demo_echo", text="hello"),
@@ -146,9 +149,7 @@ def test_mcp_tools_run_through_every_hook(demo: PluginManager) -> None:
     assert "did not answer 'hang' within 1 s" in (hang.error_message or "")
     assert turn.text == "done"  # the hung server did not stall the turn
 
-
-@requires_mcp
-def test_call_mcp_is_default_deny_and_returns_hermess_envelope(demo: PluginManager) -> None:
+    # ctx.call_mcp, from the same server (one server start for both parts of the test):
     def ask(plugin: str, tool: str, **arguments: object) -> object:
         result = demo.tools.dispatch(f"ask_{plugin}", {"tool": tool, "arguments": arguments})
         return json.loads(result)
