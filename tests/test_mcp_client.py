@@ -269,3 +269,10 @@ def test_a_server_that_never_answers_is_bounded_by_connect_timeout(
     finally:
         if client is not None:
             client.close()
+
+
+def test_reload_mcp_is_offered_in_chat_even_before_any_server(home: Path) -> None:  # noqa: F811
+    write_config(home)
+    result = invoke("chat", input="/reload-mcp\n/exit\n")
+    assert result.exit_code == 0, result.output
+    assert "No MCP servers are configured (mcp_servers: in config.yaml)." in result.stdout
