@@ -178,7 +178,7 @@ def test_a_killed_server_is_unavailable_then_back(home: Path) -> None:  # noqa: 
         down.touch()  # the restarted server will fail to start until this is gone
         os.kill(int(first), 9)
         reason = _wait_for(lambda: pm.tools.unavailable_reason("mcp_demo_echo"))
-        assert "Offered while its MCP server is connected" in reason
+        assert "Offered while its MCP server is connected" in str(reason)
         failed = json.loads(pm.tools.dispatch("mcp_demo_echo", {"text": "x"}))
         assert "MCP server 'demo' is reconnecting" in failed["error"]
         down.unlink()
