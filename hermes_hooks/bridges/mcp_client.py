@@ -595,6 +595,8 @@ class McpClient:
             self._closed = True
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(_CLOSE_TIMEOUT)
+        if not self._thread.is_alive():
+            self._loop.close()
 
 
 _clients: weakref.WeakKeyDictionary[Any, McpClient] = weakref.WeakKeyDictionary()
