@@ -20,7 +20,7 @@ from benchmarks.report import Report, render, write_report
 from benchmarks.startup import run_commands, run_startup
 
 _DOC: Final = CHECKOUT / "docs" / "performance.md"
-_PARTS: Final = ("dispatch", "bounded", "shims", "scaling", "startup", "commands")
+_PARTS: Final = ("dispatch", "bounded", "shims", "scaling", "startup", "commands", "claude-hook")
 
 
 def _ints(text: str) -> list[int]:
@@ -133,11 +133,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         report.commands = run_commands(
             repeats=repeats + 5 if not quick else repeats, seed=options.seed, progress=progress
         )
+    claude = None
+    if "claude-hook" in parts:
+        from benchmarks.claude_hook import run_claude_hook
+
+        print("hermes claude-hook ...", file=sys.stderr, flush=True)
+        claude = run_claude_hook(
+            repeats=repeats + 5 if not quick else repeats, seed=options.seed, progress=progress
+        )
+    only_claude = set(parts) == {"claude-hook"}
     if doc is None:
-        print(render(report, None))
-    else:
+        if not only_claude:
+            print(render(report, None))
+    elif not only_claude:
         written, chart = write_report(report, doc)
         print(f"wrote {written}" + (f" and {chart}" if chart else ""), file=sys.stderr)
+    if claude is not None:
+        from benchmarks.claude_hook import render_claude_hook, write_claude_hook
+        from benchmarks.report import machine
+
+        if doc is None:
+            print(render_claude_hook(claude, machine()))
+        else:
+            print(f"wrote {write_claude_hook(claude, doc, machine())}", file=sys.stderr)
     print(f"done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0
 

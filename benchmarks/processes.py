@@ -73,6 +73,10 @@ class Command:
     cwd: Path
     reports: bool = False
     """Whether the child prints a :class:`ChildReport` line."""
+    stdin: str | None = None
+    """What the child reads on stdin (``None``: nothing)."""
+    expect: str | None = None
+    """Text the child's stdout must hold, or the run fails (it did not do its work)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,7 @@ def _run(command: Command) -> tuple[float, ChildReport | None]:
         list(command.argv),
         env=dict(command.env),
         cwd=command.cwd,
+        input=command.stdin,
         capture_output=True,
         text=True,
         check=False,
@@ -138,6 +143,8 @@ def _run(command: Command) -> tuple[float, ChildReport | None]:
         raise RuntimeError(
             f"{command.label}: exit code {done.returncode}\n{done.stdout}\n{done.stderr}"
         )
+    if command.expect is not None and command.expect not in done.stdout:
+        raise RuntimeError(f"{command.label}: expected {command.expect!r}, got {done.stdout!r}")
     return wall_ms, ChildReport.from_output(done.stdout) if command.reports else None
 
 

@@ -475,6 +475,11 @@ def _machine() -> str:
     )
 
 
+def machine() -> str:
+    """Describe the interpreter, the libraries and the machine, for a generated block."""
+    return _machine()
+
+
 def render(report: Report, chart_name: str | None) -> str:
     """Return the generated block, markers excluded."""
     today = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -98,6 +98,7 @@ if TYPE_CHECKING:
         search_results as search_results,
         web_result as web_result,
     )
+    from hermes_hooks.bridges.claude_code import session_state as session_state
     from hermes_hooks.calling.facade import (
         Hooks as Hooks,
     )
@@ -181,6 +182,7 @@ _extensions.add_family("context_engine", f"{_CONTEXT_ENGINE}:CONTEXT_ENGINE")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")
+_extensions.set_mcp_caller("hermes_hooks.bridges.mcp_client:call_from_plugin")
 
 
 def __getattr__(name: str) -> Any:

@@ -45,6 +45,8 @@ def test_quick_run_writes_every_table_and_the_chart(tmp_path: Path) -> None:
     for row in ("| 0 |", "| 1 |", "| 2 |", "| `hermes --version` |"):
         assert row in text
     assert "(quick run)" in text
+    assert "### `hermes claude-hook`" in text
+    assert "answers Claude Code's PreToolUse within 300 ms of its start" in text
     assert (tmp_path / "performance.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     # A second run replaces the generated block instead of adding another one.
     done = subprocess.run(

@@ -31,8 +31,10 @@ LAYERS: Final[dict[str, int]] = {
     "compat": 6,
     "admin": 7,
     "host": 8,
-    "cli": 9,
-    "testing": 10,
+    "bridges": 9,
+    "adapters": 10,
+    "cli": 11,
+    "testing": 12,
 }
 """Rank of each top-level part of ``hermes_hooks``; a module may import ranks up to its own."""
 

@@ -12,7 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from hermes_hooks.cli.common import build_manager, echo_json
+from hermes_hooks.cli.common import build_manager, connect_mcp, echo_json
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.models import ModelProvider, ModelSettings
@@ -30,6 +30,7 @@ def open_host(ctx: click.Context) -> tuple[PluginManager, ModelProvider, ModelSe
     from hermes_hooks.backends.models import get_models, load_model_settings
 
     pm = build_manager(ctx)  # .env applied, host tools first, then the plugins
+    connect_mcp(pm)  # the tools of mcp_servers: (nothing is imported when none is configured)
     settings = load_model_settings(pm)
     return pm, get_models(pm).create_model(settings), settings
 

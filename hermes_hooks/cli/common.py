@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "build_manager",
     "confirm",
+    "connect_mcp",
     "echo_json",
     "fit_table",
     "get_home",
@@ -68,6 +69,41 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
         pm.discover_and_load()
     ctx.find_root().meta["hermes.manager"] = pm
     return pm
+
+
+def connect_mcp(pm: PluginManager) -> None:
+    """Connect to the servers of ``mcp_servers:`` and register their tools (when any is set).
+
+    The sessions end (stdio servers are stopped) when the command's context closes.
+    """
+    if "mcp_servers" not in pm.config:
+        _offer_reload_mcp(pm)  # /reload-mcp still picks up servers added later
+        return  # the common case: nothing to import
+    from hermes_hooks.bridges.mcp_client import install_mcp
+
+    client = install_mcp(pm)
+    ctx = click.get_current_context(silent=True)
+    if client is not None and ctx is not None:
+        ctx.find_root().call_on_close(client.close)
+
+
+def _offer_reload_mcp(pm: PluginManager) -> None:
+    from hermes_hooks.registries.base import HOST
+
+    if pm.commands.get("reload-mcp") is not None:
+        return
+
+    def reload_command(raw_args: str = "") -> str:
+        from hermes_hooks.bridges.mcp_client import reload_mcp
+
+        return reload_mcp(pm)
+
+    pm.commands.register_command(
+        "reload-mcp",
+        reload_command,
+        description="read mcp_servers again and reconnect the MCP servers",
+        owner=HOST,
+    )
 
 
 def is_terminal() -> bool:

@@ -8,6 +8,7 @@ import click
 
 from hermes_hooks.cli.common import (
     build_manager,
+    connect_mcp,
     echo_json,
     fit_table,
     is_terminal,
@@ -117,6 +118,7 @@ def tools(ctx: click.Context, as_json: bool) -> None:
     from hermes_hooks.admin.introspect import list_tools
 
     pm = build_manager(ctx)
+    connect_mcp(pm)
     infos = list_tools(pm)
     if as_json:
         echo_json([info.to_dict() for info in infos])

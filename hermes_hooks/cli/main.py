@@ -263,6 +263,8 @@ def _register_commands() -> None:
     cli.add_lazy_command("chat", "hermes_hooks.cli.agent:chat")
     cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")
     cli.add_lazy_command("models", "hermes_hooks.cli.models:models")
+    cli.add_lazy_command("mcp", "hermes_hooks.cli.mcp:mcp")
+    cli.add_lazy_command("claude-hook", "hermes_hooks.cli.claude:claude_hook")
 
 
 _register_commands()

@@ -372,6 +372,33 @@ class PluginContext:
         """
         return self._manager.tools.dispatch(tool_name, args, **kwargs)
 
+    def call_mcp(
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any] | None = None,
+        timeout: float = 30,
+    ) -> dict[str, Any]:
+        """Call ``tool`` (its own, unprefixed name) of MCP server ``server``; synchronous.
+
+        As in Hermes: no plugin may reach a server the operator has not listed under
+        ``plugins.entries.<plugin_id>.mcp_allowlist`` (default deny); ``timeout`` is clamped
+        to 1..600 s; the answer is ``{"ok": True, "result": ...}`` (with
+        ``structuredContent`` when given) or ``{"ok": False, "error": ...}``, and a result
+        over 64 KiB is cut, with ``"truncated": True``. The call does not pass through
+        ``pre_tool_call`` (it is the plugin's, not the model's).
+
+        :raises PermissionError: ``server`` is not in this plugin's ``mcp_allowlist``.
+        """
+        self._check_active("MCP call to", server)
+        caller = extensions.mcp_caller()
+        if caller is None:
+            return {"ok": False, "error": "this host has no MCP client"}
+        result: dict[str, Any] = caller(
+            self._manager, self._plugin_id, server, tool, arguments, timeout
+        )
+        return result
+
     @property
     def llm(self) -> Any:
         """Model calls for this plugin on the host's active model: ``ctx.llm.complete(...)``.

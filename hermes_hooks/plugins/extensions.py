@@ -36,8 +36,10 @@ __all__ = [
     "get_family",
     "import_finder_target",
     "install_import_finder",
+    "mcp_caller",
     "remove_family",
     "set_import_finder",
+    "set_mcp_caller",
 ]
 
 
@@ -244,3 +246,35 @@ def install_import_finder() -> bool:
         install()
         _finder_installed = True
         return True
+
+
+_mcp_target: str | None = None
+
+
+def set_mcp_caller(target: str | None) -> None:
+    """List what ``ctx.call_mcp`` calls, ``"package.module:function"``; ``None`` removes it.
+
+    The function takes ``(manager, plugin_id, server, tool, arguments, timeout)``; it is
+    imported on the first ``ctx.call_mcp``, so no plugin that never calls it pays for MCP.
+    """
+    global _mcp_target
+    if target is not None and ":" not in target:
+        raise ValueError(f"MCP caller: target must be 'module:function', found {target!r}")
+    with _lock:
+        _mcp_target = target
+
+
+def mcp_caller() -> Callable[..., Any] | None:
+    """Return the function ``ctx.call_mcp`` calls (imported now), or ``None`` if none is listed.
+
+    :raises ExtensionError: the listed function cannot be imported.
+    """
+    target = _mcp_target
+    if target is None:
+        return None
+    module_name, _, attribute = target.partition(":")
+    try:
+        caller: Callable[..., Any] = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ExtensionError(f"MCP caller {target!r} cannot be imported: {exc}") from exc
+    return caller

@@ -32,7 +32,11 @@ _T = TypeVar("_T")
 
 def describe_owner(owner: str) -> str:
     """Return how an owner is named in messages: ``the host`` or ``plugin 'key'``."""
-    return "the host" if owner == HOST else f"plugin {owner!r}"
+    if owner == HOST:
+        return "the host"
+    if owner.startswith("config:mcp:"):  # the tools of an mcp_servers: entry
+        return f"MCP server {owner[len('config:mcp:'):]!r}"
+    return f"plugin {owner!r}"
 
 
 @attrs.frozen

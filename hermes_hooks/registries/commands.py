@@ -24,7 +24,10 @@ __all__ = [
 ]
 
 BUILTIN_SLASH_COMMANDS: Final = frozenset(
-    {"help", "new", "reset", "clear", "exit", "quit", "model", "tools", "plugins", "skills"}
+    {
+        "help", "new", "reset", "clear", "exit", "quit", "model", "tools", "plugins", "skills",
+        "reload-mcp",
+    }
 )
 """Slash commands the host keeps for itself; plugins cannot register these names."""
 
@@ -41,6 +44,8 @@ BUILTIN_CLI_COMMANDS: Final = frozenset(
         "version",
         "help",
         "config",
+        "mcp",
+        "claude-hook",
     }
 )
 """``hermes`` sub-commands of the framework; plugins cannot register these names."""

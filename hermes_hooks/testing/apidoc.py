@@ -20,7 +20,12 @@ from typing import Final
 
 __all__ = ["INTERNAL_NOTE", "PUBLIC_MODULES", "render"]
 
-PUBLIC_MODULES: Final = ("hermes_hooks", "hermes_hooks.host", "hermes_hooks.testing")
+PUBLIC_MODULES: Final = (
+    "hermes_hooks",
+    "hermes_hooks.host",
+    "hermes_hooks.testing",
+    "hermes_hooks.adapters.openai_agents",
+)
 """The modules whose ``__all__`` is the public Python API."""
 
 INTERNAL_NOTE: Final = "Internal: not part of the public API (docs/reference/api.md)."
@@ -42,7 +47,8 @@ plugin contract a release serves):
 
 - the names below: the `__all__` of `hermes_hooks` (what plugins import), of
   `hermes_hooks.host` (the reference host, for hosts of your own) and of `hermes_hooks.testing`
-  (the pytest plugin; its fixtures are in the [fixtures reference](fixtures.md));
+  (the pytest plugin; its fixtures are in the [fixtures reference](fixtures.md)) and of
+  `hermes_hooks.adapters.openai_agents` (the plugins in the OpenAI Agents SDK);
 - the hooks, their arguments and contracts ([hook reference](hooks.md)), `ctx`
   ([`ctx` reference](context.md)), the manifest ([manifest reference](manifest.md));
 - the Hermes modules served by their Hermes names ([the compatibility layer](compat.md));
@@ -50,7 +56,7 @@ plugin contract a release serves):
   configuration keys the docs name.
 
 **Internal**: every other module of `hermes_hooks` (the layer packages `spec`, `calling`,
-`registries`, `plugins`, `backends`, `compat`, `admin`, `cli` and what they hold; their
+`registries`, `plugins`, `backends`, `compat`, `admin`, `bridges`, `cli` and what they hold; their
 `__init__` docstrings say so). They are importable, and the layout is explained in
 [the layout](../explanation/layout.md), but a release may move or change them: import from
 the modules below. A name whose module path you only know from a traceback is internal.

@@ -4,6 +4,8 @@ It is not an LLM and says so. It exists so that ``hermes -z "..."`` runs a real 
 tool calls and every hook, on a machine with no key and no network. Given the same messages
 and tools it always answers the same, by these rules, tried in order on the last user message:
 
+0. "call `TOOL`" or "call `TOOL` with {JSON}" calls the tool TOOL (any tool offered, an MCP
+   server's ``mcp_files_read_file`` say) with the JSON object, or ``{}``;
 1. a message that starts with "delegate: GOAL" calls ``delegate_task`` with ``{"goal": GOAL}``;
 2. "remember: FACT" (or "remember that FACT") calls ``memory`` with ``{"action": "add",
    "content": FACT}``; "forget fact 3" (or "forget #3") calls it with ``{"action": "forget",
@@ -84,6 +86,10 @@ _RECALL: Final = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _MEMORY_BLOCK: Final = re.compile(r"<memory-context>(?P<body>.*?)</memory-context>", re.DOTALL)
+_CALL: Final = re.compile(
+    r"^\s*call\s+`(?P<name>[A-Za-z0-9_.:-]+)`(?:\s+with\s+(?P<args>\{.*\}))?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
 _DELEGATE: Final = re.compile(r"^\s*delegate\b\s*:?\s*(?P<goal>.+)", re.IGNORECASE | re.DOTALL)
 _READ: Final = re.compile(
     r"\b(?:read|show|cat|open)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?`?(?P<path>[^\s`'\"]+)`?",
@@ -115,6 +121,13 @@ def _first_line(text: str, limit: int = 200) -> str:
 def pick_tool(text: str) -> tuple[str, dict[str, Any]] | None:
     """Return the tool call the rules pick for ``text``, or ``None`` for a plain answer."""
     first = text.strip().split("\n\n", 1)[0]
+    if match := _CALL.match(first):
+        try:
+            args = json.loads(match["args"]) if match["args"] else {}
+        except ValueError:
+            args = None
+        if isinstance(args, dict):
+            return match["name"], args
     if match := _DELEGATE.search(first):
         return "delegate_task", {"goal": match["goal"].strip()}
     if match := _REMEMBER.search(first):
@@ -187,6 +200,8 @@ def _describe_result(tool: str, args: Mapping[str, Any], result: str) -> str:
         if error:
             head = f"`{command}` failed: {error}"
         return f"{head}:\n{output}" if output else head + "."
+    if set(data) <= {"result", "structuredContent"} and isinstance(data.get("result"), str):
+        return f"The {tool} tool returned:\n{data['result']}"  # an MCP server's tool
     if error:
         # A block and a failure give the model the same {"error": ...} (as in Hermes): the
         # call failed either way, whether the gate stopped it or the tool itself.
