@@ -31,8 +31,9 @@ LAYERS: Final[dict[str, int]] = {
     "compat": 6,
     "admin": 7,
     "host": 8,
-    "cli": 9,
-    "testing": 10,
+    "dashboard": 9,
+    "cli": 10,
+    "testing": 11,
 }
 """Rank of each top-level part of ``hermes_hooks``; a module may import ranks up to its own."""
 

@@ -263,6 +263,8 @@ def _register_commands() -> None:
     cli.add_lazy_command("chat", "hermes_hooks.cli.agent:chat")
     cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")
     cli.add_lazy_command("models", "hermes_hooks.cli.models:models")
+    cli.add_lazy_command("dashboard", "hermes_hooks.cli.dashboard:dashboard")
+    cli.add_lazy_command("dashboard-auth", "hermes_hooks.cli.dashboard:dashboard_auth")
 
 
 _register_commands()
