@@ -15,7 +15,7 @@ import attrs
 from hermes_hooks import __version__
 from hermes_hooks.backends.dashboard_auth.registry import providers_for
 from hermes_hooks.dashboard import data
-from hermes_hooks.dashboard.auth import Gate, install
+from hermes_hooks.dashboard.auth import Gate
 from hermes_hooks.dashboard.counters import HookCounters
 from hermes_hooks.dashboard.pages import STATIC, index_page, login_page, message_page
 from hermes_hooks.dashboard.tabs import DashboardTab, discover_tabs, import_api, safe_asset
@@ -196,6 +196,8 @@ def build_app(
     app.state.tabs = tabs
 
     app.add_middleware(_PluginApiGuard, tabs=tabs, timeout=limits.plugin_timeout)
+    from hermes_hooks.dashboard.routes import install
+
     install(app, gate)
     app.add_middleware(_BodyLimit, limit=limits.max_body)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
