@@ -62,7 +62,7 @@
           try {
             const done = await post("/api/dashboard/plugins/" + encodeURIComponent(p.key) + "/" + (enabled ? "disable" : "enable"));
             output.textContent = "Plugin " + done.key + (done.enabled ? " enabled" : " disabled") + ": status " + done.status + (done.error ? " (" + done.error + ")" : "");
-            await render();
+            show(await pluginsPage());
           } catch (err) { output.textContent = String(err); toggle.disabled = false; }
         },
       }, enabled ? "Disable" : "Enable");
@@ -87,8 +87,8 @@
         h("td", { cls: "small", text: what.join("; ") }),
         h("td", null, toggle, " ", doctor));
     });
-    show(h("section", null, h("h2", { text: "Plugins" }),
-      table(["plugin", "status", "reason", "version", "source", "registered", ""], rows), output));
+    return h("section", null, h("h2", { text: "Plugins" }),
+      table(["plugin", "status", "reason", "version", "source", "registered", ""], rows), output);
   }
 
   // -- hooks ---------------------------------------------------------------------------------
@@ -144,7 +144,7 @@
         table(["#", "plugin", "function", "calls", "plugin errors", "plugin timeouts", "time"], rows));
     });
     const since = data.since ? new Date(data.since * 1000).toLocaleTimeString() : "";
-    show(h("section", null, h("h2", { text: "Hooks" }),
+    return (h("section", null, h("h2", { text: "Hooks" }),
       h("p", { cls: "muted", text: "Implementations in the order they are called; figures since " + since + "." }),
       h("h3", { text: data.per_implementation_time ? "Time per implementation" : "Time per hook" }),
       chart(data.hooks, data.per_implementation_time), sections));
@@ -179,7 +179,7 @@
         h("h3", null, f.title, " ", h("span", { cls: "muted", text: "active: " + (f.active || "none") + (f.error ? " · " + f.error : "") })),
         h("ul", null, providers), providers.length ? h("p", null, select, " ", save, said) : null);
     });
-    show(h("section", null, h("h2", { text: "Tools" }),
+    return (h("section", null, h("h2", { text: "Tools" }),
       table(["tool", "toolset", "owner", "offered", "why not"], rows),
       h("h2", { text: "Provider families" }), families));
   }
@@ -188,17 +188,17 @@
   async function memoryPage(query) {
     const data = await api("/api/dashboard/memory" + (query ? "?q=" + encodeURIComponent(query) : ""));
     const input = h("input", { cls: "input", type: "search", placeholder: "search facts", value: data.query, "aria-label": "search facts" });
-    const form = h("form", { onsubmit: function (e) { e.preventDefault(); memoryPage(input.value).catch(failure); } }, input, " ", h("button", { cls: "button", type: "submit" }, "Search"));
+    const form = h("form", { onsubmit: function (e) { e.preventDefault(); memoryPage(input.value).then(show, failure); } }, input, " ", h("button", { cls: "button", type: "submit" }, "Search"));
     const rows = data.facts.map(function (f) {
       return h("tr", { "data-fact": f.id }, h("td", { text: f.id }), h("td", { text: f.content }),
         h("td", { text: f.target }), h("td", { cls: "small", text: f.created_at }),
         h("td", null, h("button", { cls: "button button-outline", onclick: async function () {
           await post("/api/dashboard/memory/" + f.id + "/forget");
-          memoryPage(input.value).catch(failure);
+          memoryPage(input.value).then(show, failure);
         } }, "Forget")));
     });
     const status = data.status || {};
-    show(h("section", null, h("h2", { text: "Memory" }),
+    return (h("section", null, h("h2", { text: "Memory" }),
       h("p", { cls: "muted", text: "external provider: " + (status.provider || "none") + (status.error ? " · " + status.error : "") }),
       form, rows.length ? table(["id", "fact", "target", "written", ""], rows) : h("p", { cls: "muted", text: "No facts" + (data.query ? " match." : " yet.") })));
   }
@@ -210,7 +210,7 @@
     const findings = data.findings.map(function (f) {
       return h("tr", null, h("td", null, badge(f.level)), h("td", { text: f.check }), h("td", { text: f.message }), h("td", { cls: "small", text: f.file || "" }));
     });
-    show(h("section", null, h("h2", { text: "Doctor" }), h("p", null, badge(data.ok ? "healthy" : "problems")),
+    return (h("section", null, h("h2", { text: "Doctor" }), h("p", null, badge(data.ok ? "healthy" : "problems")),
       h("table", null, h("tbody", null, facts)),
       findings.length ? table(["level", "check", "finding", "where"], findings) : h("p", { cls: "muted", text: "No problem found." })));
   }
@@ -218,8 +218,7 @@
   // -- kanban ----------------------------------------------------------------------------------
   async function kanbanPage() {
     const data = await api("/api/dashboard/kanban");
-    if (!data.available) { show(h("section", null, h("h2", { text: "Kanban" }), h("p", { cls: "muted", text: data.reason })));
-      return; }
+    if (!data.available) return h("section", null, h("h2", { text: "Kanban" }), h("p", { cls: "muted", text: data.reason }));
     const columns = {};
     data.tasks.forEach(function (t) { (columns[t.status] = columns[t.status] || []).push(t); });
     const board = h("div", { cls: "board" }, Object.keys(columns).map(function (status) {
@@ -229,7 +228,7 @@
             h("p", { cls: "small", text: t.body || "" }), h("div", { cls: "muted", text: (t.assignee || "unassigned") + " · " + (t.updated_at || t.created_at || "") }));
         }));
     }));
-    show(h("section", null, h("h2", { text: "Kanban" }), data.tasks.length ? board : h("p", { cls: "muted", text: "The board is empty." })));
+    return h("section", null, h("h2", { text: "Kanban" }), data.tasks.length ? board : h("p", { cls: "muted", text: "The board is empty." }));
   }
 
   // -- plugins' tabs ---------------------------------------------------------------------------
@@ -245,15 +244,19 @@
     return loaded[src];
   }
 
-  async function tabPage(tab) {
-    if (tab.error && !tab.entry) { show(h("section", null, h("h2", { text: tab.label }), h("p", { cls: "error", role: "alert", text: tab.error }))); return; }
+  function tabPage(tab) {
+    if (tab.error && !tab.entry) return h("section", null, h("h2", { text: tab.label }), h("p", { cls: "error", role: "alert", text: tab.error }));
     if (tab.css && !document.querySelector('link[href="' + tab.css + '"]')) document.head.append(h("link", { rel: "stylesheet", href: tab.css }));
     const area = h("div", { cls: "plugin-tab", "data-tab": tab.name });
-    show(h("section", null, tab.error ? h("p", { cls: "error", role: "alert", text: tab.error }) : null, area));
-    await loadScript(tab.entry);
-    const Component = window.__HERMES_PLUGINS__.get(tab.name);
-    if (!Component) { area.append(h("p", { cls: "error", role: "alert", text: "plugin " + tab.plugin + "'s script registered no page named " + tab.name })); return; }
-    mounted = SDK.mount(area, Component, {});
+    const section = h("section", null, tab.error ? h("p", { cls: "error", role: "alert", text: tab.error }) : null, area);
+    section.afterShow = async function () {
+      await loadScript(tab.entry);
+      if (!area.isConnected) return;
+      const Component = window.__HERMES_PLUGINS__.get(tab.name);
+      if (!Component) { area.append(h("p", { cls: "error", role: "alert", text: "plugin " + tab.plugin + "'s script registered no page named " + tab.name })); return; }
+      mounted = SDK.mount(area, Component, {});
+    };
+    return section;
   }
 
   // -- routing ---------------------------------------------------------------------------------
@@ -269,7 +272,7 @@
   function allPages() {
     const list = pages.slice();
     tabs.forEach(function (tab) {
-      const entry = { path: tab.path, label: tab.label, run: function () { return tabPage(tab); }, tab: tab };
+      const entry = { path: tab.path, label: tab.label, run: function () { return Promise.resolve(tabPage(tab)); }, tab: tab };
       const m = /^(after|before):(.+)$/.exec(tab.position || "");
       const at = m ? list.findIndex(function (p) { return p.label.toLowerCase() === m[2].toLowerCase() || p.path === "/" + m[2]; }) : -1;
       if (at >= 0) list.splice(m[1] === "after" ? at + 1 : at, 0, entry); else list.push(entry);
@@ -284,14 +287,26 @@
     }));
   }
 
+  let generation = 0;
+
   async function render() {
+    const mine = ++generation;
     if (timer) { clearInterval(timer); timer = null; }
     if (mounted) { mounted.unmount(); mounted = null; }
     const list = allPages();
     const page = list.find(function (p) { return p.path === location.pathname; }) || list[0];
     drawNav(page);
-    try { await page.run(); } catch (err) { failure(err); }
-    if (page.refresh) timer = setInterval(function () { if (document.activeElement === document.body) page.run().catch(failure); }, page.refresh);
+    function draw(content) {
+      if (mine !== generation) return; // another page was asked for meanwhile
+      show(content);
+      if (content.afterShow) content.afterShow().catch(failure);
+    }
+    try { draw(await page.run()); } catch (err) { if (mine === generation) failure(err); }
+    if (page.refresh && mine === generation) {
+      timer = setInterval(function () {
+        if (document.activeElement === document.body) page.run().then(draw, failure);
+      }, page.refresh);
+    }
   }
 
   window.addEventListener("popstate", render);
