@@ -7,7 +7,9 @@ hash, HMAC-signed stateless tokens, ``dashboard.basic_auth`` in config, env over
 a scoped principal, ``register_token_route``) with a dashboard API route it guards;
 ``SELF_HOSTED`` an OpenID Connect relying party shaped as its ``self_hosted`` (discovery,
 PKCE S256, the token endpoint, the ID token verified against the JWKS with PyJWT);
-``ACHIEVEMENTS`` a dashboard plugin shaped as ``hermes-achievements`` (an IIFE entry script on
+``NOUS`` shaped as its ``nous`` (the Portal's contract: ``agent:{instance_id}`` clients, the
+``agent_dashboard:access`` scope, an access token that is a JWT, refresh tokens rotated with the
+``x-nous-refresh-token`` header); ``ACHIEVEMENTS`` a dashboard plugin shaped as ``hermes-achievements`` (an IIFE entry script on
 the plugin SDK, a CSS file, a FastAPI router). None of Hermes' files is copied.
 """
 
@@ -265,6 +267,103 @@ def register(ctx):
         ctx.register_dashboard_auth_provider(SelfHostedOIDCProvider(issuer=issuer, client_id=client_id))
 '''
 
+NOUS = '''
+import base64, hashlib, os, secrets, urllib.parse
+import httpx
+import jwt
+from hermes_cli.dashboard_auth import (
+    DashboardAuthProvider, InvalidCodeError, LoginStart, ProviderError, RefreshExpiredError,
+    Session, classify_jwks_lookup_error)
+
+def _b64(raw):
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+class NousDashboardAuthProvider(DashboardAuthProvider):
+    name = "nous"
+    display_name = "Nous Research"
+
+    def __init__(self, *, client_id, portal_url):
+        if not client_id.startswith("agent:"):
+            raise ValueError("client_id must be agent:{instance_id}")
+        self._client_id, self._instance = client_id, client_id[len("agent:"):]
+        self._portal = portal_url.rstrip("/")
+        self._jwks = None
+
+    def start_login(self, *, redirect_uri):
+        verifier, state = _b64(secrets.token_bytes(64)), _b64(secrets.token_bytes(32))
+        params = {"response_type": "code", "client_id": self._client_id, "redirect_uri": redirect_uri,
+                  "scope": "agent_dashboard:access", "state": state, "code_challenge_method": "S256",
+                  "code_challenge": _b64(hashlib.sha256(verifier.encode()).digest())}
+        return LoginStart(redirect_url=self._portal + "/oauth/authorize?" + urllib.parse.urlencode(params),
+                          cookie_payload={"hermes_session_pkce": f"state={state};verifier={verifier}"})
+
+    def _verify(self, token):
+        if self._jwks is None:
+            self._jwks = jwt.PyJWKClient(self._portal + "/.well-known/jwks.json", lifespan=300)
+        try:
+            key = self._jwks.get_signing_key_from_jwt(token)
+        except Exception as exc:
+            raise classify_jwks_lookup_error(exc) from exc
+        try:
+            claims = jwt.decode(token, key.key, algorithms=["RS256"], audience=self._client_id)
+        except jwt.InvalidTokenError as exc:
+            raise InvalidCodeError(str(exc)) from exc
+        if claims.get("agent_instance_id") != self._instance:
+            raise InvalidCodeError("agent_instance_id does not match the client")
+        if claims.get("oauth_contract_version", 1) != 1:
+            raise ProviderError("unsupported oauth_contract_version")
+        return claims
+
+    def _session(self, response, bad):
+        if response.status_code == 400:
+            raise bad("Portal rejected token request: " + response.json().get("error", "?"))
+        if response.status_code != 200:
+            raise ProviderError(f"Portal token endpoint returned {response.status_code}")
+        body = response.json()
+        claims = self._verify(body["access_token"])
+        return Session(user_id=claims["sub"], email=claims.get("email", ""), display_name=claims.get("email", ""),
+                       org_id="", provider=self.name, expires_at=int(claims["exp"]),
+                       access_token=body["access_token"], refresh_token=body.get("refresh_token") or "")
+
+    def _post(self, data, headers=None):
+        try:
+            return httpx.post(self._portal + "/api/oauth/token", data=data, headers=headers or {}, timeout=5)
+        except httpx.RequestError as exc:
+            raise ProviderError(f"Portal token endpoint unreachable: {exc}") from exc
+
+    def complete_login(self, *, code, state, code_verifier, redirect_uri):
+        return self._session(self._post({"grant_type": "authorization_code", "code": code,
+                                         "redirect_uri": redirect_uri, "client_id": self._client_id,
+                                         "code_verifier": code_verifier}), InvalidCodeError)
+
+    def refresh_session(self, *, refresh_token):
+        if not refresh_token:
+            raise RefreshExpiredError("no refresh token")
+        return self._session(self._post({"grant_type": "refresh_token", "client_id": self._client_id,
+                                         "refresh_token": refresh_token},
+                                        {"x-nous-refresh-token": refresh_token}), RefreshExpiredError)
+
+    def verify_session(self, *, access_token):
+        try:
+            claims = self._verify(access_token)
+        except InvalidCodeError:
+            return None
+        return Session(user_id=claims["sub"], email=claims.get("email", ""), display_name=claims.get("email", ""),
+                       org_id="", provider=self.name, expires_at=int(claims["exp"]),
+                       access_token=access_token, refresh_token="")
+
+    def revoke_session(self, *, refresh_token):
+        return None
+
+def register(ctx):
+    from hermes_cli.config import cfg_get, load_config
+    section = cfg_get(load_config(), "dashboard", "oauth", default=None) or {}
+    client_id = os.environ.get("HERMES_DASHBOARD_OAUTH_CLIENT_ID") or section.get("client_id")
+    portal = os.environ.get("HERMES_DASHBOARD_PORTAL_URL") or section.get("portal_url") or "https://portal.nousresearch.com"
+    if client_id and client_id.startswith("agent:"):
+        ctx.register_dashboard_auth_provider(NousDashboardAuthProvider(client_id=client_id, portal_url=portal))
+'''
+
 ACHIEVEMENTS_JS = '''
 (function () {
   "use strict";
@@ -368,9 +467,10 @@ def broken_api_plugin(home: Path) -> Path:
 
 
 def auth_plugins(home: Path, **config: Any) -> None:
-    """Write the basic, drain (with its API tab) and self-hosted plugins into ``home``."""
+    """Write the basic, drain (with its API tab), self-hosted and nous plugins into ``home``."""
     user_plugin(home, "dashboard-basic", BASIC, manifest={"kind": "backend"})
     user_plugin(home, "dashboard-self-hosted", SELF_HOSTED, manifest={"kind": "backend"})
+    user_plugin(home, "dashboard-nous", NOUS, manifest={"kind": "backend"})
     user_plugin(home, "drainctl", DRAIN, manifest={"kind": "backend"}, files={
         "dashboard/manifest.json": '{"name": "drainctl", "api": "plugin_api.py"}',
         "dashboard/plugin_api.py": DRAIN_API,

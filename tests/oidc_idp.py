@@ -5,6 +5,11 @@ approves the configured user at once (redirecting back with a code), a token end
 ``authorization_code`` grant (checking PKCE S256, the client and the redirect URI) and the
 ``refresh_token`` grant (rotating refresh tokens), and a revocation endpoint. ID tokens are
 RS256 JWTs signed with PyJWT. Everything it was asked is counted in :attr:`IdentityProvider.seen`.
+
+It also answers as a Nous Portal does for a client ``agent:{instance_id}``: the JWKS at
+``/.well-known/jwks.json``, ``/oauth/authorize``, ``/api/oauth/token`` (the refresh token also
+in the ``x-nous-refresh-token`` header), and an access token that is itself an RS256 JWT with
+the ``agent_instance_id`` and ``oauth_contract_version`` claims.
 """
 
 from __future__ import annotations
@@ -52,10 +57,20 @@ class IdentityProvider:
         jwk.update({"kid": self.kid, "use": "sig", "alg": "RS256"})
         return {"keys": [jwk]}
 
+    def access_token(self) -> str:
+        if not self.client_id.startswith("agent:"):
+            return secrets.token_urlsafe(24)  # opaque, as most OIDC providers issue
+        now = int(time.time())
+        claims = {"sub": self.user["sub"], "email": self.user["email"], "iss": self.issuer,
+                  "aud": self.client_id, "iat": now, "exp": now + self.ttl,
+                  "scope": "agent_dashboard:access", "oauth_contract_version": 1,
+                  "agent_instance_id": self.client_id.removeprefix("agent:")}
+        return jwt.encode(claims, self.key, algorithm="RS256", headers={"kid": self.kid})
+
     def tokens(self) -> dict[str, Any]:
         refresh = secrets.token_urlsafe(24)
         self.refresh_tokens.add(refresh)
-        return {"access_token": secrets.token_urlsafe(24), "id_token": self.id_token(),
+        return {"access_token": self.access_token(), "id_token": self.id_token(),
                 "refresh_token": refresh, "token_type": "Bearer", "expires_in": self.ttl}
 
 
@@ -84,9 +99,9 @@ def _handler(idp: IdentityProvider) -> type[BaseHTTPRequestHandler]:
                     "revocation_endpoint": idp.issuer + "/revoke",
                     "id_token_signing_alg_values_supported": ["RS256"],
                 })
-            elif url.path == "/jwks":
+            elif url.path in ("/jwks", "/.well-known/jwks.json"):
                 self._json(200, idp.jwks())
-            elif url.path == "/authorize":
+            elif url.path in ("/authorize", "/oauth/authorize"):
                 query = dict(urllib.parse.parse_qsl(url.query))
                 if query.get("client_id") != idp.client_id or query.get(
                     "code_challenge_method"
@@ -114,7 +129,9 @@ def _handler(idp: IdentityProvider) -> type[BaseHTTPRequestHandler]:
                 idp.refresh_tokens.discard(form.get("token", ""))
                 self._json(200, {})
                 return
-            if url.path != "/token":
+            if self.headers.get("x-nous-refresh-token"):
+                idp.seen["x-nous-refresh-token"] += 1
+            if url.path not in ("/token", "/api/oauth/token"):
                 self._json(404, {"error": "not_found"})
                 return
             grant = form.get("grant_type")

@@ -195,8 +195,37 @@ def test_an_openid_connect_login_against_a_local_identity_provider(
         idp.refresh_tokens.clear()
         client.cookies.set("hermes_session_at", idp.id_token(ttl=-120))
         assert client.get("/api/dashboard/plugins").status_code == 401
-        # An unreachable identity provider is a 503, not a logout.
+    # The identity provider is gone: a 503 that keeps the cookies, not a logout.
     fresh = dashboard_client(manager(auth_home), mode="gated", signed_in=False)
     fresh.cookies.set("hermes_session_at", "a.b.c")
     fresh.cookies.set("hermes_session_provider", "self-hosted")
-    assert fresh.get("/api/dashboard/plugins").status_code in (401, 503)
+    down = fresh.get("/api/dashboard/plugins")
+    assert down.status_code == 503
+    assert down.json()["error"] == "provider_unreachable"
+    assert not any("hermes_session_at" in c for c in down.headers.get_list("set-cookie"))
+
+
+def test_a_nous_portal_login_rotates_its_refresh_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    home = isolated_home(tmp_path, monkeypatch)
+    auth_plugins(home)
+    write_config(home, enabled=["dashboard-nous"])
+    with running_idp(client_id="agent:inst-7", ttl=3600) as portal:
+        monkeypatch.setenv("HERMES_DASHBOARD_OAUTH_CLIENT_ID", portal.client_id)
+        monkeypatch.setenv("HERMES_DASHBOARD_PORTAL_URL", portal.issuer)
+        client = dashboard_client(manager(home), mode="gated", signed_in=False)
+        start = client.get("/auth/login", params={"provider": "nous"}, follow_redirects=False)
+        assert "scope=agent_dashboard%3Aaccess" in start.headers["location"]
+        back = urllib.parse.urlsplit(
+            httpx.get(start.headers["location"], follow_redirects=False).headers["location"])
+        assert client.get(f"{back.path}?{back.query}", follow_redirects=False).status_code == 303
+        assert client.get("/auth/me").json()["provider"] == "nous"
+        first_refresh = client.cookies.get("hermes_session_rt")
+        client.cookies.set("hermes_session_at", "expired-or-foreign")  # forces a refresh
+        assert client.get("/api/dashboard/plugins").status_code == 200
+        assert portal.seen["x-nous-refresh-token"] == 1
+        assert client.cookies.get("hermes_session_rt") not in (None, first_refresh)
+        assert first_refresh not in portal.refresh_tokens  # rotated
