@@ -5,7 +5,13 @@ runs) observing one manager: its plugins, every hook's implementations with the 
 since it started, tools and provider families, memory and the doctor's checks. Plugins add tabs
 with ``dashboard/manifest.json``; ``dashboard_auth`` providers guard it beyond loopback.
 
-Run it with ``hermes dashboard``, beside a host with :func:`~.server.start_dashboard`, or
-blocking with :func:`~.server.serve_dashboard` (``from hermes_hooks.dashboard.server import
-serve_dashboard``). See ``docs/how-to/dashboard.md``.
+Run it with ``hermes dashboard``, beside a host with :func:`start_dashboard`, or blocking with
+:func:`serve_dashboard` (``from hermes_hooks.dashboard import serve_dashboard``); importing them
+does not import FastAPI. See ``docs/how-to/dashboard.md``.
 """
+
+from __future__ import annotations
+
+from hermes_hooks.dashboard.server import DashboardServer, serve_dashboard, start_dashboard
+
+__all__ = ["DashboardServer", "serve_dashboard", "start_dashboard"]
