@@ -231,7 +231,10 @@ def test_bad_requests_get_the_right_status_and_leave_the_server_unharmed(
     assert client.get("/api/dashboard/plugins").status_code == 200
 
 
-def test_a_slow_client_does_not_hold_the_server(dash_home: Path) -> None:
+def test_a_slow_client_does_not_hold_the_server_and_no_token_is_logged(
+    dash_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="hermes_hooks.dashboard")
     pm = manager(dash_home)
     with start_dashboard(pm) as server, socket.create_connection(
         ("127.0.0.1", server.port)
@@ -241,4 +244,9 @@ def test_a_slow_client_does_not_hold_the_server(dash_home: Path) -> None:
 
         answer = httpx.get(server.base_url + "/api/status", timeout=5)  # raises when held
         assert answer.status_code == 200
+        opened = httpx.get(server.url, timeout=5, follow_redirects=True)
+        assert opened.status_code == 200
+        assert server.gate.token not in opened.text
         assert answer.json()["auth"] == "token"
+    assert "GET / 303" in caplog.text  # the access log has the path, not the query
+    assert server.gate.token not in caplog.text

@@ -229,3 +229,13 @@ def test_a_nous_portal_login_rotates_its_refresh_token(
         assert portal.seen["x-nous-refresh-token"] == 1
         assert client.cookies.get("hermes_session_rt") not in (None, first_refresh)
         assert first_refresh not in portal.refresh_tokens  # rotated
+
+
+def test_hermes_dashboard_beyond_loopback_without_a_provider_exits_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolated_home(tmp_path, monkeypatch)
+    refused = CliRunner().invoke(cli, ["dashboard", "--host", "0.0.0.0", "--port", "0"])
+    assert refused.exit_code == 1
+    assert "refusing to listen on '0.0.0.0'" in refused.output
+    assert "--insecure" in refused.output
