@@ -250,3 +250,21 @@ def test_a_slow_client_does_not_hold_the_server_and_no_token_is_logged(
         assert answer.json()["auth"] == "token"
     assert "GET / 303" in caplog.text  # the access log has the path, not the query
     assert server.gate.token not in caplog.text
+
+
+def test_the_api_of_a_plugin_not_enabled_is_never_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    marker = tmp_path / "imported"
+    user_plugin(home, "sleeper", "def register(ctx):\n    pass\n", files={
+        "dashboard/manifest.json": '{"name": "sleeper", "api": "api.py"}',
+        "dashboard/api.py": f"open({str(marker)!r}, 'w').close()\n"
+                            "from fastapi import APIRouter\nrouter = APIRouter()\n",
+    })
+    write_config(home)
+    client = dashboard_client(manager(home))
+    tab = next(t for t in client.get("/api/dashboard/tabs").json() if t["name"] == "sleeper")
+    assert tab["mounted"] is False
+    assert "not enabled" in tab["error"]
+    assert not marker.exists()

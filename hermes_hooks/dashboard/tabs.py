@@ -6,6 +6,10 @@ folder, served under ``/dashboard-plugins/<name>/``) and an ``api`` module (a fi
 folder, imported by path) whose FastAPI ``router`` is mounted at ``/api/plugins/<name>/``
 behind the dashboard's auth. A manifest that cannot be read, or an API module that fails to
 import or has no router, leaves its tab listed with the error; the rest of the dashboard works.
+
+The API module is Python the dashboard runs, so Hermes' trust gates apply: a project plugin's
+(``./.hermes/plugins``) is never imported (its tab may still draw from its static files), and a
+user or pip-installed plugin's only once config enables the plugin; a bundled one's always.
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ class DashboardTab:
     error: str | None = None
     api_error: str | None = None
     mounted: bool = False
+    source: str = "user"
+    enabled: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """Return what the page needs (no file system path)."""
@@ -81,10 +87,11 @@ def _text(data: dict[str, Any], key: str, where: str) -> str | None:
     return value
 
 
-def _read(plugin: str, folder: Path) -> DashboardTab:
+def _read(plugin: str, folder: Path, source: str, enabled: bool) -> DashboardTab:
     manifest = folder / MANIFEST
     where = str(manifest)
-    tab = DashboardTab(name=folder.name, plugin=plugin, folder=folder / "dashboard")
+    tab = DashboardTab(name=folder.name, plugin=plugin, folder=folder / "dashboard",
+                       source=source, enabled=enabled)
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
@@ -115,8 +122,11 @@ def _read(plugin: str, folder: Path) -> DashboardTab:
 def discover_tabs(pm: PluginManager) -> list[DashboardTab]:
     """Return the tab of every discovered plugin with a ``dashboard/manifest.json``, by the
     order of discovery; a name taken by an earlier plugin is skipped, as Hermes does."""
+    from hermes_hooks.admin.actions import is_effectively_enabled
+
     seen: set[str] = set()
     tabs = []
+    config = pm.plugins_config
     for candidate in pm.discover():
         if candidate.path is None:
             continue
@@ -124,7 +134,8 @@ def discover_tabs(pm: PluginManager) -> list[DashboardTab]:
         folder = folder if folder.is_dir() else folder.parent
         if not (folder / MANIFEST).is_file():
             continue
-        tab = _read(candidate.key, folder)
+        enabled = is_effectively_enabled(config, candidate)
+        tab = _read(candidate.key, folder, str(candidate.source), enabled)
         if tab.name in seen:
             logger.warning("dashboard: plugin %r's tab %r is taken; skipped", tab.plugin, tab.name)
             continue
@@ -136,6 +147,14 @@ def discover_tabs(pm: PluginManager) -> list[DashboardTab]:
 def import_api(tab: DashboardTab) -> types.ModuleType | None:
     """Import a tab's API module by path; on failure set ``tab.api_error`` and return ``None``."""
     if tab.api is None or tab.error is not None:
+        return None
+    if tab.source == "project":
+        tab.api_error = (f"plugin {tab.plugin!r} is a project plugin: its dashboard API is never "
+                         "imported (its files come with the folder you are in)")
+        return None
+    if tab.source != "bundled" and not tab.enabled:
+        tab.api_error = (f"plugin {tab.plugin!r} is not enabled: its dashboard API is imported "
+                         f"once it is ('hermes plugins enable {tab.plugin}')")
         return None
     path = safe_asset(tab.folder, tab.api)
     if path is None or not path.is_file():
