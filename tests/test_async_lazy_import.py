@@ -33,7 +33,8 @@ def test_the_manager_imports_without_asyncio() -> None:
 #: models), HTML parsing (web_extract), images, the round-trip YAML writer and the file lock
 #: (config writes), JSON Schema (the doctor), prompt_toolkit (the chat).
 _HEAVY = ("ssl", "httpx", "bs4", "markdownify", "PIL", "ruamel", "filelock", "jsonschema",
-          "prompt_toolkit", "asyncio", "sqlite3")  # fmt: skip
+          "prompt_toolkit", "asyncio", "sqlite3", "fastapi", "starlette", "uvicorn",
+          "jwt")  # fmt: skip
 
 _LIST = """
 import sys

@@ -33,8 +33,9 @@ LAYERS: Final[dict[str, int]] = {
     "host": 8,
     "bridges": 9,
     "adapters": 10,
-    "cli": 11,
-    "testing": 12,
+    "dashboard": 11,
+    "cli": 12,
+    "testing": 13,
 }
 """Rank of each top-level part of ``hermes_hooks``; a module may import ranks up to its own."""
 

@@ -265,6 +265,8 @@ def _register_commands() -> None:
     cli.add_lazy_command("models", "hermes_hooks.cli.models:models")
     cli.add_lazy_command("mcp", "hermes_hooks.cli.mcp:mcp")
     cli.add_lazy_command("claude-hook", "hermes_hooks.cli.claude:claude_hook")
+    cli.add_lazy_command("dashboard", "hermes_hooks.cli.dashboard:dashboard")
+    cli.add_lazy_command("dashboard-auth", "hermes_hooks.cli.dashboard:dashboard_auth")
 
 
 _register_commands()

@@ -42,6 +42,11 @@ MODULES: Final[dict[str, str]] = {
     # Model-provider profiles (the models family); providers.base is served below providers.
     "providers": "hermes_hooks.compat.providers",
     "providers.base": "hermes_hooks.compat.providers_base",
+    # Issue 30 item 2: dashboard auth.
+    "hermes_cli.dashboard_auth": "hermes_hooks.compat.dashboard_auth",
+    "hermes_cli.dashboard_auth.base": "hermes_hooks.compat.dashboard_auth_base",
+    "hermes_cli.dashboard_auth.registry": "hermes_hooks.compat.dashboard_auth_registry",
+    "hermes_cli.dashboard_auth.token_auth": "hermes_hooks.compat.dashboard_auth_token_auth",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 

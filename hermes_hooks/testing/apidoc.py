@@ -25,6 +25,7 @@ PUBLIC_MODULES: Final = (
     "hermes_hooks.host",
     "hermes_hooks.testing",
     "hermes_hooks.adapters.openai_agents",
+    "hermes_hooks.dashboard",
 )
 """The modules whose ``__all__`` is the public Python API."""
 
@@ -48,7 +49,8 @@ plugin contract a release serves):
 - the names below: the `__all__` of `hermes_hooks` (what plugins import), of
   `hermes_hooks.host` (the reference host, for hosts of your own) and of `hermes_hooks.testing`
   (the pytest plugin; its fixtures are in the [fixtures reference](fixtures.md)) and of
-  `hermes_hooks.adapters.openai_agents` (the plugins in the OpenAI Agents SDK);
+  `hermes_hooks.adapters.openai_agents` (the plugins in the OpenAI Agents SDK) and of
+  `hermes_hooks.dashboard` (the dashboard, served beside a host of your own);
 - the hooks, their arguments and contracts ([hook reference](hooks.md)), `ctx`
   ([`ctx` reference](context.md)), the manifest ([manifest reference](manifest.md));
 - the Hermes modules served by their Hermes names ([the compatibility layer](compat.md));
