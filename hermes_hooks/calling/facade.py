@@ -1042,6 +1042,16 @@ class Hooks:
 
     apre_gateway_dispatch = _async(pre_gateway_dispatch)
 
+    def gateway_platform_event(
+        self, *, platform: str, event_type: str, payload: dict[str, Any]
+    ) -> None:
+        """Fires for each non-message event an adapter reports (a reaction, a member joining...),"""
+        return self._fire(
+            "gateway_platform_event", platform=platform, event_type=event_type, payload=payload
+        )
+
+    agateway_platform_event = _async(gateway_platform_event)
+
     def pre_verify(
         self,
         *,

@@ -42,6 +42,15 @@ MODULES: Final[dict[str, str]] = {
     # Model-provider profiles (the models family); providers.base is served below providers.
     "providers": "hermes_hooks.compat.providers",
     "providers.base": "hermes_hooks.compat.providers_base",
+    # Issue 23: the gateway's names, for kind: platform plugins.
+    "gateway.config": "hermes_hooks.compat.gateway_config",
+    "gateway.session": "hermes_hooks.compat.gateway_session",
+    "gateway.status": "hermes_hooks.compat.gateway_status",
+    "gateway.platform_registry": "hermes_hooks.compat.gateway_platform_registry",
+    "gateway.whatsapp_identity": "hermes_hooks.compat.gateway_whatsapp_identity",
+    "gateway.platforms.base": "hermes_hooks.compat.gateway_platforms_base",
+    "gateway.platforms.helpers": "hermes_hooks.compat.gateway_platforms_helpers",
+    "gateway.platforms._http_client_limits": "hermes_hooks.compat.gateway_http_client_limits",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 

@@ -917,6 +917,23 @@ def pre_gateway_dispatch(
     """
 
 
+# -- issue 23: the gateway's platform events ---------------------------------------------------
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False)
+def gateway_platform_event(platform: str, event_type: str, payload: dict[str, Any]) -> None:
+    """Fires for each non-message event an adapter reports (a reaction, a member joining...),
+    after the gateway's authorization check on its source; observer only, as in Hermes.
+
+    :param platform: the platform's name (``"irc"``, ``"telegram"``...).
+    :param event_type: what happened, as the adapter names it (``"reaction"``...).
+    :param payload: the adapter's details of the event (a copy).
+
+    Error policy: open; a raising implementation is counted and never breaks the adapter.
+    """
+
+
 @hookspec(firstresult=True)
 @contract(
     Mode.FIRST_RESULT,
@@ -1190,6 +1207,7 @@ HOOK_NAMES: Final[tuple[str, ...]] = (
     "subagent_start",
     "subagent_stop",
     "pre_gateway_dispatch",
+    "gateway_platform_event",
     "pre_verify",
     "pre_approval_request",
     "post_approval_response",
