@@ -72,6 +72,7 @@ class PlatformState:
     attempts: int = 0
     next_retry_in: float | None = None
     messages: int = 0
+    last_error_code: str | None = None
 
 
 class GatewayRunner:
@@ -420,6 +421,8 @@ class GatewayRunner:
     def _set_state(self, state: PlatformState, value: str, code: str | None,
                    message: str | None) -> None:
         state.state, state.error_code, state.error_message = value, code, message
+        if code is not None:
+            state.last_error_code = code
         extra: dict[str, Any] = {"attempts": state.attempts}
         if state.next_retry_in is not None:
             extra["next_retry_at"] = time.time() + state.next_retry_in

@@ -1,0 +1,237 @@
+"""``hermes gateway run``'s runner with Hermes-shaped platform plugins against live servers."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from pathlib import Path
+
+import pytest
+
+from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, PlatformConfig
+from hermes_hooks.host import create_manager
+from hermes_hooks.host.gateway_runner import GatewayRunner, backoff_delay
+from hermes_hooks.plugins.manager import PluginManager
+from tests.gateway_support import (
+    IRC_PLUGIN,
+    LINE_PLUGIN,
+    POLICY_PLUGIN,
+    IrcClient,
+    LineServer,
+    miniircd,
+    running,
+)
+from tests.plugin_builders import isolated_home, user_plugin, write_config
+
+
+@pytest.fixture
+def pm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginManager:
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "irc", IRC_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "policy", POLICY_PLUGIN)
+    write_config(home, ["irc", "line_chat", "policy"])
+    return create_manager(home)
+
+
+def seen(pm: PluginManager) -> list[tuple[str, str, str]]:
+    module = pm.get_plugin_module("policy")
+    assert module is not None
+    return list(module.SEEN)
+
+
+def line_config(port: int, **bounds: float) -> GatewayConfig:
+    platforms = {Platform("line_chat"): PlatformConfig(enabled=True, extra={"port": port})}
+    options = {"connect_timeout": 2.0, "reconnect_backoff_base": 0.05,
+               "reconnect_backoff_cap": 0.2, "drain_timeout": 10.0, **bounds}
+    return GatewayConfig(platforms=platforms, **options)
+
+
+def test_the_backoff_doubles_from_30_s_and_stops_at_300_s() -> None:
+    assert [backoff_delay(n, 30, 300) for n in range(1, 7)] == [30, 60, 120, 240, 300, 300]
+
+
+def test_irc_end_to_end_against_a_real_irc_server(
+    pm: PluginManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("IRC_ALLOWED_USERS", "ann")
+    with miniircd(tmp_path) as port:
+        with pm.activate():
+            config = GatewayConfig(platforms={Platform("irc"): PlatformConfig(
+                enabled=True,
+                extra={"server": "127.0.0.1", "port": port, "channel": "#hermes",
+                       "nickname": "hermesbot"},
+            )}, connect_timeout=10)
+        runner = GatewayRunner(pm, config=config)
+
+        async def scenario() -> None:
+            ann, bob = IrcClient(port, "ann"), IrcClient(port, "bob")
+            async with running(runner):
+                await ann.start("#hermes")
+                await bob.start("#hermes")
+                for _ in range(200):
+                    if runner.states["irc"].state == "connected":
+                        break
+                    await asyncio.sleep(0.05)
+                ann.privmsg("#hermes", "hermesbot: secret plans")  # skipped by the plugin
+                ann.privmsg("#hermes", "hermesbot: plz hello there")  # rewritten
+                sender, target, text = await ann.next_line()
+                assert (sender, target) == ("hermesbot", "#hermes")
+                assert "offline model" in text
+                bob.privmsg("hermesbot", "hi")  # a DM from someone not allowed
+                sender, target, text = await bob.next_line()
+                while target != "bob":
+                    sender, target, text = await bob.next_line()
+                assert (sender, target) == ("hermesbot", "bob")
+                assert "don't recognize you" in text
+                await ann.close()
+                await bob.close()
+
+        asyncio.run(scenario())
+    assert seen(pm)[:2] == [("irc", "text", "secret plans"), ("irc", "text", "plz hello there")]
+    assert runner.gateway.sessions.keys() == []  # closed at the stop
+
+
+def test_a_local_image_in_a_reply_goes_as_an_attachment_and_events_reach_the_hook(
+    pm: PluginManager, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "true")
+    picture = tmp_path / "fox.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 64)
+    module = importlib.import_module("hermes_hooks.host.gateway")
+    monkeypatch.setattr(module.Gateway, "route",
+                        lambda self, event: (None, [f"Generated an image of a fox: {picture}"]))
+
+    async def scenario() -> None:
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                server.say("ann", "ann", "generate an image of a red fox")
+                replies = await server.replies(2)
+                photo = next(item for item in replies if "photo" in item)
+                assert photo == {"chat": "ann", "photo": str(picture), "bytes": 72}
+                text = next(item for item in replies if "text" in item)["text"]
+                assert text == "Generated an image of a fox:"
+                server.say("ann", "ann", "", event="reaction", payload={"emoji": "+1"})
+                for _ in range(200):
+                    if ("line_chat", "reaction", "+1") in seen(pm):
+                        break
+                    await asyncio.sleep(0.02)
+
+    asyncio.run(scenario())
+    assert ("line_chat", "reaction", "+1") in seen(pm)
+
+
+def test_a_dropped_connection_mid_turn_reconnects_and_answers_once(
+    pm: PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+    module = importlib.import_module("hermes_hooks.host.gateway")
+    release = asyncio.Event()
+    original = module.Gateway.route
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+
+        def slow_route(self: object, event: object) -> object:
+            asyncio.run_coroutine_threadsafe(release.wait(), loop).result(20)
+            return original(self, event)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(module.Gateway, "route", slow_route)
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                server.say("ann", "ann", "hello", id="1")
+                await asyncio.sleep(0.2)
+                server.drop()  # the platform hangs up while the turn runs
+                await server.connected(2)  # the adapter is back
+                release.set()
+                replies = await server.replies(1)
+                assert replies[0]["chat"] == "ann"
+                assert replies[0]["text"]
+                with pytest.raises(TimeoutError):
+                    await server.replies(1, timeout=0.5)
+            assert runner.states["line_chat"].messages == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_server_that_never_answers_the_handshake_is_bounded_and_others_run(
+    pm: PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+
+    async def scenario() -> None:
+        async with LineServer(greet=False) as mute, LineServer() as good:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(mute.port, connect_timeout=0.3))
+            # A second platform on the good server: the same plugin under another config.
+            runner.config.platforms[Platform("irc")] = PlatformConfig(enabled=False)
+            async with running(runner):
+                await asyncio.sleep(1.0)
+                state = runner.states["line_chat"]
+                assert state.state in ("retrying", "connecting")
+                assert state.last_error_code == "connect_timeout"
+                assert mute.connections >= 2  # retried with backoff
+            assert runner.states["line_chat"].state == "stopped"
+            assert good.connections == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_send_that_raises_is_counted_on_its_plugin_and_the_turn_is_kept(
+    pm: PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+
+    async def scenario() -> GatewayRunner:
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                server.say("broken-chat", "ann", "hello")
+                server.say("ann", "ann", "still there?")
+                reply = await server.replies(1)
+                assert reply[0]["chat"] == "ann"
+            return runner
+
+    runner = asyncio.run(scenario())
+    info = pm.get_plugin_info("line_chat")
+    assert info is not None
+    assert info.hook_errors >= 1
+    assert "ConnectionResetError" in (info.last_hook_error or "")
+    assert runner.states["line_chat"].messages == 2  # both turns ran; only the send failed
+
+
+def test_fifty_chats_at_once_each_answered_once_in_order(
+    pm: PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+
+    async def scenario() -> None:
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                for index in range(50):
+                    for turn in range(2):
+                        server.say(f"chat{index}", f"user{index}", f"message {turn} of {index}")
+                replies = await server.replies(100, timeout=60)
+                with pytest.raises(TimeoutError):
+                    await server.replies(1, timeout=0.3)
+        by_chat: dict[str, list[str]] = {}
+        for reply in replies:
+            by_chat.setdefault(reply["chat"], []).append(reply["text"])
+        assert len(by_chat) == 50
+        for index in range(50):
+            texts = by_chat[f"chat{index}"]
+            assert len(texts) == 2
+            assert all(texts)
+
+    asyncio.run(scenario())
