@@ -92,15 +92,15 @@ def test_irc_end_to_end_against_a_real_irc_server(
     assert runner.gateway.sessions.keys() == []  # closed at the stop
 
 
-def test_a_local_image_in_a_reply_goes_as_an_attachment_and_events_reach_the_hook(
-    pm: PluginManager, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_a_generated_image_arrives_as_an_attachment_and_events_reach_the_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    home = isolated_home(tmp_path, monkeypatch, bundled=True)  # image_gen/local draws offline
+    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "policy", POLICY_PLUGIN)
+    write_config(home, ["line_chat", "policy"])
+    pm = create_manager(home)
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "true")
-    picture = tmp_path / "fox.png"
-    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 64)
-    module = importlib.import_module("hermes_hooks.host.gateway")
-    monkeypatch.setattr(module.Gateway, "route",
-                        lambda self, event: (None, [f"Generated an image of a fox: {picture}"]))
 
     async def scenario() -> None:
         async with LineServer() as server:
@@ -111,9 +111,11 @@ def test_a_local_image_in_a_reply_goes_as_an_attachment_and_events_reach_the_hoo
                 server.say("ann", "ann", "generate an image of a red fox")
                 replies = await server.replies(2)
                 photo = next(item for item in replies if "photo" in item)
-                assert photo == {"chat": "ann", "photo": str(picture), "bytes": 72}
+                assert Path(photo["photo"]).is_file()
+                assert photo["bytes"] > 0
                 text = next(item for item in replies if "text" in item)["text"]
-                assert text == "Generated an image of a fox:"
+                assert "red fox" in text
+                assert photo["photo"] not in text  # the path went as the attachment
                 server.say("ann", "ann", "", event="reaction", payload={"emoji": "+1"})
                 for _ in range(200):
                     if ("line_chat", "reaction", "+1") in seen(pm):
