@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -256,6 +257,130 @@ def register(ctx):
                           allowed_users_env="LINE_CHAT_ALLOWED_USERS")
 '''
 
+
+NTFY_PLUGIN = '''
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import httpx
+
+from gateway.config import Platform
+from gateway.platforms.base import BasePlatformAdapter, MessageEvent, MessageType, SendResult
+
+_ECHO_TAG = "hermes-agent"
+
+
+def check_requirements():
+    return True
+
+
+def validate_config(config):
+    extra = getattr(config, "extra", {}) or {}
+    return bool(extra.get("topic") or os.getenv("NTFY_TOPIC"))
+
+
+class NtfyAdapter(BasePlatformAdapter):
+    """Subscribes to <server>/<topic>/json (JSON lines), publishes by POST."""
+
+    def __init__(self, config):
+        super().__init__(config=config, platform=Platform("ntfy"))
+        extra = config.extra or {}
+        self._server = (extra.get("server") or os.getenv("NTFY_SERVER_URL", "")).rstrip("/")
+        self._topic = extra.get("topic") or os.getenv("NTFY_TOPIC", "")
+        self._publish_topic = extra.get("publish_topic") or self._topic
+        self._client = None
+        self._task = None
+
+    async def connect(self, *, is_reconnect=False):
+        self._client = httpx.AsyncClient(timeout=None)
+        opened = asyncio.get_running_loop().create_future()
+        self._task = asyncio.create_task(self._stream(opened))
+        try:
+            await opened
+        except Exception as exc:
+            self._set_fatal_error("ntfy_stream", str(exc), retryable=True)
+            return False
+        self._mark_connected()
+        return True
+
+    async def _stream(self, opened):
+        url = f"{self._server}/{self._topic}/json"
+        try:
+            async with self._client.stream("GET", url, params={"poll": "false"}) as response:
+                response.raise_for_status()
+                opened.set_result(True)
+                async for line in response.aiter_lines():
+                    if line.strip():
+                        event = json.loads(line)
+                        if event.get("event") == "message":
+                            await self._on_message(event)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if not opened.done():
+                opened.set_exception(exc)
+        finally:
+            if self.is_connected:
+                self._set_fatal_error("ntfy_stream", "stream closed", retryable=True)
+                await self._notify_fatal_error()
+
+    async def _on_message(self, event):
+        if _ECHO_TAG in (event.get("tags") or []):
+            return
+        text = (event.get("message") or "").strip()
+        if not text:
+            return
+        topic = event.get("topic") or self._topic
+        source = self.build_source(chat_id=topic, chat_name=topic, chat_type="dm",
+                                   user_id=topic, user_name=topic)
+        await self.handle_message(MessageEvent(text=text, message_type=MessageType.TEXT,
+                                               source=source, message_id=event.get("id"),
+                                               raw_message=event))
+
+    async def disconnect(self):
+        self._mark_disconnected()
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except BaseException:
+                pass
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def send(self, chat_id, content, reply_to=None, metadata=None):
+        response = await self._client.post(
+            f"{self._server}/{self._publish_topic or chat_id}", content=content.encode(),
+            headers={"Content-Type": "text/plain; charset=utf-8", "X-Tags": _ECHO_TAG})
+        if response.status_code >= 300:
+            return SendResult(success=False, error=f"HTTP {response.status_code}")
+        return SendResult(success=True, message_id=response.json().get("id"))
+
+    async def send_image_file(self, chat_id, image_path, caption=None, reply_to=None, **kw):
+        path = Path(image_path)
+        response = await self._client.put(
+            f"{self._server}/{self._publish_topic or chat_id}", content=path.read_bytes(),
+            headers={"Filename": path.name, "X-Tags": _ECHO_TAG})
+        return SendResult(success=response.status_code < 300)
+
+    async def get_chat_info(self, chat_id):
+        return {"name": chat_id, "type": "dm"}
+
+
+def register(ctx):
+    ctx.register_platform(
+        name="ntfy", label="ntfy", adapter_factory=lambda cfg: NtfyAdapter(cfg),
+        check_fn=check_requirements, validate_config=validate_config,
+        required_env=["NTFY_TOPIC"], install_hint="pip install httpx",
+        allowed_users_env="NTFY_ALLOWED_USERS", allow_all_env="NTFY_ALLOW_ALL_USERS",
+        max_message_length=4096, emoji="🔔",
+    )
+'''
+
+
 POLICY_PLUGIN = '''
 from hermes_hooks import hookimpl
 
@@ -411,6 +536,92 @@ class LineServer:
 
     async def replies(self, count: int, timeout: float = 20) -> list[dict[str, Any]]:
         return [await asyncio.wait_for(self.out.get(), timeout) for _ in range(count)]
+
+
+class NtfyServer:
+    """A server speaking ntfy's HTTP protocol on 127.0.0.1 (aiohttp): ``GET /<topic>/json``
+    streams the topic's messages as JSON lines, ``POST /<topic>`` publishes text, ``PUT
+    /<topic>`` with a ``Filename`` header publishes an attachment."""
+
+    def __init__(self) -> None:
+        self.published: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._subscribers: dict[str, list[asyncio.Queue[dict[str, Any]]]] = {}
+        self._runner: Any = None
+        self.port = 0
+
+    async def __aenter__(self) -> NtfyServer:
+        from aiohttp import web
+
+        app = web.Application()
+        app.router.add_get("/{topic}/json", self._subscribe)
+        app.router.add_post("/{topic}", self._publish)
+        app.router.add_put("/{topic}", self._publish)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        self.port = free_port()
+        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for queues in self._subscribers.values():
+            for queue in queues:
+                queue.put_nowait({"event": "close"})
+        await self._runner.cleanup()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _subscribe(self, request: Any) -> Any:
+        from aiohttp import web
+
+        topic = request.match_info["topic"]
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._subscribers.setdefault(topic, []).append(queue)
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
+        await response.write(json.dumps({"event": "open", "topic": topic}).encode() + b"\n")
+        try:
+            while (item := await queue.get()).get("event") != "close":
+                await response.write(json.dumps(item).encode() + b"\n")
+        finally:
+            self._subscribers[topic].remove(queue)
+        return response
+
+    async def _publish(self, request: Any) -> Any:
+        from aiohttp import web
+
+        topic = request.match_info["topic"]
+        body = await request.read()
+        tags = [tag for tag in request.headers.get("X-Tags", "").split(",") if tag]
+        item: dict[str, Any] = {"id": uuid.uuid4().hex[:12], "time": int(time.time()),
+                                "event": "message", "topic": topic, "tags": tags}
+        if request.method == "PUT":
+            item["attachment"] = {"name": request.headers.get("Filename", "file"),
+                                  "size": len(body)}
+        else:
+            item["message"] = body.decode()
+        await self.published.put(item)
+        for queue in self._subscribers.get(topic, []):
+            queue.put_nowait(item)
+        return web.json_response(item)
+
+    def subscribers(self, topic: str) -> int:
+        return len(self._subscribers.get(topic, []))
+
+    async def post(self, topic: str, text: str) -> None:
+        """Publish as a person does (their phone's ntfy app)."""
+        import httpx
+
+        async with httpx.AsyncClient() as client:
+            (await client.post(f"{self.url}/{topic}", content=text.encode())).raise_for_status()
+
+    async def next_from_bot(self, timeout: float = 15) -> dict[str, Any]:
+        """The next message the bot published (it tags its own)."""
+        while True:
+            item = await asyncio.wait_for(self.published.get(), timeout)
+            if item["tags"]:
+                return item
 
 
 @contextlib.asynccontextmanager

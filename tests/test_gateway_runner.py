@@ -15,9 +15,11 @@ from hermes_hooks.plugins.manager import PluginManager
 from tests.gateway_support import (
     IRC_PLUGIN,
     LINE_PLUGIN,
+    NTFY_PLUGIN,
     POLICY_PLUGIN,
     IrcClient,
     LineServer,
+    NtfyServer,
     miniircd,
     running,
 )
@@ -237,3 +239,43 @@ def test_fifty_chats_at_once_each_answered_once_in_order(
             assert all(texts)
 
     asyncio.run(scenario())
+
+
+def test_ntfy_end_to_end_against_a_local_ntfy_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch, bundled=True)  # image_gen/local draws offline
+    user_plugin(home, "ntfy", NTFY_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "policy", POLICY_PLUGIN)
+    write_config(home, ["ntfy", "policy"])
+    pm = create_manager(home)
+    monkeypatch.setenv("NTFY_ALLOWED_USERS", "hermes-in")
+
+    async def scenario() -> None:
+        async with NtfyServer() as server:
+            monkeypatch.setenv("NTFY_SERVER_URL", server.url)
+            monkeypatch.setenv("NTFY_TOPIC", "hermes-in")
+            (home / "config.yaml").write_text(
+                "plugins: {enabled: [ntfy, policy]}\n"
+                "gateway: {platforms: {ntfy: {enabled: true}}, connect_timeout: 5}\n",
+                encoding="utf-8",
+            )
+            runner = GatewayRunner(pm)  # the config as `hermes gateway run` reads it
+            async with running(runner):
+                for _ in range(200):
+                    if server.subscribers("hermes-in"):
+                        break
+                    await asyncio.sleep(0.02)
+                await server.post("hermes-in", "secret: do not answer")
+                await server.post("hermes-in", "plz generate an image of a lighthouse")
+                reply = await server.next_from_bot()
+                attachment = await server.next_from_bot()
+                assert "lighthouse" in reply["message"]
+                assert attachment["attachment"]["name"].endswith(".png")
+                assert attachment["attachment"]["size"] > 0
+                with pytest.raises(TimeoutError):
+                    await server.next_from_bot(timeout=0.5)  # the skipped one got nothing
+
+    asyncio.run(scenario())
+    assert seen(pm)[:2] == [("ntfy", "text", "secret: do not answer"),
+                            ("ntfy", "text", "plz generate an image of a lighthouse")]
