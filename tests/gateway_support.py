@@ -381,6 +381,116 @@ def register(ctx):
 '''
 
 
+
+HA_PLUGIN = '''
+import asyncio
+import os
+
+from gateway.config import Platform
+from gateway.platforms.base import BasePlatformAdapter, MessageEvent, MessageType, SendResult
+
+
+def check_requirements():
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class HomeAssistantAdapter(BasePlatformAdapter):
+    """Home Assistant: its WebSocket API in (an input_text entity's new state is a message),
+    persistent notifications out through its REST API."""
+
+    def __init__(self, config):
+        super().__init__(config=config, platform=Platform("homeassistant"))
+        extra = config.extra or {}
+        self._url = (extra.get("url") or os.getenv("HASS_URL", "")).rstrip("/")
+        self._token = config.token or os.getenv("HASS_TOKEN", "")
+        self._entity = extra.get("entity_id", "input_text.hermes")
+        self._session = self._ws = self._task = None
+
+    async def connect(self):
+        import aiohttp
+
+        self._session = aiohttp.ClientSession(
+            headers={"Authorization": f"Bearer {self._token}"})
+        try:
+            self._ws = await self._session.ws_connect(f"{self._url}/api/websocket")
+            if (await self._ws.receive_json()).get("type") != "auth_required":
+                raise ConnectionError("not a Home Assistant WebSocket")
+            await self._ws.send_json({"type": "auth", "access_token": self._token})
+            answer = await self._ws.receive_json()
+            if answer.get("type") == "auth_invalid":
+                self._set_fatal_error("auth_invalid", answer.get("message", ""), retryable=False)
+                await self._session.close()
+                return False
+            await self._ws.send_json({"id": 1, "type": "subscribe_events",
+                                      "event_type": "state_changed"})
+            if not (await self._ws.receive_json()).get("success"):
+                raise ConnectionError("subscribe_events refused")
+        except Exception as exc:
+            await self._session.close()
+            self._set_fatal_error("connect_failed", str(exc), retryable=True)
+            return False
+        self._task = asyncio.create_task(self._receive())
+        self._mark_connected()
+        return True
+
+    async def _receive(self):
+        try:
+            async for message in self._ws:
+                data = message.json()
+                if data.get("type") != "event":
+                    continue
+                change = data["event"]["data"]
+                if change.get("entity_id") != self._entity:
+                    continue
+                state = change.get("new_state") or {}
+                user = (state.get("context") or {}).get("user_id") or "unknown"
+                source = self.build_source(chat_id=self._entity, chat_type="dm", user_id=user,
+                                           user_name=user)
+                await self.handle_message(MessageEvent(
+                    text=state.get("state", ""), message_type=MessageType.TEXT,
+                    source=source, message_id=(state.get("context") or {}).get("id")))
+        finally:
+            if self.is_connected:
+                self._set_fatal_error("connection_lost", "WebSocket closed", retryable=True)
+                await self._notify_fatal_error()
+
+    async def disconnect(self):
+        self._mark_disconnected()
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except BaseException:
+                pass
+        if self._session is not None:
+            await self._session.close()
+
+    async def send(self, chat_id, content, reply_to=None, metadata=None):
+        async with self._session.post(
+            f"{self._url}/api/services/persistent_notification/create",
+            json={"title": "Hermes", "message": content}) as response:
+            if response.status >= 300:
+                return SendResult(success=False, error=f"HTTP {response.status}")
+        return SendResult(success=True)
+
+    async def get_chat_info(self, chat_id):
+        return {"name": chat_id, "type": "dm"}
+
+
+def register(ctx):
+    ctx.register_platform(
+        name="homeassistant", label="Home Assistant",
+        adapter_factory=lambda cfg: HomeAssistantAdapter(cfg), check_fn=check_requirements,
+        required_env=["HASS_URL", "HASS_TOKEN"], install_hint="pip install aiohttp",
+        allowed_users_env="HASS_ALLOWED_USERS", emoji="🏠",
+    )
+'''
+
+
 POLICY_PLUGIN = '''
 from hermes_hooks import hookimpl
 
@@ -622,6 +732,79 @@ class NtfyServer:
             item = await asyncio.wait_for(self.published.get(), timeout)
             if item["tags"]:
                 return item
+
+
+class HomeAssistantServer:
+    """Home Assistant's WebSocket and REST APIs as far as the HA-shaped plugin uses them, on
+    127.0.0.1 (aiohttp): the auth handshake, ``subscribe_events``, ``state_changed`` events,
+    and ``POST /api/services/persistent_notification/create``."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.notifications: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._sockets: list[Any] = []
+        self._runner: Any = None
+        self.port = 0
+
+    async def __aenter__(self) -> HomeAssistantServer:
+        from aiohttp import web
+
+        app = web.Application()
+        app.router.add_get("/api/websocket", self._websocket)
+        app.router.add_post("/api/services/persistent_notification/create", self._notify)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        self.port = free_port()
+        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for ws in self._sockets:
+            await ws.close()
+        await self._runner.cleanup()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _websocket(self, request: Any) -> Any:
+        from aiohttp import web
+
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"type": "auth_required", "ha_version": "2025.1.0"})
+        auth = await ws.receive_json()
+        if auth.get("access_token") != self.token:
+            await ws.send_json({"type": "auth_invalid", "message": "Invalid access token"})
+            await ws.close()
+            return ws
+        await ws.send_json({"type": "auth_ok", "ha_version": "2025.1.0"})
+        subscribe = await ws.receive_json()
+        await ws.send_json({"id": subscribe["id"], "type": "result", "success": True,
+                            "result": None})
+        self._sockets.append(ws)
+        async for _message in ws:
+            pass
+        return ws
+
+    async def _notify(self, request: Any) -> Any:
+        from aiohttp import web
+
+        if request.headers.get("Authorization") != f"Bearer {self.token}":
+            return web.json_response({"message": "401: Unauthorized"}, status=401)
+        await self.notifications.put(await request.json())
+        return web.json_response([])
+
+    def subscribed(self) -> bool:
+        return bool(self._sockets)
+
+    async def set_text(self, entity_id: str, text: str, user_id: str) -> None:
+        """A person types into an ``input_text`` entity: a ``state_changed`` event."""
+        event = {"event_type": "state_changed", "data": {
+            "entity_id": entity_id,
+            "new_state": {"entity_id": entity_id, "state": text,
+                          "context": {"id": uuid.uuid4().hex, "user_id": user_id}}}}
+        await self._sockets[-1].send_json({"id": 1, "type": "event", "event": event})
 
 
 @contextlib.asynccontextmanager

@@ -13,10 +13,12 @@ from hermes_hooks.host import create_manager
 from hermes_hooks.host.gateway_runner import GatewayRunner, backoff_delay
 from hermes_hooks.plugins.manager import PluginManager
 from tests.gateway_support import (
+    HA_PLUGIN,
     IRC_PLUGIN,
     LINE_PLUGIN,
     NTFY_PLUGIN,
     POLICY_PLUGIN,
+    HomeAssistantServer,
     IrcClient,
     LineServer,
     NtfyServer,
@@ -165,24 +167,37 @@ def test_a_dropped_connection_mid_turn_reconnects_and_answers_once(
 
 
 def test_a_server_that_never_answers_the_handshake_is_bounded_and_others_run(
-    pm: PluginManager, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "homeassistant", HA_PLUGIN, manifest={"kind": "platform"})
+    write_config(home, ["line_chat", "homeassistant"])
+    pm = create_manager(home)
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
 
     async def scenario() -> None:
-        async with LineServer(greet=False) as mute, LineServer() as good:
+        async with LineServer(greet=False) as mute, HomeAssistantServer(token="t") as good:
             with pm.activate():
-                runner = GatewayRunner(pm, config=line_config(mute.port, connect_timeout=0.3))
-            # A second platform on the good server: the same plugin under another config.
-            runner.config.platforms[Platform("irc")] = PlatformConfig(enabled=False)
+                config = line_config(mute.port, connect_timeout=0.3)
+                config.platforms[Platform("homeassistant")] = PlatformConfig(
+                    enabled=True, token="t", extra={"url": good.url})
+            runner = GatewayRunner(pm, config=config)
             async with running(runner):
-                await asyncio.sleep(1.0)
+                for _ in range(200):
+                    if good.subscribed():
+                        break
+                    await asyncio.sleep(0.02)
+                await good.set_text("input_text.hermes", "hello", "ann")  # the other platform
+                note = await asyncio.wait_for(good.notifications.get(), 15)
+                assert note["message"]
+                await asyncio.sleep(0.8)
                 state = runner.states["line_chat"]
                 assert state.state in ("retrying", "connecting")
                 assert state.last_error_code == "connect_timeout"
-                assert mute.connections >= 2  # retried with backoff
+                assert mute.connections >= 2  # retried with backoff, each attempt bounded
+                assert runner.states["homeassistant"].state == "connected"
             assert runner.states["line_chat"].state == "stopped"
-            assert good.connections == 0
 
     asyncio.run(scenario())
 
@@ -279,3 +294,65 @@ def test_ntfy_end_to_end_against_a_local_ntfy_server(
     asyncio.run(scenario())
     assert seen(pm)[:2] == [("ntfy", "text", "secret: do not answer"),
                             ("ntfy", "text", "plz generate an image of a lighthouse")]
+
+
+def test_home_assistant_end_to_end_against_a_local_websocket_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "homeassistant", HA_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "policy", POLICY_PLUGIN)
+    write_config(home, ["homeassistant", "policy"])
+    pm = create_manager(home)
+    monkeypatch.setenv("HASS_ALLOWED_USERS", "user-ann")
+
+    async def scenario() -> None:
+        async with HomeAssistantServer(token="llat-123") as server:
+            with pm.activate():
+                config = GatewayConfig(platforms={Platform("homeassistant"): PlatformConfig(
+                    enabled=True, token="llat-123", extra={"url": server.url})})
+            runner = GatewayRunner(pm, config=config)
+            async with running(runner):
+                for _ in range(200):
+                    if server.subscribed():
+                        break
+                    await asyncio.sleep(0.02)
+                await server.set_text("input_text.hermes", "secret stuff", "user-ann")
+                await server.set_text("input_text.hermes", "plz /help", "user-ann")
+                note = await asyncio.wait_for(server.notifications.get(), 15)
+                assert note["title"] == "Hermes"
+                assert "/new" in note["message"]  # the rewrite became the /help slash command
+                await server.set_text("input_text.hermes", "hello", "user-eve")  # not allowed
+                note = await asyncio.wait_for(server.notifications.get(), 15)
+                assert "don't recognize you" in note["message"]
+                assert server.notifications.empty()
+
+    asyncio.run(scenario())
+    assert [item[2] for item in seen(pm)] == ["secret stuff", "plz /help", "hello"]
+
+
+def test_a_wrong_home_assistant_token_is_fatal_and_not_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "homeassistant", HA_PLUGIN, manifest={"kind": "platform"})
+    write_config(home, ["homeassistant"])
+    pm = create_manager(home)
+
+    async def scenario() -> None:
+        async with HomeAssistantServer(token="right") as server:
+            with pm.activate():
+                config = GatewayConfig(platforms={Platform("homeassistant"): PlatformConfig(
+                    enabled=True, token="wrong", extra={"url": server.url})},
+                    reconnect_backoff_base=0.05)
+            runner = GatewayRunner(pm, config=config)
+            async with running(runner):
+                for _ in range(200):
+                    found = runner.states.get("homeassistant")
+                    if found is not None and found.state == "fatal":
+                        break
+                    await asyncio.sleep(0.02)
+                state = runner.states["homeassistant"]
+                assert (state.state, state.error_code) == ("fatal", "auth_invalid")
+
+    asyncio.run(scenario())
