@@ -356,3 +356,18 @@ def test_a_wrong_home_assistant_token_is_fatal_and_not_retried(
                 assert (state.state, state.error_code) == ("fatal", "auth_invalid")
 
     asyncio.run(scenario())
+
+
+def test_the_gateway_benchmark_runs_and_prints_its_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_home(tmp_path, monkeypatch)
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+    from benchmarks import gateway as bench
+
+    monkeypatch.setattr(bench, "CHATS", (1, 3))
+    bench.main(["--messages", "1", "--workers", "2"])  # timings are not asserted
+    table = capsys.readouterr().out
+    assert "| 1 |" in table
+    assert "| 3 |" in table
+    assert "budget: framework under 2 ms p95" in table
