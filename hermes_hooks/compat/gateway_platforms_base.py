@@ -25,13 +25,12 @@ import uuid
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from datetime import datetime
-from enum import Enum
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hermes_hooks.compat.gateway_config import Platform, PlatformConfig
+from hermes_hooks.compat.gateway_platforms_event import MessageEvent, MessageType, ProcessingOutcome
 from hermes_hooks.compat.gateway_session import SessionSource, build_session_key
 from hermes_hooks.compat.hermes_constants import get_hermes_home
 
@@ -136,64 +135,6 @@ async def cache_image_from_url(url: str, ext: str = ".jpg") -> str:
 async def cache_audio_from_url(url: str, ext: str = ".ogg") -> str:
     """Download audio into the audio cache; return its path (needs httpx)."""
     return cache_audio_from_bytes(await _download(url, "audio/*,*/*;q=0.8"), ext)
-
-
-class MessageType(Enum):
-    """What an inbound message carries."""
-
-    TEXT = "text"
-    LOCATION = "location"
-    PHOTO = "photo"
-    VIDEO = "video"
-    AUDIO = "audio"
-    VOICE = "voice"
-    DOCUMENT = "document"
-    STICKER = "sticker"
-    COMMAND = "command"
-
-
-class ProcessingOutcome(Enum):
-    """How the gateway's handling of a message ended (``on_processing_complete``)."""
-
-    SUCCESS = "success"
-    FAILURE = "failure"
-    CANCELLED = "cancelled"
-
-
-@dataclass
-class MessageEvent:
-    """One inbound message, as every adapter produces it (Hermes' fields)."""
-
-    text: str
-    message_type: MessageType = MessageType.TEXT
-    source: SessionSource = None  # type: ignore[assignment]  # Hermes' default, filled in
-    raw_message: Any = None
-    message_id: str | None = None
-    media_urls: list[str] = field(default_factory=list)
-    media_types: list[str] = field(default_factory=list)
-    reply_to_message_id: str | None = None
-    reply_to_text: str | None = None
-    auto_skill: str | None = None
-    internal: bool = False
-    timestamp: datetime = field(default_factory=datetime.now)
-
-    def is_command(self) -> bool:
-        """Whether the text is a ``/command``."""
-        return self.text.startswith("/")
-
-    def get_command(self) -> str | None:
-        """The command's name without ``/``, lowercased; ``None`` for plain text."""
-        if not self.is_command():
-            return None
-        parts = self.text.split(maxsplit=1)
-        return parts[0][1:].lower() if parts else None
-
-    def get_command_args(self) -> str:
-        """What follows the command (the whole text for plain text)."""
-        if not self.is_command():
-            return self.text
-        parts = self.text.split(maxsplit=1)
-        return parts[1] if len(parts) > 1 else ""
 
 
 @dataclass

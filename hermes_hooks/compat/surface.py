@@ -51,6 +51,9 @@ MODULES: Final[dict[str, str]] = {
     "gateway.platforms.base": "hermes_hooks.compat.gateway_platforms_base",
     "gateway.platforms.helpers": "hermes_hooks.compat.gateway_platforms_helpers",
     "gateway.platforms._http_client_limits": "hermes_hooks.compat.gateway_http_client_limits",
+    "gateway.platforms._shared": "hermes_hooks.compat.gateway_platforms_shared",
+    "gateway.platforms.event": "hermes_hooks.compat.gateway_platforms_event",
+    "agent.i18n": "hermes_hooks.compat.agent_i18n",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
