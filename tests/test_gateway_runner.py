@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ def seen(pm: PluginManager) -> list[tuple[str, str, str]]:
 
 def line_config(port: int, **bounds: float) -> GatewayConfig:
     platforms = {Platform("line_chat"): PlatformConfig(enabled=True, extra={"port": port})}
-    options = {"connect_timeout": 2.0, "reconnect_backoff_base": 0.05,
+    options: dict[str, Any] = {"connect_timeout": 2.0, "reconnect_backoff_base": 0.05,
                "reconnect_backoff_cap": 0.2, "drain_timeout": 10.0, **bounds}
     return GatewayConfig(platforms=platforms, **options)
 
@@ -143,7 +144,7 @@ def test_a_dropped_connection_mid_turn_reconnects_and_answers_once(
 
         def slow_route(self: object, event: object) -> object:
             asyncio.run_coroutine_threadsafe(release.wait(), loop).result(20)
-            return original(self, event)  # type: ignore[arg-type]
+            return original(self, event)
 
         monkeypatch.setattr(module.Gateway, "route", slow_route)
         async with LineServer() as server:
@@ -371,3 +372,68 @@ def test_the_gateway_benchmark_runs_and_prints_its_table(
     assert "| 1 |" in table
     assert "| 3 |" in table
     assert "budget: framework under 2 ms p95" in table
+
+
+def test_hermes_gateway_run_answers_irc_and_stops_cleanly_on_sigterm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.cli_support import clean_env, hermes
+
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "irc", IRC_PLUGIN, manifest={"kind": "platform"})
+    write_config(home, ["irc"])
+    state_file = home / "gateway_state.json"
+
+    def state() -> dict[str, Any]:
+        try:
+            data: dict[str, Any] = json.loads(state_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data
+
+    def irc_state() -> object:
+        return state().get("platforms", {}).get("irc", {}).get("state")
+
+    with miniircd(tmp_path) as port:
+        env = {"IRC_SERVER": "127.0.0.1", "IRC_PORT": str(port), "IRC_CHANNEL": "#hermes",
+               "IRC_NICKNAME": "hermesbot", "IRC_ALLOWED_USERS": "ann"}
+        (home / "config.yaml").write_text(
+            "plugins: {enabled: [irc]}\ngateway: {platforms: {irc: {enabled: true}}}\n",
+            encoding="utf-8")
+        proc = subprocess.Popen([sys.executable, "-m", "hermes_hooks", "gateway", "run"],
+                                env=clean_env(home, **env), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while irc_state() != "connected":
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "irc never connected"
+                time.sleep(0.05)
+            status = hermes(home, "gateway", "status", "--json", **dict[str, Any](env))
+            report = json.loads(status.stdout)
+            assert report["gateway_state"] == "running"
+            assert report["platforms"][0]["name"] == "irc"
+            assert report["platforms"][0]["state"] == "connected"
+
+            async def talk() -> str:
+                ann = IrcClient(port, "ann")
+                await ann.start("#hermes")
+                await asyncio.sleep(0.2)
+                ann.privmsg("#hermes", "hermesbot: hi")
+                _sender, _target, text = await ann.next_line()
+                await ann.close()
+                return text
+
+            assert "offline model" in asyncio.run(talk())
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "gateway stopped" in err
+        assert state()["gateway_state"] == "stopped"
