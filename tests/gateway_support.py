@@ -300,6 +300,8 @@ class NtfyAdapter(BasePlatformAdapter):
         try:
             await opened
         except Exception as exc:
+            await self._client.aclose()
+            self._client = None
             self._set_fatal_error("ntfy_stream", str(exc), retryable=True)
             return False
         self._mark_connected()
@@ -423,14 +425,14 @@ class HomeAssistantAdapter(BasePlatformAdapter):
             answer = await self._ws.receive_json()
             if answer.get("type") == "auth_invalid":
                 self._set_fatal_error("auth_invalid", answer.get("message", ""), retryable=False)
-                await self._session.close()
+                await self._close()
                 return False
             await self._ws.send_json({"id": 1, "type": "subscribe_events",
                                       "event_type": "state_changed"})
             if not (await self._ws.receive_json()).get("success"):
                 raise ConnectionError("subscribe_events refused")
         except Exception as exc:
-            await self._session.close()
+            await self._close()
             self._set_fatal_error("connect_failed", str(exc), retryable=True)
             return False
         self._task = asyncio.create_task(self._receive())
@@ -466,8 +468,15 @@ class HomeAssistantAdapter(BasePlatformAdapter):
                 await self._task
             except BaseException:
                 pass
+        await self._close()
+
+    async def _close(self):
+        if self._ws is not None:
+            await self._ws.close()
+            self._ws = None
         if self._session is not None:
             await self._session.close()
+            self._session = None
 
     async def send(self, chat_id, content, reply_to=None, metadata=None):
         async with self._session.post(
