@@ -54,6 +54,8 @@ MODULES: Final[dict[str, str]] = {
     "gateway.platforms._shared": "hermes_hooks.compat.gateway_platforms_shared",
     "gateway.platforms.event": "hermes_hooks.compat.gateway_platforms_event",
     "agent.i18n": "hermes_hooks.compat.agent_i18n",
+    "hermes_cli.colors": "hermes_hooks.compat.hermes_cli_colors",
+    "hermes_cli._subprocess_compat": "hermes_hooks.compat.hermes_cli_subprocess_compat",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
