@@ -415,6 +415,8 @@ def test_hermes_gateway_run_answers_irc_and_stops_cleanly_on_sigterm(
                 assert proc.poll() is None, proc.communicate()
                 assert time.monotonic() < deadline, "irc never connected"
                 time.sleep(0.05)
+            listed = hermes(home, "plugins", "list", **dict[str, Any](env))
+            assert "platforms: irc" in listed.stdout
             status = hermes(home, "gateway", "status", "--json", **dict[str, Any](env))
             report = json.loads(status.stdout)
             assert report["gateway_state"] == "running"
