@@ -439,3 +439,48 @@ def test_hermes_gateway_run_answers_irc_and_stops_cleanly_on_sigterm(
         assert proc.returncode == 0, err
         assert "gateway stopped" in err
         assert state()["gateway_state"] == "stopped"
+
+
+INJECTOR = '''
+from hermes_hooks import hookimpl
+
+CTX = []
+
+
+def register(ctx):
+    CTX.append(ctx)
+
+
+@hookimpl
+def gateway_platform_event(platform, event_type, payload):
+    CTX[0].inject_message(f"the user reacted with {payload['emoji']}")
+'''
+
+
+def test_inject_message_outside_a_turn_becomes_a_turn_answered_in_the_chat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "injector", INJECTOR)
+    write_config(home, ["line_chat", "injector"])
+    pm = create_manager(home)
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+
+    async def scenario() -> None:
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                server.say("ann", "ann", "hello")
+                first = await server.replies(1)
+                server.say("ann", "ann", "", event="reaction", payload={"emoji": "+1"})
+                injected = await server.replies(1)
+                assert first[0]["chat"] == injected[0]["chat"] == "ann"
+                session = runner.gateway.sessions.get("agent:main:line_chat:dm:ann")
+                assert session is not None
+                said = [m["content"] for m in session.messages if m["role"] == "user"]
+                assert said == ["hello", "the user reacted with +1"]
+
+    asyncio.run(scenario())
