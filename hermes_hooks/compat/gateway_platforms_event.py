@@ -67,6 +67,24 @@ class MessageEvent:
     timestamp: datetime = field(default_factory=datetime.now)
     allow_gateway_control: bool = True
 
+    # This host's short names, kept for plugins written against its earlier gateway event
+    # (``event.platform``, ``event.sender``, ``event.chat_id``); Hermes' event has none of them.
+
+    @property
+    def platform(self) -> str:
+        """The platform's name: ``source.platform.value``."""
+        return str(getattr(self.source.platform, "value", self.source.platform))
+
+    @property
+    def sender(self) -> str:
+        """The sender's id: ``source.user_id`` (the chat's, when there is none)."""
+        return self.source.user_id or self.source.chat_id
+
+    @property
+    def chat_id(self) -> str:
+        """The chat's id: ``source.chat_id``."""
+        return self.source.chat_id
+
     def is_command(self) -> bool:
         """Whether the text is a ``/command`` (and the event may run commands)."""
         return self.allow_gateway_control and (self.text or "").lstrip().startswith("/")
