@@ -97,7 +97,7 @@ def test_irc_end_to_end_against_a_real_irc_server(
     assert runner.gateway.sessions.keys() == []  # closed at the stop
 
 
-def test_a_generated_image_arrives_as_an_attachment_and_events_reach_the_hook(
+def test_gateway_platform_event_reaches_the_hook_and_a_generated_image_goes_as_attachment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch, bundled=True)  # image_gen/local draws offline

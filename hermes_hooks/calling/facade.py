@@ -1043,11 +1043,20 @@ class Hooks:
     apre_gateway_dispatch = _async(pre_gateway_dispatch)
 
     def gateway_platform_event(
-        self, *, platform: str, event_type: str, payload: dict[str, Any]
+        self,
+        *,
+        platform: str = "",
+        event_type: str = "",
+        payload: dict[str, Any] | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Fires for each non-message event an adapter reports (a reaction, a member joining...),"""
         return self._fire(
-            "gateway_platform_event", platform=platform, event_type=event_type, payload=payload
+            "gateway_platform_event",
+            platform=platform,
+            event_type=event_type,
+            payload=payload,
+            telemetry_schema_version=telemetry_schema_version,
         )
 
     agateway_platform_event = _async(gateway_platform_event)

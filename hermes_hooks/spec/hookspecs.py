@@ -921,16 +921,33 @@ def pre_gateway_dispatch(
 
 
 @hookspec
-@contract(Mode.OBSERVE, timeout=False)
-def gateway_platform_event(platform: str, event_type: str, payload: dict[str, Any]) -> None:
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "platform": "",
+        "event_type": "",
+        "payload": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def gateway_platform_event(
+    platform: str,
+    event_type: str,
+    payload: dict[str, Any] | None,
+    telemetry_schema_version: str,
+) -> None:
     """Fires for each non-message event an adapter reports (a reaction, a member joining...),
     after the gateway's authorization check on its source; observer only, as in Hermes.
 
     :param platform: the platform's name (``"irc"``, ``"telegram"``...).
     :param event_type: what happened, as the adapter names it (``"reaction"``...).
-    :param payload: the adapter's details of the event (a copy).
+    :param payload: the adapter's details of the event (a copy; ``{}`` from the gateway).
+    :param telemetry_schema_version: the payload's schema, ``"hermes.observer.v1"``.
+    :returns: nothing; a result is ignored.
 
-    Error policy: open; a raising implementation is counted and never breaks the adapter.
+    Error policy: open; a raising implementation is counted and never breaks the adapter. Not
+    bounded by the callback timeout.
     """
 
 
