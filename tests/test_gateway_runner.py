@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import time
 from pathlib import Path
 from typing import Any
 
@@ -484,3 +485,39 @@ def test_inject_message_outside_a_turn_becomes_a_turn_answered_in_the_chat(
                 assert said == ["hello", "the user reacted with +1"]
 
     asyncio.run(scenario())
+
+
+def test_a_stop_waits_for_the_turn_in_flight_then_closes_every_session(
+    pm: PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+    module = importlib.import_module("hermes_hooks.host.gateway")
+    original = module.Gateway.route
+    entered = asyncio.Event()
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+
+        def slow_route(self: object, event: object) -> object:
+            loop.call_soon_threadsafe(entered.set)
+            time.sleep(0.3)  # the turn is still running when the stop comes
+            return original(self, event)
+
+        monkeypatch.setattr(module.Gateway, "route", slow_route)
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            task = asyncio.create_task(runner.run())
+            await server.connected()
+            server.say("ann", "ann", "hello")
+            await entered.wait()
+            runner.request_stop()
+            reply = await server.replies(1)
+            assert reply[0]["chat"] == "ann"  # delivered before the adapter disconnected
+            assert await asyncio.wait_for(task, 10) == 0
+            assert runner.gateway.sessions.keys() == []
+            assert runner.states["line_chat"].state == "stopped"
+
+    asyncio.run(scenario())
+    finalized = seen(pm)  # the policy plugin saw the one message
+    assert finalized == [("line_chat", "text", "hello")]
