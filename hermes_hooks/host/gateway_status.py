@@ -50,7 +50,7 @@ def gather_status(pm: PluginManager) -> dict[str, Any]:
         platforms.append({
             "name": name,
             "label": entry.label if entry is not None else name,
-            "owner": entry.owner if entry is not None else "not registered",
+            "owner": entry.owner if entry is not None else "no plugin registers it here",
             "enabled": name in enabled,
             "state": state,
             "error_code": record.get("error_code"),
