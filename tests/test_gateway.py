@@ -81,8 +81,8 @@ def test_one_session_per_sender(pm: PluginManager) -> None:
     b1 = hub.dispatch(MessageEvent("two", platform="discord", sender="bob"))
     a2 = hub.dispatch(MessageEvent("three", platform="discord", sender="ann"))
     assert a1.session_id == a2.session_id != b1.session_id
-    assert hub.sessions.keys() == ["discord:ann", "discord:bob"]
-    session = hub.sessions.get("discord:ann")
+    assert hub.sessions.keys() == ["agent:main:discord:dm:ann", "agent:main:discord:dm:bob"]
+    session = hub.sessions.get("agent:main:discord:dm:ann")
     assert session is not None
     assert [m["content"] for m in session.messages if m["role"] == "user"] == ["one", "three"]
     starts = [kw["session_id"] for n, kw in recorded(pm) if n == "on_session_start"]

@@ -70,10 +70,13 @@ HOOKS_IN_THE_ISSUE = [
     "kanban_task_completed",
     "kanban_task_blocked",
 ]
+# Issue 23: Hermes' gateway observer, beyond the 23 of the first issue.
+GATEWAY_HOOKS = ["gateway_platform_event"]
 
 # DESIGN.md §5: hook -> (mode, error policy, pluggy firstresult)
 OBSERVE = (Mode.OBSERVE, Policy.OPEN, False)
 DESIGN_TABLE: dict[str, tuple[Mode, Policy, bool]] = {
+    "gateway_platform_event": OBSERVE,
     "pre_tool_call": (Mode.COLLECT, Policy.CLOSED, False),
     "post_tool_call": OBSERVE,
     "transform_tool_result": (Mode.FIRST_RESULT, Policy.OPEN, True),
@@ -424,7 +427,7 @@ def test_markers_and_project_name(home: Path) -> None:
 def test_valid_hooks_is_the_frozenset_of_the_23_hermes_hooks(home: Path) -> None:
     assert isinstance(VALID_HOOKS, frozenset)
     assert len(HOOKS_IN_THE_ISSUE) == 23
-    assert frozenset(HOOKS_IN_THE_ISSUE) == VALID_HOOKS
+    assert frozenset(HOOKS_IN_THE_ISSUE + GATEWAY_HOOKS) == VALID_HOOKS
     assert set(PluginManager(home).known_hooks()) == VALID_HOOKS
     for hook in VALID_HOOKS:
         assert hookspec_opts(hook)["historic"] is False

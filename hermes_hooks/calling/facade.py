@@ -1042,6 +1042,25 @@ class Hooks:
 
     apre_gateway_dispatch = _async(pre_gateway_dispatch)
 
+    def gateway_platform_event(
+        self,
+        *,
+        platform: str = "",
+        event_type: str = "",
+        payload: dict[str, Any] | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a platform reported an event that is no message."""
+        return self._fire(
+            "gateway_platform_event",
+            platform=platform,
+            event_type=event_type,
+            payload=payload,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    agateway_platform_event = _async(gateway_platform_event)
+
     def pre_verify(
         self,
         *,

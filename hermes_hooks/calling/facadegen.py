@@ -150,6 +150,7 @@ SUMMARIES: Final[Mapping[str, str]] = {
     "kanban_task_claimed": "Tell the observers a task was claimed.",
     "kanban_task_completed": "Tell the observers a task was completed.",
     "kanban_task_blocked": "Tell the observers a task moved to blocked.",
+    "gateway_platform_event": "Tell the observers a platform reported an event that is no message.",
 }
 """The summary line of each method's docstring; a hook not here gets its hookspec's first line."""
 

@@ -1,4 +1,4 @@
-"""Running the agent: ``hermes -z PROMPT``, ``hermes chat`` and ``hermes gateway replay``.
+"""Running the agent: ``hermes -z PROMPT``, ``hermes chat`` and ``hermes gateway``.
 
 Each builds a host on the chosen home: the host tools, then the enabled plugins, then the model
 ``config.yaml`` names (``offline`` by default, so all three work with no key and no network).
@@ -143,12 +143,89 @@ def chat(ctx: click.Context) -> None:
 
 @click.group("gateway")
 def gateway() -> None:
-    """Run the chat gateway: inbound messages, pre_gateway_dispatch, a session per sender.
+    """Run the chat gateway: platform plugins in, pre_gateway_dispatch, a session per chat.
+
+    \b
+    Examples:
+      hermes gateway run
+      hermes gateway status
+      hermes gateway replay events.jsonl
+    """
+
+
+@gateway.command("run")
+@click.option("--max-workers", type=click.IntRange(1, 256), default=16, show_default=True,
+              help="Agent turns that may run at once (one thread each).")
+@click.pass_context
+def run(ctx: click.Context, max_workers: int) -> None:
+    """Connect every enabled platform and answer its chats until SIGINT or SIGTERM.
+
+    A platform is enabled by gateway.platforms.<name>.enabled in config.yaml, or by its
+    plugin from the environment (IRC_SERVER and IRC_CHANNEL for IRC, say). On SIGINT or
+    SIGTERM the turns in flight finish (at most gateway.drain_timeout seconds), every
+    adapter disconnects and every session closes; the exit status is then 0.
 
     \b
     Example:
-      hermes gateway replay events.jsonl
+      hermes gateway run
     """
+    import asyncio
+    import signal
+
+    from hermes_hooks.host.gateway_runner import GatewayRunner
+
+    pm, model, settings = open_host(ctx)
+    runner = GatewayRunner(pm, model, max_workers=max_workers, **_session_options(settings))
+
+    def ready() -> None:
+        names = ", ".join(sorted(runner.states)) or "none"
+        click.echo(f"gateway running; platforms: {names} (Ctrl-C to stop)", err=True)
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, runner.request_stop)
+        return await runner.run(ready=ready)
+
+    try:
+        status = asyncio.run(main())
+    finally:
+        model.close()
+    click.echo("gateway stopped", err=True)
+    ctx.exit(status)
+
+
+@gateway.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as one JSON object.")
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """Show the registered platforms, which are enabled, and each one's last known state.
+
+    The state comes from the running (or last) gateway's <home>/gateway_state.json.
+
+    \b
+    Example:
+      hermes gateway status
+    """
+    from hermes_hooks.host.gateway_status import gather_status
+
+    pm = build_manager(ctx)
+    report = gather_status(pm)
+    if as_json:
+        echo_json(report)
+        return
+    gateway_line = f"gateway: {report['gateway_state']}"
+    if report.get("pid"):
+        gateway_line += f" (pid {report['pid']}{'' if report['alive'] else ', not running'})"
+    click.echo(gateway_line)
+    if not report["platforms"]:
+        click.echo("no platform is registered (install or enable a kind: platform plugin)")
+    for item in report["platforms"]:
+        switch = "enabled" if item["enabled"] else "disabled"
+        line = f"  {item['name']:<16} {item['state']:<12} {switch}  [{item['owner']}]"
+        if item.get("error_message"):
+            line += f"  {item['error_code']}: {item['error_message']}"
+        click.echo(line)
 
 
 def _describe(index: int, outcome: DispatchOutcome) -> list[str]:

@@ -58,7 +58,13 @@ def dashboard(ctx: click.Context, host: str, port: int, insecure: bool, login: b
 
 @click.group("dashboard-auth")
 def dashboard_auth() -> None:
-    """The dashboard_auth providers that guard the dashboard beyond loopback."""
+    """The dashboard_auth providers that guard the dashboard beyond loopback.
+
+    \b
+    Examples:
+      hermes dashboard-auth list
+      hermes dashboard-auth check basic
+    """
 
 
 @dashboard_auth.command("list")

@@ -105,6 +105,10 @@ def _print_list(
         if info.replacement:
             for part in wrap(f"note: {info.replacement}", width, "    ", " " * 10):
                 click.echo(part)
+        if info.platforms:  # kind: platform plugins (hermes gateway run connects them)
+            names = ", ".join(info.platforms)
+            for part in wrap(f"platforms: {names}", width, "    ", " " * 15):
+                click.echo(part)
 
 
 # -- enable / disable -----------------------------------------------------------------------------

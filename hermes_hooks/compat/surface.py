@@ -47,6 +47,20 @@ MODULES: Final[dict[str, str]] = {
     "hermes_cli.dashboard_auth.base": "hermes_hooks.compat.dashboard_auth_base",
     "hermes_cli.dashboard_auth.registry": "hermes_hooks.compat.dashboard_auth_registry",
     "hermes_cli.dashboard_auth.token_auth": "hermes_hooks.compat.dashboard_auth_token_auth",
+    # Issue 23: the gateway's names, for kind: platform plugins.
+    "gateway.config": "hermes_hooks.compat.gateway_config",
+    "gateway.session": "hermes_hooks.compat.gateway_session",
+    "gateway.status": "hermes_hooks.compat.gateway_status",
+    "gateway.platform_registry": "hermes_hooks.compat.gateway_platform_registry",
+    "gateway.whatsapp_identity": "hermes_hooks.compat.gateway_whatsapp_identity",
+    "gateway.platforms.base": "hermes_hooks.compat.gateway_platforms_base",
+    "gateway.platforms.helpers": "hermes_hooks.compat.gateway_platforms_helpers",
+    "gateway.platforms._http_client_limits": "hermes_hooks.compat.gateway_http_client_limits",
+    "gateway.platforms._shared": "hermes_hooks.compat.gateway_platforms_shared",
+    "gateway.platforms.event": "hermes_hooks.compat.gateway_platforms_event",
+    "agent.i18n": "hermes_hooks.compat.agent_i18n",
+    "hermes_cli.colors": "hermes_hooks.compat.hermes_cli_colors",
+    "hermes_cli._subprocess_compat": "hermes_hooks.compat.hermes_cli_subprocess_compat",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 

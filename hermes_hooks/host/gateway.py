@@ -1,6 +1,12 @@
-"""``Gateway``: inbound chat messages → ``pre_gateway_dispatch`` → a session per sender.
+"""``Gateway``: inbound chat messages → ``pre_gateway_dispatch`` → a session per chat.
 
-For each non-internal :class:`MessageEvent` the first fitting ``pre_gateway_dispatch`` result
+Every event reaches the hook as Hermes' ``gateway.platforms.base.MessageEvent`` (``.text``,
+``.message_type``, ``.source.platform.value``, ``.source.chat_id``...), whether it came from a
+platform adapter (``hermes gateway run``), from ``hermes gateway replay`` or from code passing
+this module's short :class:`MessageEvent`. Sessions are keyed by Hermes' session keys
+(``agent:main:<platform>:dm:<chat_id>``...).
+
+For each non-internal event the first fitting ``pre_gateway_dispatch`` result
 decides: ``skip`` drops the message (no reply, no session), ``rewrite`` replaces its text,
 ``allow`` or nothing dispatches it as it is. Internal events skip the hook, as in Hermes.
 Approvals have nobody to ask on a gateway, so they are denied unless an approver is given.
@@ -17,6 +23,11 @@ import attrs
 
 from hermes_hooks.backends.models import get_active_model, set_active_model
 from hermes_hooks.calling.facade import Hooks
+from hermes_hooks.compat import (
+    gateway_config as _hconfig,
+    gateway_platforms_base as _hbase,
+    gateway_session as _hsession,
+)
 from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.session import Session
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
@@ -68,6 +79,29 @@ class MessageEvent:
     def source(self) -> SessionSource:
         """The event's origin: platform, chat and user."""
         return SessionSource(self.platform, self.chat_id or self.sender, self.sender)
+
+    def to_hermes(self) -> _hbase.MessageEvent:
+        """Return the event as Hermes' ``MessageEvent`` (a direct chat when ``chat_id`` is
+        empty or the sender's own, else a group)."""
+        chat_id = self.chat_id or self.sender
+        source = _hsession.SessionSource(
+            platform=_hconfig.host_platform(self.platform),
+            chat_id=chat_id,
+            chat_name=chat_id,
+            chat_type="dm" if chat_id == self.sender else "group",
+            user_id=self.sender,
+            user_name=self.sender,
+        )
+        return _hbase.MessageEvent(
+            text=self.text,
+            message_type=(
+                _hbase.MessageType.COMMAND if self.text.startswith("/")
+                else _hbase.MessageType.TEXT
+            ),
+            source=source,
+            message_id=self.message_id or None,
+            internal=self.internal,
+        )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> MessageEvent:
@@ -126,26 +160,39 @@ class DispatchOutcome:
 
 
 class SessionStore:
-    """The gateway's sessions, one per ``platform:sender`` key.
+    """The gateway's sessions, one per Hermes session key (one per chat, and per user in a
+    group when ``group_sessions_per_user``).
 
     :param factory: builds the session for a new key from the event that opened it.
     """
 
-    def __init__(self, factory: Callable[[str, MessageEvent], Session]) -> None:
+    def __init__(
+        self,
+        factory: Callable[[str, _hbase.MessageEvent], Session],
+        *,
+        group_sessions_per_user: bool = True,
+        thread_sessions_per_user: bool = False,
+    ) -> None:
         self._factory = factory
         self._sessions: dict[str, Session] = {}
+        self.group_sessions_per_user = group_sessions_per_user
+        self.thread_sessions_per_user = thread_sessions_per_user
 
-    @staticmethod
-    def key_for(event: MessageEvent) -> str:
-        """Return the session key of an event's sender."""
-        return f"{event.platform}:{event.sender}"
+    def key_for(self, event: _hbase.MessageEvent | MessageEvent) -> str:
+        """Return the session key of an event's chat, as Hermes builds it."""
+        hermes = event.to_hermes() if isinstance(event, MessageEvent) else event
+        return _hsession.build_session_key(
+            hermes.source,
+            group_sessions_per_user=self.group_sessions_per_user,
+            thread_sessions_per_user=self.thread_sessions_per_user,
+        )
 
     def get(self, key: str) -> Session | None:
         """Return the session of ``key``, or ``None``."""
         return self._sessions.get(key)
 
-    def get_or_create(self, event: MessageEvent) -> Session:
-        """Return the sender's session, making it on their first message."""
+    def get_or_create(self, event: _hbase.MessageEvent) -> Session:
+        """Return the chat's session, making it on its first message."""
         key = self.key_for(event)
         session = self._sessions.get(key)
         if session is None or session.closed:
@@ -178,6 +225,8 @@ class Gateway:
         model: ModelProvider | None = None,
         *,
         approver: Approver | None = None,
+        group_sessions_per_user: bool = True,
+        thread_sessions_per_user: bool = False,
         **session_options: Any,
     ) -> None:
         if model is None:
@@ -188,48 +237,78 @@ class Gateway:
         self.model = model
         self.hooks = Hooks(pm)
         self.approver = approver or deny_all
-        self.sessions = SessionStore(self._new_session)
+        self.sessions = SessionStore(
+            self._new_session,
+            group_sessions_per_user=group_sessions_per_user,
+            thread_sessions_per_user=thread_sessions_per_user,
+        )
         self._options = session_options
         set_active_model(pm, model)  # what ctx.llm runs on while the gateway is up
 
-    def _new_session(self, key: str, event: MessageEvent) -> Session:
+    def _new_session(self, key: str, event: _hbase.MessageEvent) -> Session:
         return Session(
             self.pm,
             self.model,
             approver=self.approver,
-            platform=event.platform,
+            platform=event.source.platform.value,
             surface="gateway",
-            sender_id=event.sender,
+            sender_id=event.source.user_id or event.source.chat_id,
             attach=False,
             **self._options,
         )
 
-    def dispatch(self, event: MessageEvent) -> DispatchOutcome:
-        """Decide, then route one inbound message; return what happened to it."""
-        with self.pm.activate():
-            return self._dispatch(event)
+    def dispatch(self, event: MessageEvent | _hbase.MessageEvent) -> DispatchOutcome:
+        """Decide, then route one inbound message; return what happened to it.
 
-    def _dispatch(self, event: MessageEvent) -> DispatchOutcome:
-        original = event.text
-        if not event.internal:
-            decision = self.hooks.pre_gateway_dispatch(
-                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-                event=event,
-                gateway=self,
-                session_store=self.sessions,
-            )
-            if decision.action == "skip":
-                return DispatchOutcome("skipped", event, text=original, reason=decision.reason)
-            if decision.action == "rewrite" and decision.text is not None:
-                event.text = decision.text
+        ``event`` is this module's :class:`MessageEvent` or Hermes' own; the hook always gets
+        Hermes' (a ``rewrite`` is copied back onto a short event too).
+        """
+        with self.pm.activate():
+            if isinstance(event, MessageEvent):
+                hermes = event.to_hermes()
+                outcome = self._dispatch(hermes, event)
+                event.text = hermes.text
+                return outcome
+            return self._dispatch(event, None)
+
+    def decide(self, event: _hbase.MessageEvent) -> tuple[str, str | None]:
+        """Run ``pre_gateway_dispatch`` on ``event`` (applying a ``rewrite``); return the
+        action (``skip``, ``rewrite``, ``allow``) and the skip's reason."""
+        if event.internal:
+            return "allow", None
+        decision = self.hooks.pre_gateway_dispatch(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            event=event,
+            gateway=self,
+            session_store=self.sessions,
+        )
+        if decision.action == "skip":
+            return "skip", decision.reason
+        if decision.action == "rewrite" and decision.text is not None:
+            event.text = decision.text
+            return "rewrite", None
+        return "allow", None
+
+    def route(self, event: _hbase.MessageEvent) -> tuple[Session, list[str]]:
+        """Send ``event``'s text to its chat's session; return the session and its replies."""
         session = self.sessions.get_or_create(event)
         replies = session.send(event.text)
+        return session, [reply.text for reply in replies]
+
+    def _dispatch(
+        self, event: _hbase.MessageEvent, short: MessageEvent | None
+    ) -> DispatchOutcome:
+        original = event.text
+        action, reason = self.decide(event)
+        if action == "skip":
+            return DispatchOutcome("skipped", short, text=original, reason=reason)
+        session, replies = self.route(event)
         return DispatchOutcome(
             "replied",
-            event,
+            short,
             text=event.text,
             rewritten=event.text != original,
-            replies=tuple(reply.text for reply in replies),
+            replies=tuple(replies),
             session_id=session.session_id,
         )
 

@@ -472,13 +472,14 @@ class PluginContext:
         install_hint: str = "",
         **entry_kwargs: Any,
     ) -> Handle | None:
-        """Record a gateway platform adapter (``kind: platform`` plugins), as Hermes takes it.
+        """Register a gateway platform adapter (``kind: platform`` plugins), as Hermes takes it.
 
-        This version has no gateway adapter layer yet: the platform is recorded (listed on the
-        plugin's status, removed when it unloads) and a warning says that nothing runs it.
+        ``hermes gateway run`` builds the adapter through ``adapter_factory`` when the
+        platform is enabled; the platform is removed when this plugin unloads.
 
         :param entry_kwargs: Hermes' further ``PlatformEntry`` fields (``setup_fn``,
-            ``emoji``, ``allowed_users_env``, ``platform_hint``, ``ensure_deps_fn``), kept.
+            ``ensure_deps_fn``, ``allowed_users_env``, ``allow_all_env``, ``emoji``,
+            ``max_message_length``, ``platform_hint``...).
         :returns: the handle, or ``None`` when refused (a factory that is not callable, a
             name another plugin registered).
         """
@@ -494,16 +495,10 @@ class PluginContext:
                 validate_config=validate_config,
                 required_env=required_env,
                 install_hint=install_hint,
-                extra=entry_kwargs,
                 owner=self._plugin_id,
+                **entry_kwargs,
             )
             self._manager.add_platform(self._plugin_id, handle.name)
-            self._manager.add_warning(
-                self._plugin_id,
-                f"registered gateway platform {handle.name!r} ({label}), recorded only: no "
-                f"gateway adapter runs it in this version yet (a later version brings the "
-                f"adapter layer)",
-            )
             return handle
 
         return self._refusable("platform", name, register)

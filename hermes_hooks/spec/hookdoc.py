@@ -70,9 +70,14 @@ def _fields(lines: list[str]) -> Iterator[tuple[str, str, str]]:
             current.append(line[4:])
 
 
+def _markdown(text: str) -> str:
+    """reST's inline literals (double backticks) as Markdown's."""
+    return text.replace("``", "`")
+
+
 def _joined(text: str) -> str:
     """A table cell: the lines of a field joined into one, ``|`` escaped."""
-    return " ".join(text.split()).replace("|", "\\|")
+    return " ".join(_markdown(text).split()).replace("|", "\\|")
 
 
 def parse_docstring(name: str, doc: str, annotations: dict[str, str]) -> HookDoc:
@@ -131,10 +136,11 @@ def _summary_row(doc: HookDoc, contract: HookContract) -> str:
 
 
 def _section(doc: HookDoc) -> list[str]:
-    out = [f"## `{doc.name}`", "", doc.opening, ""]
+    out = [f"## `{doc.name}`", "", _markdown(doc.opening), ""]
     out += ["| argument | type | description |", "| --- | --- | --- |"]
     out += [f"| `{n}` | {_joined(t)} | {_joined(d)} |" for n, t, d in doc.params]
-    out += ["", f"**Returns.** {doc.returns}", "", f"**Error policy.** {doc.policy}"]
+    out += ["", f"**Returns.** {_markdown(doc.returns)}", ""]
+    out.append(f"**Error policy.** {_markdown(doc.policy)}")
     if doc.rest:
         out += ["", doc.rest]
     return [*out, ""]

@@ -1201,6 +1201,57 @@ def pre_gateway_dispatch(
     """
 
 
+# -- issue 23: the gateway's platform events ---------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "platform": "",
+        "event_type": "",
+        "payload": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def gateway_platform_event(
+    platform: str,
+    event_type: str,
+    payload: dict[str, Any] | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires for each event a platform adapter reports that is not a message (a reaction, a member
+    joining, a read receipt), after the gateway's authorization check on the event's source: an
+    unknown user's events are not published. Observer only, as in Hermes, where the gateway calls
+    `invoke_hook("gateway_platform_event", **event)`.
+
+    :param platform: The platform's name (`"irc"`, `"telegram"`...).
+    :param event_type: What happened, as the adapter names it (`"reaction"`...).
+    :param payload: The adapter's details (a copy; `{}` from the gateway).
+    :type payload: `dict[str, Any] | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Nothing; a result is ignored.
+
+    Error policy: Open: a raising implementation is counted on its plugin and never breaks the
+    adapter's receive loop. Not bounded by the callback timeout (the gateway runs it on a worker
+    thread, off the event loop).
+
+    ```python
+    from hermes_hooks import hookimpl
+
+    REACTIONS = []
+
+
+    @hookimpl
+    def gateway_platform_event(platform, event_type, payload):
+        if event_type == "reaction":
+            REACTIONS.append((platform, payload.get("emoji")))
+    ```
+    """
+
+
 @hookspec(firstresult=True)
 @contract(
     Mode.FIRST_RESULT,
@@ -1563,6 +1614,7 @@ HOOK_NAMES: Final[tuple[str, ...]] = (
     "subagent_start",
     "subagent_stop",
     "pre_gateway_dispatch",
+    "gateway_platform_event",
     "pre_verify",
     "pre_approval_request",
     "post_approval_response",
