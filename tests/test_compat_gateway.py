@@ -11,7 +11,7 @@ import pytest
 
 from hermes_hooks.host import create_manager
 from hermes_hooks.plugins.manager import PluginManager
-from tests.plugin_builders import isolated_home, user_plugin, write_config
+from plugin_builders import isolated_home, user_plugin, write_config
 
 
 def served(name: str) -> Any:

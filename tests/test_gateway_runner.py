@@ -14,7 +14,7 @@ from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, Platform
 from hermes_hooks.host import create_manager
 from hermes_hooks.host.gateway_runner import GatewayRunner, backoff_delay
 from hermes_hooks.plugins.manager import PluginManager
-from tests.gateway_support import (
+from gateway_support import (
     HA_PLUGIN,
     IRC_PLUGIN,
     LINE_PLUGIN,
@@ -27,7 +27,7 @@ from tests.gateway_support import (
     miniircd,
     running,
 )
-from tests.plugin_builders import isolated_home, user_plugin, write_config
+from plugin_builders import isolated_home, user_plugin, write_config
 
 
 @pytest.fixture
@@ -384,7 +384,7 @@ def test_hermes_gateway_run_answers_irc_and_stops_cleanly_on_sigterm(
     import sys
     import time
 
-    from tests.cli_support import clean_env, hermes
+    from cli_support import clean_env, hermes
 
     home = isolated_home(tmp_path, monkeypatch)
     user_plugin(home, "irc", IRC_PLUGIN, manifest={"kind": "platform"})
