@@ -57,10 +57,31 @@ def json_copy(value: Any) -> Any:
 
 
 def _same(current: object, snapshot: object) -> bool:
-    try:
-        return current is snapshot or bool(current == snapshot)
-    except Exception:  # an argument whose == raises counts as changed
+    """Whether ``current`` is still ``snapshot``, judged without trusting either's ``__eq__``.
+
+    Only values of exactly the JSON types are compared by value (their ``==`` is the builtin
+    one); anything else, a ``str`` subclass whose ``__eq__`` always says yes included, counts
+    as unchanged only while it is the very object the snapshot holds.
+    """
+    if current is snapshot:
+        return True
+    kind = type(current)
+    if kind is not type(snapshot):
         return False
+    if kind in _SHARED:
+        return bool(current == snapshot)
+    if kind is dict:
+        assert isinstance(current, dict) and isinstance(snapshot, dict)
+        return len(current) == len(snapshot) and all(
+            type(key) in _SHARED and key in snapshot and _same(value, snapshot[key])
+            for key, value in current.items()
+        )
+    if kind is list or kind is tuple:
+        assert isinstance(current, list | tuple) and isinstance(snapshot, list | tuple)
+        return len(current) == len(snapshot) and all(
+            _same(a, b) for a, b in zip(current, snapshot, strict=True)
+        )
+    return False
 
 
 class GateWatch:
@@ -97,7 +118,7 @@ class GateWatch:
         kwargs = self.kwargs
         for name, snapshot in self.snapshots:
             current = kwargs[name]
-            if current is snapshot or _same(current, snapshot):
+            if _same(current, snapshot):
                 continue
             self._restore(name, current, snapshot)
             self.tampering.append(
