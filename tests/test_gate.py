@@ -279,7 +279,8 @@ def test_a_str_subclass_that_equals_everything_is_still_a_change(
     decision = _decide(pm, executor, args)
     assert blocker.seen == [RM]  # the blocker judged what the tool runs with
     assert (decision.action, decision.plugin) == ("block", "no-rm")
-    assert type(args["command"]) is str and args["command"] == RM
+    assert type(args["command"]) is str
+    assert args["command"] == RM
     assert [t.plugin for t in decision.tampering] == ["disguiser"]
 
 

@@ -71,13 +71,15 @@ def _same(current: object, snapshot: object) -> bool:
     if kind in _SHARED:
         return bool(current == snapshot)
     if kind is dict:
-        assert isinstance(current, dict) and isinstance(snapshot, dict)
+        assert isinstance(current, dict)
+        assert isinstance(snapshot, dict)
         return len(current) == len(snapshot) and all(
             type(key) in _SHARED and key in snapshot and _same(value, snapshot[key])
             for key, value in current.items()
         )
     if kind is list or kind is tuple:
-        assert isinstance(current, list | tuple) and isinstance(snapshot, list | tuple)
+        assert isinstance(current, list | tuple)
+        assert isinstance(snapshot, list | tuple)
         return len(current) == len(snapshot) and all(
             _same(a, b) for a, b in zip(current, snapshot, strict=True)
         )

@@ -145,7 +145,7 @@ def guard_hookimpl(
             contract,
             report,
             strict=strict,
-            bound=bound_for(function) if bounded else None,
+            bound=bound_for(function, plugin_key) if bounded else None,
             setting=setting if bounded else None,
             limit=limit,
         )

@@ -81,9 +81,7 @@ class BoundState(Protocol):
     """The cool-down and hung-worker count of one callback (a ``CallbackBound``)."""
 
     @property
-    def hung(self) -> int: ...
-    @property
-    def suppressed_until(self) -> float: ...
+    def held(self) -> bool: ...
 
     def skip_reason(self, seconds: float) -> str | None: ...
     def expired(self, seconds: float) -> HookTimeoutError: ...
@@ -225,7 +223,7 @@ def _serve_steps(batch: Batch) -> None:
             value = _call_replacement(impl, get, single, kwargs, batch, index)
             if value is _ABANDONED:
                 return
-        elif (bound := guard.bound) is not None and (bound.hung or bound.suppressed_until) and (
+        elif (bound := guard.bound) is not None and bound.held and (
             reason := bound.skip_reason(seconds)
         ) is not None:
             value = guard.failed(HookTimeoutError(reason))
@@ -346,8 +344,8 @@ def run(
         batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact, watch)
         try:
             job = workers.submit(_serve, (batch,), context=side.context)
-        except workers.WorkerUnavailableError as exc:
-            _refuse(batch, f"skipped: {exc}")
+        except workers.WorkerUnavailableError:
+            _inline(batch, side)  # no thread to be had: load alone never refuses a call
             return results
         abandoned = _wait(batch, job, side)
         if abandoned is None:
@@ -425,15 +423,19 @@ def _give_up(batch: Batch, job: workers.Job, side: contexts.PluginSide) -> None:
     side.replace()
 
 
-def _refuse(batch: Batch, reason: str) -> None:
-    """No worker could be had: every step left fails as skipped, under the hook's policy."""
-    for index in range(batch.start, len(batch.steps)):
-        _, _, _, owner, guard, _, _, _ = batch.steps[index]
-        value = guard.failed(HookTimeoutError(reason))
-        if value is not None:
-            batch.results.append((owner, value) if batch.attributed else value)
-            if batch.firstresult:
-                return
+def _inline(batch: Batch, side: contexts.PluginSide) -> None:
+    """No worker could be had (:data:`workers.MAX_WORKERS` busy): run the steps here, unbounded.
+
+    Refusing would turn load into blocked tool calls and skipped transforms charged to plugins
+    that did nothing wrong; a hung plugin is skipped before it gets here (its cap), so what runs
+    inline is the others' work.
+    """
+    try:
+        side.context.run(_serve, batch)
+    except RuntimeError as exc:
+        if "cannot enter context" not in str(exc):
+            raise
+        _serve(batch)  # its context is entered elsewhere: this thread's own
 
 
 async def arun(
@@ -463,8 +465,8 @@ async def arun(
         batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact, watch)
         try:
             job = workers.submit(_serve, (batch,), loop=loop, context=side.context)
-        except workers.WorkerUnavailableError as exc:
-            _refuse(batch, f"skipped: {exc}")
+        except workers.WorkerUnavailableError:
+            _inline(batch, side)
             return results
         abandoned = await _await_batch(batch, job, side, loop)
         if abandoned is None:
