@@ -16,13 +16,11 @@ import os
 import sys
 import threading
 from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import pluggy
 
 from hermes_hooks.calling import handoff, workers
-from hermes_hooks.calling.plans import finish_teardowns
-from hermes_hooks.calling.pluggy_private import raise_wrapfail
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 
 __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
@@ -32,6 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACALL_ATTR",
+    "finish_teardowns",
+    "raise_wrapfail",
     "DEFAULT_HELPER_TIMEOUT",
     "ResolveTimeoutError",
     "amulticall",
@@ -248,8 +248,6 @@ async def amulticall(
     :param watch: a gated call's watch (never concurrent), told after each implementation and
         each half of a wrapper.
     """
-    from hermes_hooks.calling.plans import step_of
-
     results: list[object] = []
     exception: BaseException | None = None
     teardowns: list[Generator[None, object, object]] = []
@@ -266,15 +264,14 @@ async def amulticall(
             steps,
             caller_kwargs,
             seconds=seconds,
-            attributed=True,
             firstresult=firstresult,
             exact=False,
             watch=watch,
         )
-        for owner, value in found:
+        for index, value in found:
             results.append(value)
             if records is not None:
-                records.append((owner, value))
+                records.append((steps[index][3], value))
         return bool(found) and firstresult
 
     try:
@@ -282,11 +279,11 @@ async def amulticall(
             guard = None if on_worker or impl.hookwrapper or impl.wrapper else _batchable(impl)
             if guard is not None:
                 if concurrent:
-                    step = step_of(impl)
+                    step = handoff.step_of(impl)
                     pending.append((impl.plugin_name, _batch_of(step, caller_kwargs, guard)))
                 else:
                     seconds = guard.setting.seconds
-                    batch.append(step_of(impl))
+                    batch.append(handoff.step_of(impl))
                 continue
             if batch and await flush():
                 break
@@ -339,10 +336,8 @@ async def amulticall(
 
 async def _batch_of(step: handoff.Step, kwargs: Mapping[str, object], guard: Any) -> Any:
     """One sync implementation on a worker, awaited concurrently with the others."""
-    found = await handoff.arun(
-        (step,), kwargs, seconds=guard.setting.seconds, attributed=False, exact=False
-    )
-    return found[0] if found else None
+    found = await handoff.arun((step,), kwargs, seconds=guard.setting.seconds, exact=False)
+    return found[0][1] if found else None
 
 
 async def _gather(
@@ -367,3 +362,52 @@ async def _gather(
                 records.append((owner, outcome))
     if error is not None:
         raise error
+
+
+def raise_wrapfail(wrapper: Generator[None, Any, Any], message: str) -> NoReturn:
+    """Raise the ``RuntimeError`` pluggy raises for a wrapper that does not yield or yields twice.
+
+    Worded as pluggy 1.7 words it (``wrap_controller at 'name' file:line did not yield``).
+    """
+    code = getattr(wrapper, "gi_code")  # noqa: B009 - typeshed's Generator has no gi_code
+    raise RuntimeError(
+        f"wrap_controller at {code.co_name!r} {code.co_filename}:{code.co_firstlineno} {message}"
+    )
+
+
+def finish_teardowns(
+    teardowns: Sequence[Generator[None, object, object]],
+    result: object,
+    exception: BaseException | None,
+) -> object:
+    """Run wrapper teardowns newest first, exactly as pluggy's ``_multicall`` does.
+
+    Each teardown receives the result so far (or has the exception thrown into it) and may
+    replace it; the final result is returned, or the final exception raised.
+    """
+    for teardown in reversed(teardowns):
+        try:
+            if exception is not None:
+                try:
+                    teardown.throw(exception)
+                except RuntimeError as error:
+                    # A StopIteration thrown into a generator comes out as a RuntimeError.
+                    if isinstance(exception, StopIteration) and error.__cause__ is exception:
+                        teardown.close()
+                        continue
+                    raise
+            else:
+                teardown.send(result)
+            # Unreachable for a well-behaved wrapper: force its finalizers now.
+            teardown.close()
+        except StopIteration as stop:
+            result = stop.value
+            exception = None
+            continue
+        except BaseException as error:
+            exception = error
+            continue
+        raise_wrapfail(teardown, "has second yield")
+    if exception is not None:
+        raise exception
+    return result

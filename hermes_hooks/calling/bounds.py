@@ -208,7 +208,7 @@ class CallbackBound:
         self._admit(bound)
         step = handoff.raising_step(function, args, kwargs, self)
         results = handoff.run((step,), {}, seconds=bound)
-        return results[0] if results else None
+        return results[0][1] if results else None
 
     async def acall(
         self,
@@ -238,7 +238,7 @@ class CallbackBound:
         else:
             step = handoff.raising_step(function, args, kwargs, self)
             results = await handoff.arun((step,), {}, seconds=bound, side=side)
-            result = results[0] if results else None
+            result = results[0][1] if results else None
         if not inspect.isawaitable(result):
             return result
         return await self._await(result, max(bound - (loop.time() - started), 0.0), bound, side)

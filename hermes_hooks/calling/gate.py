@@ -19,10 +19,11 @@ also the original the answer's arguments are made from.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Generator, Mapping, MutableMapping
 from typing import Any, Final
 
-from hermes_hooks.calling.pluggy_private import raise_wrapfail
+from hermes_hooks.calling.aio import raise_wrapfail
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import UNATTRIBUTED, Tampering
 
@@ -169,8 +170,7 @@ class GateWatch:
                 self.check(owner, " after its yield")
                 return stop.value
             raise_wrapfail(gen, "has second yield")
-        self._freeze()
-        before = list(result) if isinstance(result, list) else result
+        before = self.before_teardown(result)
         try:
             gen.send(result)
         except StopIteration as stop:
@@ -178,9 +178,34 @@ class GateWatch:
         else:
             raise_wrapfail(gen, "has second yield")
         self.check(owner, " after its yield")
-        return self._settle(owner, before, out)
+        return self.settle(owner, before, out)
 
-    def _settle(self, owner: str, before: object, out: object) -> object:
+    def old_style_teardown(
+        self, gen: Generator[None, Any, None], owner: str
+    ) -> Generator[None, Any, None]:
+        """:meth:`teardown` for an old-style ``hookwrapper=True`` guard (sent a ``Result``)."""
+        outcome = yield
+        if outcome.exception is not None:
+            with contextlib.suppress(StopIteration):
+                gen.send(outcome)
+            self.check(owner, " after its yield")
+            return
+        before = self.before_teardown(outcome.get_result())
+        with contextlib.suppress(StopIteration):
+            gen.send(outcome)
+        self.check(owner, " after its yield")
+        if outcome.exception is None:
+            out = outcome.get_result()
+            kept = self.settle(owner, before, out)
+            if kept is not out:
+                outcome.force_result(kept)
+
+    def before_teardown(self, result: object) -> object:
+        """Before a wrapper's teardown: freeze the results so far, return a copy of the list."""
+        self._freeze()
+        return list(result) if isinstance(result, list) else result
+
+    def settle(self, owner: str, before: object, out: object) -> object:
         """Keep a wrapper's teardown result when it only added to the list, else undo it."""
         if not isinstance(before, list):
             return out

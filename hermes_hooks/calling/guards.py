@@ -131,10 +131,20 @@ def guard_hookimpl(
     plugin_key = impl.plugin_name
     guarded: Callable[..., Any]
     if impl.hookwrapper:
-        guarded = _guard_old_wrapper(function, plugin_key, hook_name, report, strict, limit)
+        guarded = _gated(
+            _guard_old_wrapper(function, plugin_key, hook_name, report, strict, limit),
+            plugin_key,
+            hook_name,
+            old_style=True,
+        )
     elif impl.wrapper:
-        guarded = _guard_wrapper(
-            function, plugin_key, hook_name, contract, report, strict, firstresult, limit
+        guarded = _gated(
+            _guard_wrapper(
+                function, plugin_key, hook_name, contract, report, strict, firstresult, limit
+            ),
+            plugin_key,
+            hook_name,
+            old_style=False,
         )
     else:
         bounded = setting is not None and contract.timeout
@@ -154,6 +164,40 @@ def guard_hookimpl(
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
     # pluggy marks HookImpl.function Final for type checkers only; argnames stay the original's.
     setattr(impl, "function", guarded)  # noqa: B010
+
+
+def _gated(
+    guarded: Callable[..., Generator[None, Any, Any]],
+    owner: str,
+    hook_name: str,
+    *,
+    old_style: bool,
+) -> Callable[..., Generator[None, Any, Any]]:
+    """A guarded wrapper whose halves the current gated call's watch checks, when there is one.
+
+    The watch (:class:`~hermes_hooks.calling.gate.GateWatch`) sees what the guard makes of the
+    wrapper: a misbehaving wrapper has already been turned into a well-behaved one.
+    """
+
+    def entry(*args: Any, **kwargs: Any) -> Generator[None, Any, Any]:
+        gen = guarded(*args, **kwargs)
+        current = handoff.sink()
+        if current is None or current.hook != hook_name or current.watch is None:
+            return gen
+        watched: Generator[None, Any, Any] = _watched(gen, current.watch, owner, old_style)
+        return watched
+
+    return entry
+
+
+def _watched(
+    gen: Generator[None, Any, Any], watch: Any, owner: str, old_style: bool
+) -> Generator[None, Any, Any]:
+    next(gen)  # the guard's set-up: it yields once, or raises what must not be swallowed
+    watch.check(owner, " before its yield")
+    if old_style:
+        return (yield from watch.old_style_teardown(gen, owner))
+    return (yield from watch.teardown(gen, owner))
 
 
 def guard_of(function: object) -> Guard | None:
@@ -320,6 +364,8 @@ class Guard:
     def _make_entry(self) -> Callable[..., Any]:
         function, bound, setting, check = self.function, self.bound, self.setting, self.check
         failed, settle, unfit = self.failed, self.settle, self.unfit
+        owner, hook_name = self.plugin_key, self.hook_name
+        sink = handoff.sink
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
             if (
@@ -328,18 +374,23 @@ class Guard:
                 and setting.seconds > 0
                 and not handoff.on_worker()
             ):
-                # Called on its own (pluggy's loop, while tracing): one handoff for this one.
-                step = handoff.explicit_step(self, args, kwargs, self.plugin_key)
-                found = handoff.run((step,), {}, seconds=setting.seconds)
-                return found[0] if found else None
-            try:
-                # Without kwargs, no empty ** dict: a cheaper call.
-                result = function(*args, **kwargs) if kwargs else function(*args)
-            except BaseException as exc:
-                return failed(exc)
-            if result is None:
-                return None
-            return settle(result)
+                result = handoff.answer(self, args, kwargs, setting.seconds)
+            else:
+                try:
+                    # Without kwargs, no empty ** dict: a cheaper call.
+                    result = function(*args, **kwargs) if kwargs else function(*args)
+                except BaseException as exc:
+                    result = failed(exc)
+                else:
+                    if result is not None:
+                        result = settle(result)
+            current = sink()
+            if current is not None and current.hook == hook_name:
+                if current.watch is not None:
+                    current.watch.check(owner)
+                if result is not None:
+                    current.records.append((owner, result))
+            return result
 
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
             try:

@@ -104,6 +104,10 @@ class StepGuard(Protocol):
     def kw_target(self) -> Callable[..., Any] | None: ...
     @property
     def entry(self) -> Callable[..., Any] | None: ...
+    @property
+    def hook_name(self) -> str: ...
+    @property
+    def plugin_key(self) -> str: ...
 
     def select(self, kwargs: Mapping[str, object]) -> dict[str, object]: ...
     def failed(self, exc: BaseException) -> Any: ...
@@ -124,8 +128,50 @@ Step = tuple[
 two, the guard's entry and what it calls, are for the plans' own loop."""
 
 
+class Sink:
+    """What a facade call of one hook wants from its guards: each result with its plugin."""
+
+    __slots__ = ("hook", "records", "watch")
+
+    def __init__(
+        self, hook: str, records: list[tuple[str, object]], watch: GateWatch | None = None
+    ) -> None:
+        self.hook = hook
+        self.records = records
+        self.watch = watch
+
+
+class PendingCall:
+    """A bounded hook call pluggy's loop is running on this thread, for its first guard to batch.
+
+    The hook caller opens one around pluggy's loop (:func:`pending`); the first bounded guard
+    pluggy calls runs itself and the plain implementations after it on one worker, in the order
+    pluggy's loop will ask for them, and each later guard returns what it already got.
+    """
+
+    __slots__ = ("exact", "firstresult", "hook", "impls", "kwargs", "ran")
+
+    def __init__(
+        self,
+        hook: str,
+        impls: Sequence[pluggy.HookImpl],
+        kwargs: Mapping[str, object],
+        firstresult: bool,
+        exact: bool,
+    ) -> None:
+        self.hook = hook
+        self.impls = impls
+        self.kwargs = kwargs
+        self.firstresult = firstresult
+        self.exact = exact
+        #: Each guard that ran in the batch, with what it returned; ``None`` before the batch.
+        self.ran: dict[object, Any] | None = None
+
+
 class _PerThread(threading.local):
     batch: Batch | None = None
+    sink: Sink | None = None
+    calls: list[PendingCall] | None = None
 
 
 _local = _PerThread()
@@ -134,6 +180,107 @@ _local = _PerThread()
 def on_worker() -> bool:
     """Tell whether this thread is running a bounded call's implementations right now."""
     return _local.batch is not None
+
+
+def sink() -> Sink | None:
+    """Return the facade call this thread is in, if any."""
+    return _local.sink
+
+
+def set_sink(value: Sink | None) -> Sink | None:
+    """Make ``value`` this thread's facade call; return the one it replaces."""
+    previous = _local.sink
+    _local.sink = value
+    return previous
+
+
+def push_pending(call: PendingCall) -> None:
+    """Open a bounded call around pluggy's loop (:class:`PendingCall`)."""
+    calls = _local.calls
+    if calls is None:
+        calls = _local.calls = []
+    calls.append(call)
+
+
+def pop_pending() -> None:
+    """Close the bounded call opened last on this thread."""
+    calls = _local.calls
+    if calls:
+        calls.pop()
+
+
+def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], seconds: float) -> Any:
+    """What bounded ``guard`` returns, called by pluggy's loop off a worker.
+
+    Inside a :class:`PendingCall` of its hook, the first guard runs the batch (one handoff for
+    the call) and each guard then returns its own result from it; otherwise, or for a guard the
+    batch did not reach, it is handed off alone.
+    """
+    calls = _local.calls
+    current = _local.sink
+    watch = current.watch if current is not None and current.hook == guard.hook_name else None
+    if calls:
+        call = calls[-1]
+        if call.hook == guard.hook_name:
+            if call.ran is None:
+                _run_pending(call, guard, seconds, watch)
+            ran = call.ran
+            assert ran is not None
+            if guard in ran:
+                return ran[guard]
+    found = run((explicit_step(guard, args, kwargs, guard.plugin_key),), {}, seconds=seconds)
+    return found[0][1] if found else None
+
+
+def _run_pending(call: PendingCall, first: StepGuard, seconds: float, watch: Any) -> None:
+    """Run ``first`` and the bounded plain implementations after it on one worker."""
+    steps: list[Step] = []
+    for impl in reversed(call.impls):
+        if impl.wrapper or impl.hookwrapper:
+            continue
+        guard: Any = getattr(impl.function, GUARD_ATTR, None)
+        if not steps and guard is not first:
+            continue
+        if (
+            guard is None
+            or guard.bound is None
+            or impl.function is not guard.entry
+            or impl.kwargnames
+        ):
+            break  # replaced (a recorder's wrapper), or keywords: from here each on its own
+        steps.append(step_of(impl))
+    call.ran = {}
+    if not steps:
+        return
+    found = run(
+        steps,
+        call.kwargs,
+        seconds=seconds,
+        firstresult=call.firstresult,
+        exact=call.exact,
+        watch=watch,
+    )
+    values = dict(found)
+    last = found[-1][0] if call.firstresult and found else len(steps) - 1
+    call.ran = {steps[index][4]: values.get(index) for index in range(last + 1)}
+
+
+def step_of(impl: pluggy.HookImpl) -> Step:
+    """The step of a guarded implementation: how a batch calls it."""
+    from operator import itemgetter
+
+    guard: Any = getattr(impl.function, GUARD_ATTR)
+    names = impl.argnames
+    get: Callable[[Mapping[str, object]], Any] = itemgetter(*names) if names else _no_args
+    if guard.kw_target is not None:
+        kind, target = KEYWORDS, guard.kw_target
+    else:
+        kind, target = POSITIONAL, guard.target
+    return (impl, get, len(names) == 1, impl.plugin_name, guard, kind, guard.entry, target)
+
+
+def _no_args(kwargs: Mapping[str, object]) -> tuple[()]:
+    return ()
 
 
 def missing_argument(exc: KeyError) -> pluggy.HookCallError:
@@ -145,7 +292,6 @@ class Batch:
     """One bounded call's implementations, as the caller and its worker share them."""
 
     __slots__ = (
-        "attributed",
         "cancel",
         "claims",
         "exact",
@@ -167,7 +313,6 @@ class Batch:
         results: list[Any],
         start: int,
         seconds: float,
-        attributed: bool,
         firstresult: bool,
         exact: bool,
         watch: GateWatch | None = None,
@@ -176,11 +321,10 @@ class Batch:
         #: A gated call's watch, told after each step (on the worker).
         self.watch = watch
         self.kwargs = kwargs
-        #: Results in call order: values, or ``(plugin, value)`` pairs when attributed.
+        #: ``(step index, value)`` of each non-``None`` result, in call order.
         self.results = results
         self.start = start
         self.seconds = seconds
-        self.attributed = attributed
         self.firstresult = firstresult
         #: The call's keywords are exactly the hook's arguments: passed on as they are.
         self.exact = exact
@@ -209,12 +353,7 @@ def _serve(batch: Batch) -> None:
 
 def _serve_steps(batch: Batch) -> None:
     steps, kwargs, results, claims = batch.steps, batch.kwargs, batch.results, batch.claims
-    exact, attributed, firstresult, seconds = (
-        batch.exact,
-        batch.attributed,
-        batch.firstresult,
-        batch.seconds,
-    )
+    exact, firstresult, seconds = batch.exact, batch.firstresult, batch.seconds
     monotonic = time.monotonic
     watch = batch.watch
     for index in range(batch.start, len(steps)):
@@ -267,7 +406,7 @@ def _serve_steps(batch: Batch) -> None:
         if watch is not None:
             watch.check(owner)
         if value is not None:
-            results.append((owner, value) if attributed else value)
+            results.append((index, value))
             if firstresult:
                 return
 
@@ -325,23 +464,24 @@ def run(
     kwargs: Mapping[str, object],
     *,
     seconds: float,
-    attributed: bool = False,
     firstresult: bool = False,
     exact: bool = True,
     watch: GateWatch | None = None,
-) -> list[Any]:
+) -> list[tuple[int, Any]]:
     """Run the steps on one worker, each within ``seconds``; return their non-``None`` results.
+
+    Each result comes with the index of its step: ``[(index, value), ...]``, in call order.
 
     :param watch: a gated call's watch, told after each step.
 
     :raises HookCallError: an implementation names an argument the call does not provide.
     :raises BaseException: what a guard raises (strict mode, ``KeyboardInterrupt``).
     """
-    results: list[Any] = []
+    results: list[tuple[int, Any]] = []
     start = 0
     side = contexts.for_call()
     while start < len(steps):
-        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact, watch)
+        batch = Batch(steps, kwargs, results, start, seconds, firstresult, exact, watch)
         try:
             job = workers.submit(_serve, (batch,), context=side.context)
         except workers.WorkerUnavailableError:
@@ -393,7 +533,7 @@ def _check_deadline(
 
 def _overrun(batch: Batch, job: workers.Job, side: contexts.PluginSide, index: int) -> None:
     """Give up on step ``index``: count its worker as hung and apply the hook's policy."""
-    _, _, _, owner, guard, _, _, _ = batch.steps[index]
+    guard = batch.steps[index][4]
     bound = guard.bound
     assert bound is not None, "only bounded steps are handed off"
     bound.hold()
@@ -406,7 +546,7 @@ def _overrun(batch: Batch, job: workers.Job, side: contexts.PluginSide, index: i
     side.replace()  # the abandoned call still runs in the old context
     value = guard.failed(bound.expired(batch.seconds))
     if value is not None:
-        batch.results.append((owner, value) if batch.attributed else value)
+        batch.results.append((index, value))
 
 
 def _give_up(batch: Batch, job: workers.Job, side: contexts.PluginSide) -> None:
@@ -443,12 +583,11 @@ async def arun(
     kwargs: Mapping[str, object],
     *,
     seconds: float,
-    attributed: bool = False,
     firstresult: bool = False,
     exact: bool = True,
     side: contexts.PluginSide | None = None,
     watch: GateWatch | None = None,
-) -> list[Any]:
+) -> list[tuple[int, Any]]:
     """:func:`run` for a coroutine: the loop keeps running while the worker works.
 
     :param side: the plugin-side context to run in; the calling task's by default.
@@ -457,12 +596,12 @@ async def arun(
     import asyncio
 
     loop = asyncio.get_running_loop()
-    results: list[Any] = []
+    results: list[tuple[int, Any]] = []
     start = 0
     if side is None:
         side = contexts.for_call()
     while start < len(steps):
-        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact, watch)
+        batch = Batch(steps, kwargs, results, start, seconds, firstresult, exact, watch)
         try:
             job = workers.submit(_serve, (batch,), loop=loop, context=side.context)
         except workers.WorkerUnavailableError:
@@ -522,9 +661,19 @@ def call_within(function: Callable[..., Any], args: Sequence[Any], seconds: floa
 class _Raising:
     """A :class:`StepGuard` for a plain callable: its failures are raised, not made values."""
 
-    __slots__ = ("bound", "check", "entry", "function", "kw_target", "target")
+    __slots__ = (
+        "bound",
+        "check",
+        "entry",
+        "function",
+        "hook_name",
+        "kw_target",
+        "plugin_key",
+        "target",
+    )
 
     def __init__(self, function: Callable[..., Any], bound: BoundState) -> None:
+        self.hook_name = self.plugin_key = ""
         self.function = self.target = function
         self.bound = bound
         self.check = None
