@@ -104,8 +104,10 @@ class PluginManager(GuardedManager):
         self.config: Mapping[str, Any] = {}
         """The whole ``config.yaml`` as last read (families read their selection keys in it)."""
         self.config_error: str | None = None
-        self.tools = ToolRegistry(allow_override=self._allow_tool_override)
-        self.commands = CommandRegistry()
+        self.tools = ToolRegistry(
+            allow_override=self._allow_tool_override, count_failure=self.count_failure
+        )
+        self.commands = CommandRegistry(count_failure=self.count_failure)
         self.cli_commands = CliCommandRegistry()
         self.skills = SkillRegistry()
         self.platforms = PlatformRegistry()
