@@ -252,6 +252,7 @@ async def amulticall(
     exception: BaseException | None = None
     teardowns: list[Generator[None, object, object]] = []
     pending: list[tuple[str, Awaitable[Any]]] = []  # (plugin, what to await)
+    shared: list[handoff.Step] | None = None  # the sync observers' one batch, when concurrent
     batch: list[handoff.Step] = []
     seconds = 0.0
     on_worker = handoff.on_worker()
@@ -279,8 +280,11 @@ async def amulticall(
             guard = None if on_worker or impl.hookwrapper or impl.wrapper else _batchable(impl)
             if guard is not None:
                 if concurrent:
-                    step = handoff.step_of(impl)
-                    pending.append((impl.plugin_name, _batch_of(step, caller_kwargs, guard)))
+                    # One handoff for all the call's sync observers, beside the async ones.
+                    if shared is None:
+                        shared = []
+                        pending.append((_SHARED, _batch_of(shared, caller_kwargs, guard)))
+                    shared.append(handoff.step_of(impl))
                 else:
                     seconds = guard.setting.seconds
                     batch.append(handoff.step_of(impl))
@@ -334,10 +338,14 @@ async def amulticall(
     return finish_teardowns(teardowns, result, exception)
 
 
-async def _batch_of(step: handoff.Step, kwargs: Mapping[str, object], guard: Any) -> Any:
-    """One sync implementation on a worker, awaited concurrently with the others."""
-    found = await handoff.arun((step,), kwargs, seconds=guard.setting.seconds, exact=False)
-    return found[0][1] if found else None
+_SHARED: Final = "<the sync implementations' batch>"
+"""The owner of a pending entry that is one batch: it gives ``[(plugin, value), ...]``."""
+
+
+async def _batch_of(steps: list[handoff.Step], kwargs: Mapping[str, object], guard: Any) -> Any:
+    """The sync implementations of a concurrent call, on one worker, awaited with the others."""
+    found = await handoff.arun(tuple(steps), kwargs, seconds=guard.setting.seconds, exact=False)
+    return [(steps[index][3], value) for index, value in found]
 
 
 async def _gather(
@@ -356,10 +364,12 @@ async def _gather(
     for owner, outcome in zip(owners, outcomes, strict=True):
         if isinstance(outcome, BaseException):
             error = error or outcome
-        elif outcome is not None:
-            results.append(outcome)
-            if records is not None:
-                records.append((owner, outcome))
+            continue
+        for plugin, value in outcome if owner is _SHARED else [(owner, outcome)]:
+            if value is not None:
+                results.append(value)
+                if records is not None:
+                    records.append((plugin, value))
     if error is not None:
         raise error
 
