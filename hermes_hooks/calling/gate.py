@@ -73,6 +73,10 @@ def _same(current: object, snapshot: object) -> bool:
         return bool(current == snapshot)
     if kind is dict:
         assert isinstance(current, dict)
+        if _SHARED.issuperset(map(type, current.values())) and _SHARED.issuperset(
+            map(type, current)
+        ):
+            return bool(current == snapshot)  # flat, of exact types: the builtin == decides
         assert isinstance(snapshot, dict)
         return len(current) == len(snapshot) and all(
             type(key) in _SHARED and key in snapshot and _same(value, snapshot[key])

@@ -31,6 +31,7 @@ import inspect
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import pluggy
@@ -149,7 +150,7 @@ class PendingCall:
     pluggy's loop will ask for them, and each later guard returns what it already got.
     """
 
-    __slots__ = ("exact", "firstresult", "hook", "impls", "kwargs", "ran")
+    __slots__ = ("cache", "exact", "firstresult", "hook", "impls", "kwargs", "ran")
 
     def __init__(
         self,
@@ -158,8 +159,11 @@ class PendingCall:
         kwargs: Mapping[str, object],
         firstresult: bool,
         exact: bool,
+        cache: StepsCache | None = None,
     ) -> None:
         self.hook = hook
+        #: The hook caller's batches, reused while its list of implementations stays.
+        self.cache = cache
         self.impls = impls
         self.kwargs = kwargs
         self.firstresult = firstresult
@@ -232,8 +236,16 @@ def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], sec
     return found[0][1] if found else None
 
 
-def _run_pending(call: PendingCall, first: StepGuard, seconds: float, watch: Any) -> None:
-    """Run ``first`` and the bounded plain implementations after it on one worker."""
+StepsCache = dict[int, tuple[list[pluggy.HookImpl], tuple["Step", ...]]]
+"""A hook caller's batches, by first guard: emptied whenever the hook's list changes."""
+
+
+def _batch_steps(call: PendingCall, first: StepGuard) -> tuple[Step, ...]:
+    """The steps of ``first`` and the bounded plain implementations after it, in call order."""
+    cache, key = call.cache, id(first)
+    cached = cache.get(key) if cache is not None else None
+    if cached is not None and cached[0] == call.impls:
+        return cached[1]
     steps: list[Step] = []
     for impl in reversed(call.impls):
         if impl.wrapper or impl.hookwrapper:
@@ -249,6 +261,14 @@ def _run_pending(call: PendingCall, first: StepGuard, seconds: float, watch: Any
         ):
             break  # replaced (a recorder's wrapper), or keywords: from here each on its own
         steps.append(step_of(impl))
+    if cache is not None:
+        cache[key] = (list(call.impls), tuple(steps))
+    return tuple(steps)
+
+
+def _run_pending(call: PendingCall, first: StepGuard, seconds: float, watch: Any) -> None:
+    """Run ``first`` and the bounded plain implementations after it on one worker."""
+    steps = _batch_steps(call, first)
     call.ran = {}
     if not steps:
         return
@@ -267,8 +287,6 @@ def _run_pending(call: PendingCall, first: StepGuard, seconds: float, watch: Any
 
 def step_of(impl: pluggy.HookImpl) -> Step:
     """The step of a guarded implementation: how a batch calls it."""
-    from operator import itemgetter
-
     guard: Any = getattr(impl.function, GUARD_ATTR)
     names = impl.argnames
     get: Callable[[Mapping[str, object]], Any] = itemgetter(*names) if names else _no_args

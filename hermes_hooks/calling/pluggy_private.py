@@ -148,6 +148,8 @@ class _Stage:
             # Slice assignment: one step for a caller in another thread, which copies the
             # list (HookCaller.__call__) either before it or after it.
             caller._hookimpls[:] = self.working(caller)
+            if isinstance(caller, ContractHookCaller):
+                caller.forget_batches()
         self.lists.clear()
 
 
@@ -163,7 +165,15 @@ class ContractHookCaller(pluggy.HookCaller):
     implementations, and can publish several changes at once.
     """
 
-    __slots__ = ("_argnames", "_bounded", "_fill", "_firstresult", "_kwdefaults", "_seams")
+    __slots__ = (
+        "_argnames",
+        "_batches",
+        "_bounded",
+        "_fill",
+        "_firstresult",
+        "_kwdefaults",
+        "_seams",
+    )
 
     def __init__(
         self,
@@ -178,6 +188,7 @@ class ContractHookCaller(pluggy.HookCaller):
         self._firstresult = False
         self._kwdefaults: Mapping[str, object] = {}
         self._bounded = False
+        self._batches: handoff.StepsCache = {}
         super().__init__(name, seams._hookexec, specmodule_or_class, spec_opts)  # type: ignore[arg-type]
 
     def set_specification(self, specmodule_or_class: Any, spec_opts: pluggy.HookspecOpts) -> None:
@@ -222,7 +233,9 @@ class ContractHookCaller(pluggy.HookCaller):
             return self._hookexec(self.name, self._hookimpls.copy(), kwargs, self._firstresult)
         impls = self._hookimpls.copy()
         exact = len(kwargs) == len(self._argnames)
-        call = handoff.PendingCall(self.name, impls, kwargs, self._firstresult, exact)
+        call = handoff.PendingCall(
+            self.name, impls, kwargs, self._firstresult, exact, self._batches
+        )
         handoff.push_pending(call)
         try:
             return self._hookexec(self.name, impls, kwargs, self._firstresult)
@@ -254,9 +267,15 @@ class ContractHookCaller(pluggy.HookCaller):
 
     def _add_hookimpl(self, hookimpl: pluggy.HookImpl) -> None:
         self._seams._insert_hookimpl(self, hookimpl)
+        self._batches.clear()
 
     def _remove_plugin(self, plugin: object) -> None:
         self._seams._remove_hookimpls(self, plugin)
+        self._batches.clear()
+
+    def forget_batches(self) -> None:
+        """Drop the batches kept for the list as it was (it has just changed)."""
+        self._batches.clear()
 
 
 class PluggySeams(pluggy.PluginManager):
