@@ -1,8 +1,8 @@
 """The tool gate holds whatever other implementations do (issue 17, items 3 and 4).
 
-Every attack runs through each way a gated call can be executed: the call plan inline
-(``hook_callback_timeout: 0``), the plan on a worker (the default bound), pluggy's own loop
-(tracing on) and the coroutine method.
+Every attack runs through each way a gated call can be executed: pluggy's loop calling each
+implementation inline (``hook_callback_timeout: 0``), the implementations batched on a worker
+(the default bound), tracing on, and the coroutine method.
 """
 
 from __future__ import annotations

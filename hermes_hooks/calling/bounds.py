@@ -104,7 +104,7 @@ def _consume(task: asyncio.Future[Any]) -> None:
 class BoundSetting:
     """The current ``plugins.hook_callback_timeout`` in seconds; ``0`` or less: no bound.
 
-    One per manager, shared by its guards and call plans, and set when the config is read, so
+    One per manager, shared by its guards and hook callers, and set when the config is read, so
     that a call reads one attribute rather than the config.
     """
 

@@ -8,15 +8,15 @@ dicts), calls pluggy exactly as ``pm.hook.<name>(...)`` would (same implementati
 
 Each hook is written once, as its sync method, which :mod:`hermes_hooks.calling.facadegen`
 generates from the hookspec and its contract between the two marker lines of ``Hooks``: to
-change one, change the hookspec, the contract or the generator's tables and run
-``python -m hermes_hooks.calling.facadegen``. The method returns the neutral answer when no plugin
+change one, change the hookspec, the contract or the generator's tables and run ``python -m
+hermes_hooks.calling.facadegen``. The method returns the neutral answer when no plugin
 implements the hook, else it hands its one hook call and the function that turns the call's
 result into the answer to ``_call`` (or ``_fire``, for observers). Run on the facade, that call
-runs at once: through the hook's call plan (:mod:`hermes_hooks.calling.plans`) when one serves it,
-else through pluggy. ``_async`` makes the coroutine method from the same sync method, run on a
-view of the facade that hands the call back to be awaited through
-:func:`hermes_hooks.calling.aio.amulticall`, so both methods share their arguments and combine rule.
-"""
+runs at once, through ``pm.hook.<name>(...)``: pluggy's own hook caller and loop, the guards
+recording each result with its plugin (:class:`hermes_hooks.calling.handoff.Sink`). ``_async``
+makes the coroutine method from the same sync method, run on a view of the facade that hands the
+call back to be awaited through :func:`hermes_hooks.calling.aio.amulticall`, so both methods
+share their arguments and combine rule."""
 
 from __future__ import annotations
 

@@ -9,9 +9,11 @@ one that fails after it, never yields, yields twice or returns a value that does
 the inner result as it was.
 
 For a hook whose contract has ``timeout=True``, while ``plugins.hook_callback_timeout`` is above
-zero, each plain implementation runs within that bound, on a worker thread: the call plans hand
-a whole hook call's implementations to one worker (:mod:`hermes_hooks.calling.handoff`), and a
-guard called on its own (by pluggy's loop, while tracing say) hands off its one call. A call
+zero, each plain implementation runs within that bound, on a worker thread: the first guard
+pluggy's loop calls in a ``pm.hook.<name>(...)`` call hands it and the plain implementations
+after it to one worker (:mod:`hermes_hooks.calling.handoff`), and the later guards return their
+own results from it; a guard called otherwise (``call_extra``, a historic replay) hands off
+its one call. A call
 past the bound, or skipped after one, is a failure like a raise
 (:class:`~hermes_hooks.errors.HookTimeoutError`). Otherwise, and on a worker already, it runs
 inline, as in pluggy, and an awaitable it returns is resolved
@@ -55,7 +57,7 @@ GUARD_ATTR: Final = handoff.GUARD_ATTR
 DIRECT_CALL_ATTR: Final = "__hermes_direct__"
 """On a ``register_hook`` adapter: ``(callback, takes_kwargs, hook argument names)``.
 
-With ``takes_kwargs`` a call plan calls ``callback(**kwargs)`` with the call's keyword
+With ``takes_kwargs`` a batch calls ``callback(**kwargs)`` with the call's keyword
 arguments; without, ``callback(*args)`` with the adapter's own arguments (the adapter takes them
 in the callback's order, so that this is the same call)."""
 
@@ -218,17 +220,16 @@ def _resolve(result: Any) -> Any:
 class Guard:
     """The contract one plain implementation runs under, and how to call it.
 
-    The call plans (:mod:`hermes_hooks.calling.plans`) call :attr:`target` (or
-    :attr:`kw_target`) themselves and hand failures to :meth:`failed` and misfits to
-    :meth:`unfit`, which saves a frame per implementation; pluggy's loop, and every other
-    caller, calls :attr:`entry`, the guarded function that does the same (and hands a bounded
-    call to a worker when it is not on one already).
+    pluggy's loop, and every other caller, calls :attr:`entry`, the guarded function (it hands
+    a bounded call to a worker when it is not on one already); a bounded call's batch
+    (:mod:`hermes_hooks.calling.handoff`) calls :attr:`target` (or :attr:`kw_target`) itself on
+    the worker and hands failures to :meth:`failed` and misfits to :meth:`unfit`.
 
     :ivar function: the implementation as registered (for a ``register_hook`` callback, its
         adapter, which takes the hook's arguments positionally as pluggy passes them).
-    :ivar target: what a plan calls with the arguments ``impl.argnames`` name, positionally:
+    :ivar target: what a batch calls with the arguments ``impl.argnames`` name, positionally:
         the function, or the callback behind an adapter when that is the same call.
-    :ivar kw_target: a ``register_hook`` callback taking ``**kwargs``, which a plan calls with
+    :ivar kw_target: a ``register_hook`` callback taking ``**kwargs``, which a batch calls with
         the call's keyword arguments as they are; ``None`` otherwise.
     :ivar bound: the callback's :class:`~hermes_hooks.calling.bounds.CallbackBound`, for a
         hook with a timeout; ``None`` otherwise.

@@ -11,11 +11,21 @@ the call goes on on a fresh worker. The worker and the caller settle each step w
 claim (``dict.setdefault``), so a step that finishes just as its deadline passes counts once,
 either as its result or as a timeout.
 
+Every call runs through pluggy's own loop; the batch is how its guards share one handoff. The
+hook caller opens a :class:`PendingCall` around pluggy's loop (:func:`push_pending`); the first
+bounded guard pluggy calls (:func:`answer`) runs itself and the plain implementations after it
+as one batch, in the order pluggy's loop will ask for them, and each later guard returns its
+own result from it. A guard the batch did not reach (a recorder's replacement in between,
+keyword arguments with defaults, a call not made through the hook caller) hands off alone.
+
+A facade call tells the guards what it wants back through this thread's :class:`Sink`: each
+result with its plugin, and the tool gate's watch to tell after each implementation.
+
 A hook called from inside a bounded call (a plugin's ``ctx.llm`` firing ``pre_api_request``)
-runs inline on that worker: :func:`on_worker` tells the call plans so. Its time counts against
+runs inline on that worker: :func:`on_worker` tells the guards so. Its time counts against
 the outer implementation's deadline.
 
-What a step is: ``(impl, get, single, owner, guard, kind, ...)``, the call plan's own steps, where
+What a step is: ``(impl, get, single, owner, guard, kind, ...)``, made by :func:`step_of`, where
 ``get`` takes the call's keyword arguments and returns the implementation's, and ``guard`` (a
 :class:`~hermes_hooks.calling.guards.Guard`, or any :class:`StepGuard`) knows how to call it
 and what its failure means; ``kind`` is :data:`POSITIONAL` (``guard.target(*args)``),
@@ -125,8 +135,8 @@ Step = tuple[
     Any,
     Any,
 ]
-"""``(impl, get, single, owner, guard, kind, entry, target)``: the call plans' steps; the last
-two, the guard's entry and what it calls, are for the plans' own loop."""
+"""``(impl, get, single, owner, guard, kind, entry, target)``: a batch's steps; the last two
+are the guard's entry and what it calls."""
 
 
 class Sink:

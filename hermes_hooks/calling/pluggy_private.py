@@ -1,33 +1,26 @@
-"""Every private name of pluggy that hermes-hooks uses, in one place, each with its reason.
+"""Every private name of pluggy that hermes-hooks still uses, in one place, each with its reason.
 
-pluggy's public API calls hooks, but it gives no way to run a hook's implementations other
-than through its own loop, nor to see its list of implementations without a copy, and its
-``register``/``unregister`` grow with everything registered before (a scan of the hook's
-implementations per insertion, of every plugin per look-up). The call plans
-(:mod:`hermes_hooks.calling.plans`), the async runner (:mod:`hermes_hooks.calling.aio`) and the
-guarded manager (:mod:`hermes_hooks.calling.guarded`) need more, so they reach into pluggy here
-and nowhere else. ``tests/test_pluggy_private.py`` checks each name against the installed
-pluggy and fails with a message naming it when pluggy changes it;
-``docs/explanation/pluggy-internals.md`` explains each one.
+Every hook call runs through pluggy's own hook caller and loop; nothing here replaces or
+copies it. What is left is registration: pluggy's ``register``/``unregister`` grow with
+everything registered before (a scan of the hook's implementations per insertion, of every
+plugin per look-up), give no way to guard an implementation before another thread can call
+it, and publish a reload one implementation at a time. The guarded manager
+(:mod:`hermes_hooks.calling.guarded`) needs those, so it reaches into pluggy here and nowhere
+else. ``tests/test_pluggy_private.py`` checks each name against the installed pluggy and fails
+with a message naming it when pluggy changes it; ``docs/explanation/pluggy-internals.md``
+explains each one.
 
 The names, as of pluggy 1.7:
 
-- ``pluggy._callers._raise_wrapfail(gen, msg)``: the ``RuntimeError`` a wrapper that does not
-  yield, or yields twice, raises. Used so that our loops fail exactly as pluggy's does.
-- ``pluggy._callers.run_old_style_hookwrapper(impl, hook_name, args, kwargs)``: pluggy's
-  adapter of an old-style ``hookwrapper=True`` into a new-style one, so that its
-  :class:`pluggy.Result` and its teardown warning are pluggy's own.
-- ``HookCaller._hookimpls``: the live list of a hook's implementations.
-  ``get_hookimpls()`` copies it, which costs more than the rest of a small hook call.
+- ``HookCaller._hookimpls``: the live list of a hook's implementations, which registration
+  inserts into and a staged reload replaces with one slice assignment.
 - ``HookCaller._hookexec``, ``HookCaller._call_history``, ``HookCaller._maybe_apply_history``,
   ``HookCaller._apply_defaults``, ``HookCaller._add_hookimpl``, ``HookCaller._remove_plugin``:
   what :class:`ContractHookCaller` builds on or overrides (it fills the arguments a host
-  leaves out from the hook's contract, and adds and removes implementations in one step).
-- ``PluginManager._hookexec(hook_name, methods, kwargs, firstresult)``: what every
-  ``HookCaller`` calls; overridden to serve calls from call plans.
-- ``PluginManager._inner_hookexec``: pluggy's loop, replaced by ``enable_tracing`` and
-  ``add_hookcall_monitoring``; compared with the loop seen at start to know whether a call
-  may skip it.
+  leaves out from the hook's contract, and adds and removes implementations in one step);
+  its ``__call__`` hands the call to ``_hookexec`` exactly as pluggy's does.
+- ``PluginManager._hookexec``: given to each :class:`ContractHookCaller`, as pluggy gives it
+  to its own (never replaced: tracing and monitoring wrap pluggy's loop as usual).
 - ``PluginManager._verify_hook(hook, hookimpl)``: pluggy's check of an implementation against
   its spec, called by our ``register`` as by pluggy's.
 - ``PluginManager._name2plugin``: pluggy's registry of names, which ``get_plugin``,
@@ -279,11 +272,9 @@ class ContractHookCaller(pluggy.HookCaller):
 
 
 class PluggySeams(pluggy.PluginManager):
-    """pluggy's manager with its private seams given names, and calls served by call plans.
+    """pluggy's manager with its registration made linear and atomic.
 
-    Every ``HookCaller`` calls the manager's ``_hookexec``; here it is the bound
-    :meth:`run_hook_call`, assigned before any hook exists, so that a call costs no frame more
-    than under pluggy. Every hook is a :class:`ContractHookCaller`. ``register`` and
+    Every hook is a :class:`ContractHookCaller`; calls go through pluggy's loop. ``register`` and
     ``unregister`` are pluggy's, rewritten so that their cost does not grow with what was
     registered before: each implementation passes :meth:`on_hookimpl_added` after pluggy's
     checks and before it is added, a plugin's hooks and name are found in an index, and
