@@ -363,8 +363,8 @@ class Guard:
         return {name: kwargs[name] for name in self.kw_names}
 
     def _make_entry(self) -> Callable[..., Any]:
-        function, bound, setting, check = self.function, self.bound, self.setting, self.check
-        failed, settle, unfit = self.failed, self.settle, self.unfit
+        function, bound, setting = self.function, self.bound, self.setting
+        failed, settle = self.failed, self.settle
         owner, hook_name = self.plugin_key, self.hook_name
         sink = handoff.sink
 
@@ -393,6 +393,15 @@ class Guard:
                     current.records.append((owner, result))
             return result
 
+        setattr(guarded, aio.ACALL_ATTR, self._make_aentry())
+        setattr(guarded, GUARD_ATTR, self)
+        return guarded
+
+    def _make_aentry(self) -> Callable[..., Any]:
+        """The coroutine function the async path awaits in place of :attr:`entry`."""
+        function, bound, setting, check = self.function, self.bound, self.setting, self.check
+        failed, unfit = self.failed, self.unfit
+
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
             try:
                 if (
@@ -412,9 +421,7 @@ class Guard:
                 return result
             return unfit(result)
 
-        setattr(guarded, aio.ACALL_ATTR, aguarded)
-        setattr(guarded, GUARD_ATTR, self)
-        return guarded
+        return aguarded
 
 
 def _too_big(value: object, limit: ResultLimit | None) -> str | None:
@@ -457,6 +464,133 @@ def _wrapper_expects(contract: HookContract, firstresult: bool) -> str:
     return f"a list whose items are each {contract.expects}"
 
 
+class _WrapperGuard:
+    """How one new-style wrapper's misbehaviour is turned into a well-behaved wrapper's."""
+
+    __slots__ = (
+        "check",
+        "expects",
+        "firstresult",
+        "function",
+        "hook_name",
+        "limit",
+        "plugin_key",
+        "report",
+        "strict",
+    )
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        plugin_key: str,
+        hook_name: str,
+        contract: HookContract,
+        report: FailureReporter,
+        strict: bool,
+        firstresult: bool,
+        limit: ResultLimit | None,
+    ) -> None:
+        self.function, self.plugin_key, self.hook_name = function, plugin_key, hook_name
+        self.check, self.expects = contract.check, _wrapper_expects(contract, firstresult)
+        self.report, self.strict, self.firstresult, self.limit = report, strict, firstresult, limit
+
+    def fits(self, value: object) -> bool:
+        check = self.check
+        if self.firstresult:
+            return value is None or check is None or check(value)
+        # A wrapper of a collect hook may add results; each must fit like an impl's return.
+        if not isinstance(value, list):
+            return False
+        return check is None or all(item is None or check(item) for item in value)
+
+    def fail(self, message: str) -> None:
+        """Raise in strict mode, else report; for failures that have no exception of their own."""
+        if self.strict:
+            error = RuntimeError(f"wrapper {_location(self.function)} {message}")
+            raise _annotate(error, self.plugin_key, self.hook_name)
+        self.report(self.plugin_key, self.hook_name, f"wrapper {message}", None)
+
+    def raised(self, exc: BaseException, when: str) -> None:
+        """The wrapper's own exception ``when`` (before, after) its yield: raised if strict."""
+        if self.strict:
+            raise _annotate(exc, self.plugin_key, self.hook_name)
+        message = f"wrapper failed {when} its yield: {_describe(exc)}"
+        self.report(self.plugin_key, self.hook_name, message, exc)
+
+    def misfit(self, message: str) -> None:
+        """A result that does not fit: :class:`HookResultError` if strict, else reported."""
+        if self.strict:
+            raise HookResultError(
+                f"plugin {self.plugin_key!r} hook {self.hook_name!r} "
+                f"({_location(self.function)}): {message}"
+            ) from None
+        self.report(self.plugin_key, self.hook_name, message, None)
+
+    def start(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run the wrapper up to its yield; return its generator, ``None`` if it failed there."""
+        try:
+            gen = self.function(*args, **kwargs) if kwargs else self.function(*args)
+            next(gen)
+        except StopIteration:
+            # Raised here, it would become "generator raised StopIteration" (PEP 479).
+            self.fail("failed before its yield: did not yield")
+            return None
+        except _pass_through():
+            raise
+        except BaseException as exc:
+            self.raised(exc, "before")
+            return None
+        return gen
+
+    def thrown(self, gen: Generator[None, object, object], exc: BaseException) -> object:
+        """An inner implementation raised (strict mode, Ctrl-C): let the wrapper see it."""
+        try:
+            gen.throw(exc)
+        except StopIteration as stop:
+            return stop.value
+        except BaseException as raised:
+            if raised is not exc and not isinstance(raised, _pass_through()):
+                self.raised(raised, "after")
+                raise exc from None
+            raise
+        _close(gen)
+        self.fail("has a second yield")
+        raise exc
+
+    def sent(self, gen: Generator[None, object, object], inner: object) -> object:
+        """Send the inner result; return what the wrapper makes of it, if it fits."""
+        try:
+            gen.send(inner)
+        except StopIteration as stop:
+            return self.settle(stop.value, inner)
+        except _pass_through():
+            raise
+        except BaseException as exc:
+            self.raised(exc, "after")
+            return inner
+        _close(gen)
+        self.fail("has a second yield")
+        return inner
+
+    def settle(self, value: object, inner: object) -> object:
+        """The wrapper's result when it fits (and what it added is within the bound), else inner."""
+        limit = self.limit
+        if limit is not None and value is not inner and value is not None:
+            too_big = _added_too_big(value, inner, limit)
+            if too_big is not None:
+                self.misfit(f"wrapper {too_big}")
+                return inner
+        check = self.check
+        # fits(value), with its commonest answers first: this runs on every call.
+        if self.firstresult:
+            if value is None or check is None or check(value):
+                return value
+        elif (type(value) is list and (check is None or not value)) or self.fits(value):
+            return value
+        self.misfit(f"wrapper returned {type(value).__name__}, expected {self.expects}")
+        return inner
+
+
 def _guard_wrapper(
     function: Callable[..., Any],
     plugin_key: str,
@@ -467,105 +601,113 @@ def _guard_wrapper(
     firstresult: bool,
     limit: ResultLimit | None = None,
 ) -> Callable[..., Generator[None, object, object]]:
-    expects = _wrapper_expects(contract, firstresult)
-
-    check = contract.check
-
-    def fits(value: object) -> bool:
-        if firstresult:
-            return value is None or check is None or check(value)
-        # A wrapper of a collect hook may add results; each must fit like an impl's return.
-        if not isinstance(value, list):
-            return False
-        if check is not None:
-            for item in value:
-                if item is not None and not check(item):
-                    return False
-        return True
-
-    def fail(message: str) -> None:
-        """Raise in strict mode, else report; for failures that have no exception of their own."""
-        if strict:
-            error = RuntimeError(f"wrapper {_location(function)} {message}")
-            raise _annotate(error, plugin_key, hook_name)
-        report(plugin_key, hook_name, f"wrapper {message}", None)
+    guard = _WrapperGuard(
+        function, plugin_key, hook_name, contract, report, strict, firstresult, limit
+    )
 
     def guarded(*args: Any, **kwargs: Any) -> Generator[None, object, object]:
-        try:
-            gen = function(*args, **kwargs) if kwargs else function(*args)
-            next(gen)
-        except StopIteration:
-            # Raised here, it would become "generator raised StopIteration" (PEP 479).
-            fail("failed before its yield: did not yield")
-            return (yield)
-        except _pass_through():
-            raise
-        except BaseException as exc:
-            if strict:
-                _annotate(exc, plugin_key, hook_name)
-                raise
-            report(plugin_key, hook_name, f"wrapper failed before its yield: {_describe(exc)}", exc)
+        gen = guard.start(args, kwargs)
+        if gen is None:
             return (yield)
         try:
             inner = yield
         except BaseException as exc:
-            # An inner implementation raised (strict mode, or Ctrl-C): let the wrapper see it.
-            try:
-                gen.throw(exc)
-            except StopIteration as stop:
-                return stop.value
-            except BaseException as raised:
-                if raised is not exc and not isinstance(raised, _pass_through()):
-                    if strict:
-                        _annotate(raised, plugin_key, hook_name)
-                        raise
-                    message = f"wrapper failed after its yield: {_describe(raised)}"
-                    report(plugin_key, hook_name, message, raised)
-                    raise exc from None
-                raise
-            _close(gen)
-            fail("has a second yield")
-            raise
+            return guard.thrown(gen, exc)
+        return guard.sent(gen, inner)
+
+    return guarded
+
+
+class _OldWrapperGuard:
+    """How one old-style ``hookwrapper=True`` implementation's misbehaviour is contained."""
+
+    __slots__ = ("function", "hook_name", "limit", "plugin_key", "report", "strict")
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        plugin_key: str,
+        hook_name: str,
+        report: FailureReporter,
+        strict: bool,
+        limit: ResultLimit | None,
+    ) -> None:
+        self.function, self.plugin_key, self.hook_name = function, plugin_key, hook_name
+        self.report, self.strict, self.limit = report, strict, limit
+
+    def failure(self, message: str) -> BaseException | None:
+        """Return the error to raise in strict mode, else report and return ``None``."""
+        if self.strict:
+            error = RuntimeError(f"hookwrapper {_location(self.function)} {message}")
+            return _annotate(error, self.plugin_key, self.hook_name)
+        self.report(self.plugin_key, self.hook_name, f"hookwrapper {message}", None)
+        return None
+
+    def start(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run the wrapper up to its yield; return its generator, ``None`` if it failed there."""
         try:
-            gen.send(inner)
-        except StopIteration as stop:
-            value = stop.value
-            if limit is not None and value is not inner and value is not None:
-                too_big = _added_too_big(value, inner, limit)
-                if too_big is not None:  # what it added is past the bound: keep the inner result
-                    if strict:
-                        raise HookResultError(
-                            f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}): "
-                            f"wrapper {too_big}"
-                        ) from None
-                    report(plugin_key, hook_name, f"wrapper {too_big}", None)
-                    return inner
-            # fits(value), with its commonest answers inlined: this runs on every call.
-            if firstresult:
-                if value is None or check is None or check(value):
-                    return value
-            elif (type(value) is list and (check is None or not value)) or fits(value):
-                return value
-            message = f"wrapper returned {type(stop.value).__name__}, expected {expects}"
-            if strict:
-                raise HookResultError(
-                    f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}): {message}"
-                ) from None
-            report(plugin_key, hook_name, message, None)
-            return inner
+            gen = self.function(*args, **kwargs)
+            next(gen)
+        except StopIteration:
+            error = self.failure("failed before its yield: did not yield")
+            if error is not None:
+                raise error from None
+            return None
         except _pass_through():
             raise
         except BaseException as exc:
-            if strict:
-                _annotate(exc, plugin_key, hook_name)
+            if self.strict:
+                _annotate(exc, self.plugin_key, self.hook_name)
                 raise
-            report(plugin_key, hook_name, f"wrapper failed after its yield: {_describe(exc)}", exc)
-            return inner
-        _close(gen)
-        fail("has a second yield")
-        return inner
+            message = f"hookwrapper failed before its yield: {_describe(exc)}"
+            self.report(self.plugin_key, self.hook_name, message, exc)
+            return None
+        return gen
 
-    return guarded
+    def finish(self, gen: Any, outcome: pluggy.Result[object]) -> None:
+        """Send the outcome; contain what the teardown does wrong."""
+        inner_exc = outcome.exception
+        before = outcome.get_result() if inner_exc is None else None
+        try:
+            gen.send(outcome)
+        except StopIteration:
+            if self.limit is not None and outcome.exception is None:
+                self.undo_oversized(outcome, before, inner_exc)
+            return
+        except BaseException as exc:
+            if exc is outcome.exception:
+                return  # the wrapper re-raised the inner failure, which the outcome carries
+            if isinstance(exc, _pass_through()):
+                raise
+            if self.strict:
+                # Raising from an old-style teardown makes pluggy warn; set it as the outcome.
+                outcome.force_exception(_annotate(exc, self.plugin_key, self.hook_name))
+                return
+            message = f"hookwrapper failed after its yield: {_describe(exc)}"
+            self.report(self.plugin_key, self.hook_name, message, exc)
+            return
+        _close(gen)
+        error = self.failure("has a second yield")
+        if error is not None:
+            outcome.force_exception(error)
+
+    def undo_oversized(
+        self, outcome: pluggy.Result[object], before: object, inner_exc: BaseException | None
+    ) -> None:
+        """Put back the inner outcome when the result the wrapper forced is past the bound."""
+        after = outcome.get_result()
+        if after is before or self.limit is None:
+            return
+        too_big = _added_too_big(after, before, self.limit)
+        if too_big is None:
+            return
+        if inner_exc is not None:
+            outcome.force_exception(inner_exc)
+        else:
+            outcome.force_result(before)
+        error = self.failure(too_big)
+        if error is not None:
+            outcome.force_exception(error)
 
 
 def _guard_old_wrapper(
@@ -576,77 +718,14 @@ def _guard_old_wrapper(
     strict: bool,
     limit: ResultLimit | None = None,
 ) -> Callable[..., Generator[None, pluggy.Result[object], None]]:
-    def failure(message: str) -> BaseException | None:
-        """Return the error to raise in strict mode, else report and return ``None``."""
-        if strict:
-            error = RuntimeError(f"hookwrapper {_location(function)} {message}")
-            return _annotate(error, plugin_key, hook_name)
-        report(plugin_key, hook_name, f"hookwrapper {message}", None)
-        return None
-
-    def _undo_oversized(
-        outcome: pluggy.Result[object], before: object, inner_exc: BaseException | None
-    ) -> None:
-        """Put back the inner outcome when the result the wrapper forced is past the bound."""
-        after = outcome.get_result()
-        if after is before or limit is None:
-            return
-        too_big = _added_too_big(after, before, limit)
-        if too_big is None:
-            return
-        if inner_exc is not None:
-            outcome.force_exception(inner_exc)
-        else:
-            outcome.force_result(before)
-        error = failure(too_big)
-        if error is not None:
-            outcome.force_exception(error)
+    guard = _OldWrapperGuard(function, plugin_key, hook_name, report, strict, limit)
 
     def guarded(*args: Any, **kwargs: Any) -> Generator[None, pluggy.Result[object], None]:
-        try:
-            gen = function(*args, **kwargs)
-            next(gen)
-        except StopIteration:
-            error = failure("failed before its yield: did not yield")
-            if error is not None:
-                raise error from None
-            yield
-            return
-        except _pass_through():
-            raise
-        except BaseException as exc:
-            if strict:
-                _annotate(exc, plugin_key, hook_name)
-                raise
-            report(
-                plugin_key, hook_name, f"hookwrapper failed before its yield: {_describe(exc)}", exc
-            )
+        gen = guard.start(args, kwargs)
+        if gen is None:
             yield
             return
         outcome = yield
-        inner_exc = outcome.exception
-        before = outcome.get_result() if inner_exc is None else None
-        try:
-            gen.send(outcome)
-        except StopIteration:
-            if limit is not None and outcome.exception is None:
-                _undo_oversized(outcome, before, inner_exc)
-            return
-        except BaseException as exc:
-            if exc is outcome.exception:
-                return  # the wrapper re-raised the inner failure, which the outcome carries
-            if isinstance(exc, _pass_through()):
-                raise
-            if strict:
-                # Raising from an old-style teardown makes pluggy warn; set it as the outcome.
-                outcome.force_exception(_annotate(exc, plugin_key, hook_name))
-                return
-            message = f"hookwrapper failed after its yield: {_describe(exc)}"
-            report(plugin_key, hook_name, message, exc)
-            return
-        _close(gen)
-        error = failure("has a second yield")
-        if error is not None:
-            outcome.force_exception(error)
+        guard.finish(gen, outcome)
 
     return guarded
