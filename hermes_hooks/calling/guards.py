@@ -363,7 +363,10 @@ class Guard:
         return {name: kwargs[name] for name in self.kw_names}
 
     def _make_entry(self) -> Callable[..., Any]:
-        function, bound, setting = self.function, self.bound, self.setting
+        # A register_hook callback that takes the adapter's arguments in order is called
+        # straight, without the adapter's frame: the same call.
+        function = self.target if self.kw_target is None else self.function
+        bound, setting = self.bound, self.setting
         failed, settle = self.failed, self.settle
         owner, hook_name = self.plugin_key, self.hook_name
         sink = handoff.sink
