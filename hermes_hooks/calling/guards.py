@@ -27,6 +27,9 @@ Each plain guard also carries a coroutine function for the async path
 from __future__ import annotations
 
 import contextlib
+import functools
+import keyword
+import types
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, Final, Protocol, final
 
@@ -161,6 +164,8 @@ def guard_hookimpl(
             setting=setting if bounded else None,
             limit=limit,
         )
+        if not impl.kwargnames:
+            guard.compile_entry(tuple(impl.argnames))
         guarded = guard.entry
     setattr(guarded, _GUARDED, True)
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
@@ -400,6 +405,39 @@ class Guard:
         setattr(guarded, GUARD_ATTR, self)
         return guarded
 
+    def compile_entry(self, argnames: tuple[str, ...]) -> None:
+        """Make :attr:`entry` a function taking exactly ``argnames``, as pluggy passes them.
+
+        The same guard as :meth:`_make_entry`'s, compiled once per signature: pluggy's loop then
+        calls one frame that calls the implementation (a ``register_hook`` callback straight,
+        without its adapter) with no ``*args`` packed and unpacked on the way.
+        """
+        if not all(name.isidentifier() and not keyword.iskeyword(name) for name in argnames):
+            return
+        by_keyword = self.kw_target is not None
+        if by_keyword and tuple(argnames) != self.kw_names:
+            return
+        code = _entry_code(argnames, by_keyword)
+        namespace: dict[str, Any] = {
+            "__tracebackhide__": hide_in_pytest,
+            "_hh_bounded": self.bound is not None and self.setting is not None,
+            "_hh_setting": self.setting if self.setting is not None else BoundSetting(0.0),
+            "_hh_local": handoff.thread_state(),
+            "_hh_answer": handoff.answer,
+            "_hh_guard": self,
+            "_hh_empty": {},
+            "_hh_callback": self.kw_target if by_keyword else self.target,
+            "_hh_failed": self.failed,
+            "_hh_settle": self.settle,
+            "_hh_hook": self.hook_name,
+            "_hh_owner": self.plugin_key,
+        }
+        entry = types.FunctionType(code, namespace, "guarded")
+        entry.__qualname__ = "Guard.entry"
+        setattr(entry, aio.ACALL_ATTR, getattr(self.entry, aio.ACALL_ATTR))
+        setattr(entry, GUARD_ATTR, self)
+        self.entry = entry
+
     def _make_aentry(self) -> Callable[..., Any]:
         """The coroutine function the async path awaits in place of :attr:`entry`."""
         function, bound, setting, check = self.function, self.bound, self.setting, self.check
@@ -425,6 +463,40 @@ class Guard:
             return unfit(result)
 
         return aguarded
+
+
+_ENTRY_SOURCE: Final = """
+def guarded({params}):
+    if _hh_bounded and _hh_setting.seconds > 0 and _hh_local.batch is None:
+        _hh_result = _hh_answer(_hh_guard, {packed}, _hh_empty, _hh_setting.seconds)
+    else:
+        try:
+            _hh_result = _hh_callback({call})
+        except BaseException as _hh_exc:
+            _hh_result = _hh_failed(_hh_exc)
+        else:
+            if _hh_result is not None:
+                _hh_result = _hh_settle(_hh_result)
+    _hh_current = _hh_local.sink
+    if _hh_current is not None and _hh_current.hook == _hh_hook:
+        if _hh_current.watch is not None:
+            _hh_current.watch.check(_hh_owner)
+        if _hh_result is not None:
+            _hh_current.records.append((_hh_owner, _hh_result))
+    return _hh_result
+"""
+"""What :meth:`Guard.compile_entry` compiles: :meth:`Guard._make_entry`'s guard, unrolled."""
+
+
+@functools.lru_cache(maxsize=256)
+def _entry_code(argnames: tuple[str, ...], by_keyword: bool) -> types.CodeType:
+    """The code of a guard taking ``argnames`` (identifiers, checked by the caller)."""
+    params = ", ".join(argnames)
+    packed = "(" + params + ("," if argnames else "") + ")"
+    call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else params
+    source = _ENTRY_SOURCE.format(params=params, packed=packed, call=call)
+    module = compile(source, "<hermes_hooks guard>", "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 def _too_big(value: object, limit: ResultLimit | None) -> str | None:

@@ -196,6 +196,11 @@ def on_worker() -> bool:
     return _local.batch is not None
 
 
+def thread_state() -> threading.local:
+    """The per-thread state the compiled guards read (``batch``, ``sink``), as it is shared."""
+    return _local
+
+
 def sink() -> Sink | None:
     """Return the facade call this thread is in, if any."""
     return _local.sink
