@@ -671,3 +671,48 @@ def test_a_refused_registration_through_tools_registry_raises(home: PluginHome) 
     assert "already registered by plugin 'owner'" in (info(pm, "second").error or "")
     with pytest.raises(RegistrationError):
         pm.tools.register_tool("dup", "t", {}, lambda a, **k: "z", owner="third")
+
+
+# -- issue 22: one registration path, one guard, whichever door a tool comes through ------------
+
+EXITING_TOOL = """
+import sys
+
+from tools.registry import registry
+
+
+def handle_exit(args, **kw):
+    sys.exit(3)  # a Hermes tool that ends the process on a bad day
+
+
+registry.register(
+    name="quit_now",
+    toolset="exits",
+    schema={"name": "quit_now", "parameters": {"type": "object", "properties": {}}},
+    handler=handle_exit,
+)
+"""
+
+
+def test_a_tools_registry_tool_that_raises_systemexit_does_not_end_the_turn(
+    home: PluginHome, tmp_path: Path
+) -> None:
+    from host_helpers import ScriptedModel, text, tool_call
+
+    from hermes_hooks.host import Session
+
+    home.add_plugin(
+        "exits",
+        "from . import tools\n\ndef register(ctx):\n    pass\n",
+        files={"tools.py": EXITING_TOOL},
+    )
+    pm = loaded(home)
+    model = ScriptedModel(tool_call("quit_now", {}), text("done"))
+    result = Session(pm, model, cwd=tmp_path).run_turn("quit, please")
+    assert result.completed
+    assert result.text == "done"
+    status = info(pm, "exits")
+    assert status.hook_errors == 1
+    assert "tool 'quit_now': SystemExit: 3" in (status.last_hook_error or "")
+    tool_message = model.requests[1]["messages"][-1]
+    assert "SystemExit" in tool_message["content"]

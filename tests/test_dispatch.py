@@ -1,9 +1,12 @@
-"""Call plans: ``pm.hook.X(...)`` through a plan gives exactly what pluggy's own loop gives.
+"""One handoff per bounded call: ``pm.hook.X(...)`` gives what it gives inline, and monitored.
 
-The differential runs each random set of implementations twice on one manager: once as usual
-(the hook's call plan serves it when it can) and once with a no-op call monitor installed,
-which makes the manager hand every call to pluggy's ``_multicall``. Results, raised errors,
-warnings and the order the implementations ran in must be the same.
+Every call runs through pluggy's own loop. For a bounded hook (the default
+``plugins.hook_callback_timeout``), the first guard pluggy calls runs the call's plain
+implementations on one worker and each later guard returns its own result from that batch.
+The differential runs each random set of implementations three ways on one manager: bounded
+(one handoff), bounded with a no-op call monitor installed, and inline
+(``hook_callback_timeout: 0``, each implementation called by pluggy's loop itself). Results,
+raised errors, warnings and the order the implementations ran in must be the same.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hermes_hooks import hookimpl
-from hermes_hooks.calling.plans import CallPlan
+from hermes_hooks.calling.facade import call_attributed
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
@@ -126,12 +129,23 @@ def manager_with(
 
 @contextmanager
 def pluggy_loop(pm: PluginManager) -> Iterator[None]:
-    """Make the manager hand every call to pluggy's own loop (a monitor turns plans off)."""
+    """Put a no-op call monitor on pluggy's loop (what tracing and the test recorder do)."""
     undo = pm.add_hookcall_monitoring(lambda *a: None, lambda *a: None)
     try:
         yield
     finally:
         undo()
+
+
+@contextmanager
+def inline(pm: PluginManager) -> Iterator[None]:
+    """Turn the bound off: pluggy's loop calls each guarded implementation itself."""
+    seconds = pm.callback_bound.seconds
+    pm.callback_bound.seconds = 0.0
+    try:
+        yield
+    finally:
+        pm.callback_bound.seconds = seconds
 
 
 def outcome(call: Callable[[], object], log: list[str]) -> tuple[str, object, list[str]]:
@@ -157,33 +171,29 @@ EXAMPLES = settings(max_examples=120, deadline=None, suppress_health_check=[Heal
     strict=st.booleans(),
     leave_out=st.sampled_from([None, 0, 1]),
 )
-def test_a_plan_gives_what_pluggys_loop_gives(
+def test_a_bounded_call_gives_what_pluggys_loop_gives_inline(
     data: st.DataObject, hook: str, strict: bool, leave_out: int | None
 ) -> None:
     specs = data.draw(impl_specs(hook))
     log: list[str] = []
     pm = manager_with(hook, specs, log, strict=strict)
+    assert pm.callback_bound.seconds > 0
     kwargs: dict[str, object] = {name: f"<{name}>" for name in HOOK_ARGS[hook]}
     if leave_out is not None:  # a missing argument: pluggy's HookCallError, when its turn comes
         del kwargs[HOOK_ARGS[hook][leave_out]]
     call = getattr(pm.hook, hook)
-    planned = outcome(lambda: call(**kwargs), log)
-    plan = pm._plans.get(hook)  # wrappers or not, the plan served the call
-    assert plan is not None
-    assert plan.is_planned
+    bounded = outcome(lambda: call(**kwargs), log)
     with pluggy_loop(pm):
-        assert pm.get_call_plan(hook) is None
+        monitored = outcome(lambda: call(**kwargs), log)
+    with inline(pm):
         looped = outcome(lambda: call(**kwargs), log)
-    assert planned == looped
-    has_wrapper = any(kind != "plain" for kind, *_ in specs)
-    assert (pm.get_call_plan(hook) is None) is has_wrapper
+    assert bounded == looped
+    assert monitored == looped
 
 
-def test_a_plan_is_rebuilt_when_the_implementations_change() -> None:
+def test_implementations_added_and_removed_between_calls_are_seen() -> None:
     log: list[str] = []
     pm = manager_with("on_session_start", [("plain", None, 1, ("session_id",))], log)
-    first = pm.get_call_plan("on_session_start")
-    assert first is not None
     assert pm.hook.on_session_start(
         telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
     ) == [1]
@@ -192,26 +202,21 @@ def test_a_plan_is_rebuilt_when_the_implementations_change() -> None:
     assert pm.hook.on_session_start(
         telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
     ) == [2, 1]
-    second = pm.get_call_plan("on_session_start")
-    assert second is not None
-    assert second is not first
     pm.unregister(late)
     assert pm.hook.on_session_start(
         telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
     ) == [1]
     wrapper = _make_plugin("on_session_start", 8, ("wrapper", None, None, ()), log)
     pm.register(wrapper, name="wrapper")
-    assert pm.get_call_plan("on_session_start") is None
     assert pm.hook.on_session_start(
         telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
     ) == [1]
 
 
-def test_other_lists_of_implementations_run_through_pluggy_and_keep_the_plan() -> None:
+def test_subset_callers_and_call_extra_are_pluggys() -> None:
     log: list[str] = []
     specs: list[ImplSpec] = [("plain", None, n, ("session_id",)) for n in (1, 2, 3)]
     pm = manager_with("on_session_start", specs, log)
-    plan = pm.get_call_plan("on_session_start")
     kwargs = {
         "session_id": "s",
         "model": "m",
@@ -222,18 +227,14 @@ def test_other_lists_of_implementations_run_through_pluggy_and_keep_the_plan() -
     assert subset(**kwargs) == [3, 1]
     extra = pm.hook.on_session_start.call_extra([lambda session_id: 0], kwargs)
     assert extra == [0, 3, 2, 1]
-    assert pm.get_call_plan("on_session_start") is plan
     assert pm.hook.on_session_start(**kwargs) == [3, 2, 1]
 
 
-def test_a_plan_reads_each_implementations_function_at_every_call() -> None:
+def test_each_implementations_function_is_read_at_every_call() -> None:
     log: list[str] = []
     pm = manager_with("on_session_start", [("plain", None, 1, ("session_id",))], log)
-    plan = pm.get_call_plan("on_session_start")
-    assert isinstance(plan, CallPlan)
     (impl,) = pm.hook.on_session_start.get_hookimpls()
     impl.function = lambda session_id: f"replaced {session_id}"  # type: ignore[misc]
-    assert plan.call({"session_id": "s"}) == ["replaced s"]
     assert pm.hook.on_session_start(
         telemetry_schema_version=TELEMETRY_SCHEMA_VERSION, session_id="s", model="m", platform="p"
     ) == ["replaced s"]
@@ -247,21 +248,20 @@ def test_attributed_calls_name_the_plugin_of_each_result() -> None:
         ("plain", "tryfirst", "b", ()),
     ]
     pm = manager_with("transform_terminal_output", specs, log)
-    plan = pm.get_call_plan("transform_terminal_output")
-    assert plan is not None
-    assert plan.call({}) == "b"
-    assert plan.call_attributed({}) == [("p2", "b")]
+    kwargs = dict.fromkeys(HOOK_ARGS["transform_terminal_output"], "x")
+    assert pm.hook.transform_terminal_output(**kwargs) == "b"
+    assert call_attributed(pm, "transform_terminal_output", kwargs) == [("p2", "b")]
     collect = manager_with("on_session_start", specs, log)
-    collect_plan = collect.get_call_plan("on_session_start")
-    assert collect_plan is not None
-    assert collect_plan.call_attributed({}) == [("p2", "b"), ("p0", "a")]
+    kwargs = dict.fromkeys(HOOK_ARGS["on_session_start"], "x")
+    assert call_attributed(collect, "on_session_start", kwargs) == [("p2", "b"), ("p0", "a")]
+    with inline(collect):
+        assert call_attributed(collect, "on_session_start", kwargs) == [("p2", "b"), ("p0", "a")]
 
 
-def test_strict_errors_propagate_from_a_plan_with_their_note() -> None:
+def test_strict_errors_propagate_from_a_bounded_call_with_their_note() -> None:
     log: list[str] = []
     specs: list[ImplSpec] = [("plain", None, 1, ()), ("plain", None, RAISE, ())]
     pm = manager_with("on_session_start", specs, log, strict=True)
-    assert pm.get_call_plan("on_session_start") is not None
     with pytest.raises(RuntimeError, match="p1 fails") as info:
         pm.hook.on_session_start(
             telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
@@ -273,9 +273,9 @@ def test_strict_errors_propagate_from_a_plan_with_their_note() -> None:
     assert log == ["p1()"]  # the one that raised ran first, and the call stopped there
 
 
-# -- register_hook callbacks, called straight from the plan -------------------------------------
+# -- register_hook callbacks, called straight from the batch -------------------------------------
 
-# Every shape of callback Hermes plugins write: the plan calls the callback itself (with the
+# Every shape of callback Hermes plugins write: the batch calls the callback itself (with the
 # call's keywords, or by position when that is the same call); pluggy's loop calls the adapter.
 SHIM_SHAPES = {
     "kwargs": "def callback(**kwargs):\n    return body(sorted(kwargs.items()))\n",
@@ -315,7 +315,7 @@ def _shim_plugin(index: int, shape: str, value: object, log: list[str]) -> objec
     call=st.sampled_from(["every argument", "an extra one", "a defaulted one left out"]),
     strict=st.booleans(),
 )
-def test_register_hook_callbacks_get_from_a_plan_what_pluggys_loop_gives_them(
+def test_register_hook_callbacks_get_from_a_batch_what_pluggys_loop_gives_them(
     shapes: list[tuple[str, object]], call: str, strict: bool
 ) -> None:
     hook = "transform_terminal_output"

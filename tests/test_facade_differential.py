@@ -1,14 +1,12 @@
 """Differential: the facade and raw ``pm.hook.<name>(...)`` agree over random plugin sets.
 
 Random sets of implementations (plain, new-style wrappers, old-style hookwrappers; tryfirst,
-trylast or neither; fitting, unfitting and raising returns) are registered on one manager.
-The hook is called raw, through pluggy's own loop (a no-op call monitor keeps the manager's
-call plans out of it), and through the facade, which uses the hook's call plan whenever one
-serves it: the implementations must run in the same order, the facade's answer must be the
-combine rule applied to exactly what pluggy returned (for ``pre_tool_call``, the gate's rule:
-what each implementation returned, plus what wrappers only added), and in strict mode both
-must raise the same error.
-"""
+trylast or neither; fitting, unfitting and raising returns) are registered on one manager. The
+hook is called raw, through pluggy's own loop (with a no-op call monitor on it), and through the
+facade, whose guards record each result with its plugin: the implementations must run in the
+same order, the facade's answer must be the combine rule applied to exactly what pluggy returned
+(for ``pre_tool_call``, the gate's rule: what each implementation returned, plus what wrappers
+only added), and in strict mode both must raise the same error."""
 
 from __future__ import annotations
 

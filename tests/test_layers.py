@@ -200,7 +200,7 @@ def test_the_check_catches_an_upward_import(module: str, source: str) -> None:
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("hermes_hooks.plugins.manager", "from hermes_hooks.calling.plans import CallPlan\n"),
+        ("hermes_hooks.plugins.manager", "from hermes_hooks.calling.handoff import Sink\n"),
         ("hermes_hooks.cli.main", "from hermes_hooks.backends.image_gen import Provider\n"),
         ("hermes_hooks.spec.hookspecs", "from hermes_hooks import hookspec\n"),
         ("hermes_hooks.calling.aio", "from hermes_hooks import __version__\n"),

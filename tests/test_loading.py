@@ -1089,3 +1089,40 @@ def test_a_second_thread_asking_for_plugins_waits_for_the_load_under_way(
     other.join(10)
     assert seen == [(True, ["slow"])]
     pm.unload_all()
+
+
+def test_an_entry_point_plugins_modules_are_evicted_on_unload_so_a_reload_reruns_them(
+    home: Path, site: Path
+) -> None:
+    counter = site / "imports.txt"
+    write_distribution(
+        site,
+        "hh-ep-rerun",
+        {"ep-rerun": "hh_ep_rerun"},
+        {
+            "hh_ep_rerun/__init__.py": f"""
+                from pathlib import Path
+
+                from . import helper
+
+                with open({str(counter)!r}, "a", encoding="utf-8") as log:
+                    log.write("imported\\n")
+
+                def register(ctx):
+                    ctx.register_command("ep-rerun", lambda args: helper.VERSION)
+            """,
+            "hh_ep_rerun/helper.py": "VERSION = 'one'\n",
+        },
+    )
+    write_config(home, enabled=["ep-rerun"])
+    pm = load(home)
+    assert pm.commands.get("ep-rerun") is not None
+    (site / "hh_ep_rerun" / "helper.py").write_text("VERSION = 'second'\n", encoding="utf-8")
+    pm.unload_plugin("ep-rerun")
+    assert "hh_ep_rerun" not in sys.modules
+    assert "hh_ep_rerun.helper" not in sys.modules
+    pm.discover_and_load(force=True)
+    assert counter.read_text(encoding="utf-8").splitlines() == ["imported", "imported"]
+    command = pm.commands.get("ep-rerun")
+    assert command is not None
+    assert command.handler("") == "second"

@@ -453,3 +453,89 @@ def test_the_explanation_examples_run(home: PluginHome, monkeypatch: pytest.Monk
     for number, block in enumerate(blocks, 1):
         exec(compile(block, f"{page.name}, python block {number}", "exec"), namespace)
     assert info(namespace["pm"], "hung").hook_timeouts == 1
+
+
+# -- issue 26 item 7: one plugin cannot exhaust the workers and get others skipped or blamed ------
+
+HOG = plugin(
+    """
+def _hang(**kwargs):
+    log.append("hog:start")
+    wait()
+
+
+def register(ctx):
+    for _ in range(40):  # forty distinct callbacks, each under its own per-callback cap
+        ctx.register_hook("pre_llm_call", lambda **kwargs: _hang(**kwargs))
+"""
+)
+
+REDACTOR = plugin(
+    """
+@hookimpl
+def transform_tool_result(result):
+    return result.replace("secret", "[redacted]")
+"""
+)
+
+NO_RM = plugin(
+    """
+@hookimpl
+def pre_tool_call(tool_name, args):
+    if "rm -rf" in str(args.get("command", "")):
+        return {"action": "block", "message": "no rm -rf"}
+    return None
+"""
+)
+
+
+def test_one_plugin_with_many_hung_callbacks_holds_a_few_workers_and_is_charged_alone(
+    home: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A small pool, so that forty hung callbacks would exhaust it without a per-plugin cap.
+    monkeypatch.setattr(_workers, "MAX_WORKERS", timeouts.MAX_HUNG_PER_PLUGIN + 4)
+    home.add_plugin("hog", HOG)
+    home.add_plugin("redactor", REDACTOR)
+    home.add_plugin("no-rm", NO_RM)
+    pm = load(home, timeout=0.05)
+    hooks = Hooks(pm)
+    log = shared().log
+
+    for _ in range(3):
+        hooks.pre_llm_call(session_id="s", user_message="hi", conversation_history=[])
+
+    assert log.count("hog:start") == timeouts.MAX_HUNG_PER_PLUGIN
+    assert _workers.live_workers() <= timeouts.MAX_HUNG_PER_PLUGIN + 1
+    hog = info(pm, "hog")
+    assert hog.hook_timeouts == 3 * 40  # each callback of each call: a timeout, then skips
+    assert "this plugin's callbacks are still running" in (hog.last_hook_error or "")
+    # The others' bounded hooks run, and nobody else is blamed.
+    for _ in range(5):
+        result = hooks.transform_tool_result(tool_name="t", args={}, result="a secret")
+        assert result == "a [redacted]"
+        assert not hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).is_blocked
+    blocked = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"})
+    assert (blocked.is_blocked, blocked.plugin) == (True, "no-rm")
+    assert info(pm, "redactor").hook_errors == 0
+    assert info(pm, "no-rm").hook_errors == 0
+
+
+def test_with_every_worker_busy_a_call_runs_inline_instead_of_being_refused(
+    home: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home.add_plugin("redactor", REDACTOR)
+    home.add_plugin("no-rm", NO_RM)
+    pm = load(home)
+    hooks = Hooks(pm)
+    monkeypatch.setattr(_workers, "MAX_WORKERS", 1)
+    release = threading.Event()
+    busy = _workers.submit(release.wait, (30,))  # the only worker, busy with other work
+    try:
+        assert hooks.transform_tool_result(tool_name="t", args={}, result="a secret") == (
+            "a [redacted]"
+        )
+        assert not hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).is_blocked
+        assert info(pm, "no-rm").hook_errors == 0
+    finally:
+        release.set()
+    assert busy.wait(10)

@@ -1,7 +1,7 @@
 """A plugin's failure shows the plugin's frames: in a plugin author's pytest report, in the
 framework's logs, with the author's own file named when the test ran a copy of it.
 
-The calling machinery (facade, call plans, pluggy's loop, the guard, the bounded call's worker)
+The calling machinery (facade, pluggy's loop, the guard, the bounded call's worker)
 is cut, not the host's frames nor the plugin's; a bug of the framework itself keeps every frame.
 """
 

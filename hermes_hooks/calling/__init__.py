@@ -1,4 +1,4 @@
-"""Calling hooks: call plans, isolation guards, bounds and workers, the async runner, the facade.
+"""Calling hooks: isolation guards, bounds and workers, the async runner, the facade.
 
 The facade's per-hook methods are written by :mod:`hermes_hooks.calling.facadegen`.
 

@@ -15,14 +15,12 @@ import inspect
 import os
 import sys
 import threading
-from collections.abc import Awaitable, Coroutine, Generator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Coroutine, Generator, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import pluggy
 
 from hermes_hooks.calling import handoff, workers
-from hermes_hooks.calling.plans import finish_teardowns
-from hermes_hooks.calling.pluggy_private import raise_wrapfail
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 
 __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
@@ -32,6 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACALL_ATTR",
+    "finish_teardowns",
+    "raise_wrapfail",
     "DEFAULT_HELPER_TIMEOUT",
     "ResolveTimeoutError",
     "amulticall",
@@ -248,101 +248,144 @@ async def amulticall(
     :param watch: a gated call's watch (never concurrent), told after each implementation and
         each half of a wrapper.
     """
-    from hermes_hooks.calling.plans import step_of
-
-    results: list[object] = []
-    exception: BaseException | None = None
-    teardowns: list[Generator[None, object, object]] = []
-    pending: list[tuple[str, Awaitable[Any]]] = []  # (plugin, what to await)
-    batch: list[handoff.Step] = []
-    seconds = 0.0
-    on_worker = handoff.on_worker()
-
-    async def flush() -> bool:
-        """Run the sync implementations gathered so far; tell whether the call is answered."""
-        steps = tuple(batch)
-        batch.clear()
-        found = await handoff.arun(
-            steps,
-            caller_kwargs,
-            seconds=seconds,
-            attributed=True,
-            firstresult=firstresult,
-            exact=False,
-            watch=watch,
-        )
-        for owner, value in found:
-            results.append(value)
-            if records is not None:
-                records.append((owner, value))
-        return bool(found) and firstresult
-
+    call = _AsyncCall(caller_kwargs, firstresult, records, concurrent, watch)
     try:
-        for impl in reversed(hook_impls):
+        await call.run(reversed(hook_impls))
+    except BaseException as exc:
+        call.exception = exc
+    finally:
+        for awaitable in (a for _, a in call.pending if inspect.iscoroutine(a)):
+            awaitable.close()  # never started because an earlier step failed
+    results = call.results
+    result: object = (results[0] if results else None) if firstresult else results
+    return finish_teardowns(call.teardowns, result, call.exception)
+
+
+def _arguments(
+    impl: pluggy.HookImpl, caller_kwargs: Mapping[str, object]
+) -> tuple[list[object], dict[str, object]]:
+    """An implementation's arguments out of the call's, as pluggy's loop takes them."""
+    try:
+        args = [caller_kwargs[name] for name in impl.argnames]
+        kwargs = {n: caller_kwargs[n] for n in impl.kwargnames if n in caller_kwargs}
+    except KeyError as exc:
+        raise pluggy.HookCallError(f"hook call must provide argument {exc.args[0]!r}") from exc
+    return args, kwargs
+
+
+class _AsyncCall:
+    """One call of :func:`amulticall`: what it has run, what it holds, what it found."""
+
+    def __init__(
+        self,
+        caller_kwargs: Mapping[str, object],
+        firstresult: bool,
+        records: list[tuple[str, object]] | None,
+        concurrent: bool,
+        watch: GateWatch | None,
+    ) -> None:
+        self.kwargs, self.firstresult, self.records = caller_kwargs, firstresult, records
+        self.concurrent, self.watch = concurrent, watch
+        self.results: list[object] = []
+        self.exception: BaseException | None = None
+        self.teardowns: list[Generator[None, object, object]] = []
+        self.pending: list[tuple[str, Awaitable[Any]]] = []  # (plugin, what to await)
+        self.shared: list[handoff.Step] | None = None  # the sync observers' one batch
+        self.batch: list[handoff.Step] = []
+        self.seconds = 0.0
+
+    def found(self, owner: str, value: object) -> None:
+        self.results.append(value)
+        if self.records is not None:
+            self.records.append((owner, value))
+
+    async def run(self, impls: Iterable[pluggy.HookImpl]) -> None:
+        """Run the implementations in call order; stop at the first answer of a firstresult."""
+        on_worker = handoff.on_worker()
+        for impl in impls:
             guard = None if on_worker or impl.hookwrapper or impl.wrapper else _batchable(impl)
             if guard is not None:
-                if concurrent:
-                    step = step_of(impl)
-                    pending.append((impl.plugin_name, _batch_of(step, caller_kwargs, guard)))
-                else:
-                    seconds = guard.setting.seconds
-                    batch.append(step_of(impl))
+                self.gather_sync(impl, guard)
                 continue
-            if batch and await flush():
-                break
-            try:
-                args = [caller_kwargs[name] for name in impl.argnames]
-                kwargs = {n: caller_kwargs[n] for n in impl.kwargnames if n in caller_kwargs}
-            except KeyError as exc:
-                raise pluggy.HookCallError(
-                    f"hook call must provide argument {exc.args[0]!r}"
-                ) from exc
+            if self.batch and await self.flush():
+                return
+            args, kwargs = _arguments(impl, self.kwargs)
             if impl.hookwrapper or impl.wrapper:
-                wrapper: Any = impl.function  # a generator function (pluggy types it loosely)
-                gen: Generator[None, object, object] = (
-                    _old_style(impl, args, kwargs) if impl.hookwrapper else wrapper(*args, **kwargs)
-                )
-                try:
-                    next(gen)
-                except StopIteration:
-                    raise_wrapfail(gen, "did not yield")
-                if watch is not None:
-                    watch.check(impl.plugin_name, " before its yield")
-                    gen = watch.teardown(gen, impl.plugin_name)
-                    next(gen)
-                teardowns.append(gen)
-            elif concurrent:
-                pending.append((impl.plugin_name, _call_plain(impl, args, kwargs)))
-            else:
-                res = await _call_plain(impl, args, kwargs)
-                if watch is not None:
-                    watch.check(impl.plugin_name)
-                if res is not None:
-                    results.append(res)
-                    if records is not None:
-                        records.append((impl.plugin_name, res))
-                    if firstresult:
-                        break
-        else:
-            if batch:
-                await flush()
-        if pending:
-            await _gather(pending, results, records)
-    except BaseException as exc:
-        exception = exc
-    finally:
-        for awaitable in (a for _, a in pending if inspect.iscoroutine(a)):
-            awaitable.close()  # never started because an earlier step failed
-    result: object = (results[0] if results else None) if firstresult else results
-    return finish_teardowns(teardowns, result, exception)
+                self.set_up(impl, args, kwargs)
+            elif self.concurrent:
+                self.pending.append((impl.plugin_name, _call_plain(impl, args, kwargs)))
+            elif await self.plain(impl, args, kwargs):
+                return
+        if self.batch:
+            await self.flush()
+        if self.pending:
+            await _gather(self.pending, self.results, self.records)
+
+    def gather_sync(self, impl: pluggy.HookImpl, guard: Any) -> None:
+        """A bounded sync implementation joins the batch that goes to one worker."""
+        if not self.concurrent:
+            self.seconds = guard.setting.seconds
+            self.batch.append(handoff.step_of(impl))
+            return
+        # One handoff for all the call's sync observers, beside the async ones.
+        if self.shared is None:
+            self.shared = []
+            self.pending.append((_SHARED, _batch_of(self.shared, self.kwargs, guard)))
+        self.shared.append(handoff.step_of(impl))
+
+    async def flush(self) -> bool:
+        """Run the sync implementations gathered so far; tell whether the call is answered."""
+        steps = tuple(self.batch)
+        self.batch.clear()
+        found = await handoff.arun(
+            steps,
+            self.kwargs,
+            seconds=self.seconds,
+            firstresult=self.firstresult,
+            exact=False,
+            watch=self.watch,
+        )
+        for index, value in found:
+            self.found(steps[index][3], value)
+        return bool(found) and self.firstresult
+
+    def set_up(self, impl: pluggy.HookImpl, args: list[object], kwargs: dict[str, Any]) -> None:
+        """Run a wrapper up to its yield, as pluggy's loop does; keep its teardown."""
+        wrapper: Any = impl.function  # a generator function (pluggy types it loosely)
+        gen: Generator[None, object, object] = (
+            _old_style(impl, args, kwargs) if impl.hookwrapper else wrapper(*args, **kwargs)
+        )
+        try:
+            next(gen)
+        except StopIteration:
+            raise_wrapfail(gen, "did not yield")
+        if self.watch is not None:
+            self.watch.check(impl.plugin_name, " before its yield")
+            gen = self.watch.teardown(gen, impl.plugin_name)
+            next(gen)
+        self.teardowns.append(gen)
+
+    async def plain(
+        self, impl: pluggy.HookImpl, args: list[object], kwargs: dict[str, Any]
+    ) -> bool:
+        """Await one plain implementation; tell whether the call is answered."""
+        res = await _call_plain(impl, args, kwargs)
+        if self.watch is not None:
+            self.watch.check(impl.plugin_name)
+        if res is None:
+            return False
+        self.found(impl.plugin_name, res)
+        return self.firstresult
 
 
-async def _batch_of(step: handoff.Step, kwargs: Mapping[str, object], guard: Any) -> Any:
-    """One sync implementation on a worker, awaited concurrently with the others."""
-    found = await handoff.arun(
-        (step,), kwargs, seconds=guard.setting.seconds, attributed=False, exact=False
-    )
-    return found[0] if found else None
+_SHARED: Final = "<the sync implementations' batch>"
+"""The owner of a pending entry that is one batch: it gives ``[(plugin, value), ...]``."""
+
+
+async def _batch_of(steps: list[handoff.Step], kwargs: Mapping[str, object], guard: Any) -> Any:
+    """The sync implementations of a concurrent call, on one worker, awaited with the others."""
+    found = await handoff.arun(tuple(steps), kwargs, seconds=guard.setting.seconds, exact=False)
+    return [(steps[index][3], value) for index, value in found]
 
 
 async def _gather(
@@ -361,9 +404,60 @@ async def _gather(
     for owner, outcome in zip(owners, outcomes, strict=True):
         if isinstance(outcome, BaseException):
             error = error or outcome
-        elif outcome is not None:
-            results.append(outcome)
-            if records is not None:
-                records.append((owner, outcome))
+            continue
+        for plugin, value in outcome if owner is _SHARED else [(owner, outcome)]:
+            if value is not None:
+                results.append(value)
+                if records is not None:
+                    records.append((plugin, value))
     if error is not None:
         raise error
+
+
+def raise_wrapfail(wrapper: Generator[None, Any, Any], message: str) -> NoReturn:
+    """Raise the ``RuntimeError`` pluggy raises for a wrapper that does not yield or yields twice.
+
+    Worded as pluggy 1.7 words it (``wrap_controller at 'name' file:line did not yield``).
+    """
+    code = getattr(wrapper, "gi_code")  # noqa: B009 - typeshed's Generator has no gi_code
+    raise RuntimeError(
+        f"wrap_controller at {code.co_name!r} {code.co_filename}:{code.co_firstlineno} {message}"
+    )
+
+
+def finish_teardowns(
+    teardowns: Sequence[Generator[None, object, object]],
+    result: object,
+    exception: BaseException | None,
+) -> object:
+    """Run wrapper teardowns newest first, exactly as pluggy's ``_multicall`` does.
+
+    Each teardown receives the result so far (or has the exception thrown into it) and may
+    replace it; the final result is returned, or the final exception raised.
+    """
+    for teardown in reversed(teardowns):
+        try:
+            if exception is not None:
+                try:
+                    teardown.throw(exception)
+                except RuntimeError as error:
+                    # A StopIteration thrown into a generator comes out as a RuntimeError.
+                    if isinstance(exception, StopIteration) and error.__cause__ is exception:
+                        teardown.close()
+                        continue
+                    raise
+            else:
+                teardown.send(result)
+            # Unreachable for a well-behaved wrapper: force its finalizers now.
+            teardown.close()
+        except StopIteration as stop:
+            result = stop.value
+            exception = None
+            continue
+        except BaseException as error:
+            exception = error
+            continue
+        raise_wrapfail(teardown, "has second yield")
+    if exception is not None:
+        raise exception
+    return result

@@ -11,8 +11,10 @@ the bound:
 - an async callback is awaited on the caller's loop (async path) or on the worker's own loop
   (sync path) and cancelled at the bound;
 - after a timeout the callback is skipped for :data:`COOLDOWN_SECONDS`, and while
-  :data:`MAX_HUNG_WORKERS` of its abandoned workers are still running it is skipped as well, so a
-  permanently hung plugin holds at most that many threads.
+  :data:`MAX_HUNG_WORKERS` of its abandoned workers are still running it is skipped as well;
+  every bounded callback of a plugin is skipped while :data:`MAX_HUNG_PER_PLUGIN` of that
+  plugin's abandoned workers are still running, so a plugin with hundreds of hung callbacks
+  holds a few threads, and the skips are charged to it alone.
 
 What a timeout or a skip turns into (nothing, or a block) is the hook's policy, applied by
 :mod:`hermes_hooks.calling.guards`.
@@ -42,6 +44,7 @@ if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms 
 
 __all__ = [
     "COOLDOWN_SECONDS",
+    "MAX_HUNG_PER_PLUGIN",
     "MAX_HUNG_WORKERS",
     "BoundSetting",
     "CallbackBound",
@@ -55,7 +58,21 @@ COOLDOWN_SECONDS: float = 60.0
 MAX_HUNG_WORKERS: int = 3
 """Abandoned workers one callback may hold at once; beyond, it is skipped (Hermes: 3)."""
 
+MAX_HUNG_PER_PLUGIN: int = 8
+"""Abandoned workers all the callbacks of one plugin may hold at once; beyond, each is skipped."""
+
 _SETTING: Final = "plugins.hook_callback_timeout"
+
+
+@final
+class PluginHung:
+    """How many abandoned workers one plugin's callbacks hold, together."""
+
+    __slots__ = ("hung", "plugin")
+
+    def __init__(self, plugin: str) -> None:
+        self.plugin = plugin
+        self.hung = 0
 
 
 def is_async_callable(function: object) -> bool:
@@ -87,7 +104,7 @@ def _consume(task: asyncio.Future[Any]) -> None:
 class BoundSetting:
     """The current ``plugins.hook_callback_timeout`` in seconds; ``0`` or less: no bound.
 
-    One per manager, shared by its guards and call plans, and set when the config is read, so
+    One per manager, shared by its guards and hook callers, and set when the config is read, so
     that a call reads one attribute rather than the config.
     """
 
@@ -112,12 +129,14 @@ class CallbackBound:
         in the async path).
     """
 
-    __slots__ = ("_lock", "hung", "is_async", "suppressed_until")
+    __slots__ = ("_lock", "hung", "is_async", "owner", "suppressed_until")
 
-    def __init__(self, *, is_async: bool) -> None:
+    def __init__(self, *, is_async: bool, owner: PluginHung | None = None) -> None:
         self.is_async = is_async
         self.suppressed_until = 0.0
+        #: This callback's abandoned workers still running; ``owner.hung``: its plugin's.
         self.hung = 0
+        self.owner = owner if owner is not None else PluginHung("")
         self._lock = threading.Lock()
 
     # -- bookkeeping ----------------------------------------------------------------------------
@@ -128,6 +147,11 @@ class CallbackBound:
             return (
                 f"skipped: {self.hung} earlier calls are still running past the {bound:g} s "
                 f"bound ({_SETTING}); the plugin looks hung"
+            )
+        if self.owner.hung >= MAX_HUNG_PER_PLUGIN:
+            return (
+                f"skipped: {self.owner.hung} earlier calls of this plugin's callbacks are still "
+                f"running past the {bound:g} s bound ({_SETTING}); the plugin looks hung"
             )
         if self.suppressed_until and time.monotonic() < self.suppressed_until:
             return (
@@ -149,13 +173,20 @@ class CallbackBound:
 
     def hold(self) -> None:
         """Count one more abandoned worker still running this callback."""
-        with self._lock:
+        with _owners_lock:
             self.hung += 1
+            self.owner.hung += 1
 
     def release(self) -> None:
         """An abandoned worker of this callback returned."""
-        with self._lock:
+        with _owners_lock:
             self.hung -= 1
+            self.owner.hung -= 1
+
+    @property
+    def held(self) -> bool:
+        """Whether a skip may be due: a cool-down set, or abandoned workers still running."""
+        return bool(self.hung or self.suppressed_until or self.owner.hung)
 
     # -- calls ------------------------------------------------------------------------------------
 
@@ -177,7 +208,7 @@ class CallbackBound:
         self._admit(bound)
         step = handoff.raising_step(function, args, kwargs, self)
         results = handoff.run((step,), {}, seconds=bound)
-        return results[0] if results else None
+        return results[0][1] if results else None
 
     async def acall(
         self,
@@ -207,7 +238,7 @@ class CallbackBound:
         else:
             step = handoff.raising_step(function, args, kwargs, self)
             results = await handoff.arun((step,), {}, seconds=bound, side=side)
-            result = results[0] if results else None
+            result = results[0][1] if results else None
         if not inspect.isawaitable(result):
             return result
         return await self._await(result, max(bound - (loop.time() - started), 0.0), bound, side)
@@ -248,31 +279,50 @@ class CallbackBound:
 
 _bounds: weakref.WeakKeyDictionary[object, CallbackBound] = weakref.WeakKeyDictionary()
 _bounds_lock = threading.Lock()
+_owners: dict[str, PluginHung] = {}
+_owners_lock = threading.Lock()
+
+
+def plugin_hung(plugin: str) -> PluginHung:
+    """Return the count of abandoned workers shared by every callback of plugin ``plugin``."""
+    with _owners_lock:
+        found = _owners.get(plugin)
+        if found is None:
+            found = _owners[plugin] = PluginHung(plugin)
+        return found
 
 
 def _forget_after_fork() -> None:
     """A forked child has none of the parent's hung workers; its cool-downs carry over."""
-    global _bounds_lock
+    global _bounds_lock, _owners_lock
     _bounds_lock = threading.Lock()
+    _owners_lock = threading.Lock()
     for bound in list(_bounds.values()):
         bound._lock = threading.Lock()
         bound.hung = 0
+    for owner in _owners.values():
+        owner.hung = 0
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-def bound_for(function: object) -> CallbackBound:
+def bound_for(function: object, plugin: str = "") -> CallbackBound:
     """Return the :class:`CallbackBound` of a callback, the same one while the callback lives.
 
     Registering a plugin again (``ctx.register_hook`` after load) makes new hookimpls for the
     same functions; their cool-down and hung workers carry over.
+
+    :param plugin: the plugin whose callback it is: its abandoned workers count on that
+        plugin's :func:`plugin_hung` too.
     """
+    owner = plugin_hung(plugin)
     with _bounds_lock:
         try:
             found = _bounds.get(function)
         except TypeError:  # not weakly referenceable: its own bound, for as long as the guard
-            return CallbackBound(is_async=is_async_callable(function))
+            return CallbackBound(is_async=is_async_callable(function), owner=owner)
         if found is None:
-            found = _bounds[function] = CallbackBound(is_async=is_async_callable(function))
+            found = CallbackBound(is_async=is_async_callable(function), owner=owner)
+            _bounds[function] = found
         return found

@@ -8,34 +8,27 @@ dicts), calls pluggy exactly as ``pm.hook.<name>(...)`` would (same implementati
 
 Each hook is written once, as its sync method, which :mod:`hermes_hooks.calling.facadegen`
 generates from the hookspec and its contract between the two marker lines of ``Hooks``: to
-change one, change the hookspec, the contract or the generator's tables and run
-``python -m hermes_hooks.calling.facadegen``. The method returns the neutral answer when no plugin
+change one, change the hookspec, the contract or the generator's tables and run ``python -m
+hermes_hooks.calling.facadegen``. The method returns the neutral answer when no plugin
 implements the hook, else it hands its one hook call and the function that turns the call's
 result into the answer to ``_call`` (or ``_fire``, for observers). Run on the facade, that call
-runs at once: through the hook's call plan (:mod:`hermes_hooks.calling.plans`) when one serves it,
-else through pluggy. ``_async`` makes the coroutine method from the same sync method, run on a
-view of the facade that hands the call back to be awaited through
-:func:`hermes_hooks.calling.aio.amulticall`, so both methods share their arguments and combine rule.
-"""
+runs at once, through ``pm.hook.<name>(...)``: pluggy's own hook caller and loop, the guards
+recording each result with its plugin (:class:`hermes_hooks.calling.handoff.Sink`). ``_async``
+makes the coroutine method from the same sync method, run on a view of the facade that hands the
+call back to be awaited through :func:`hermes_hooks.calling.aio.amulticall`, so both methods
+share their arguments and combine rule."""
 
 from __future__ import annotations
 
-import copy
 import functools
 import logging
-import threading
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, TypeVar
 
 import pluggy
 
-from hermes_hooks.calling import aio
+from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.gate import GateWatch
-from hermes_hooks.calling.pluggy_private import (
-    live_hookimpls,
-    raise_wrapfail,
-    run_old_style_hookwrapper,
-)
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import (
     UNATTRIBUTED,
@@ -57,7 +50,6 @@ __all__ = [
     "CONCURRENT_PREFIXES",
     "HookListener",
     "Hooks",
-    "ShadowCache",
     "acall_hook",
     "call_attributed",
 ]
@@ -73,15 +65,6 @@ CONCURRENT_PREFIXES: Final = ("post_", "on_", "subagent_", "kanban_")
 _ALLOW: Final = GatewayDecision()
 
 
-class _Sink(threading.local):
-    """Where the recording copies of the implementations put results, per thread and call."""
-
-    records: list[tuple[str, object]] | None = None
-    watch: GateWatch | None = None
-
-
-_sink = _Sink()
-
 _RAW: Final = 0
 _ATTRIBUTED: Final = 1
 _GATED: Final = 2
@@ -89,71 +72,10 @@ _GATED: Final = 2
 :class:`~hermes_hooks.calling.gate.GateWatch` (for a hook whose contract ``protects`` an
 argument)."""
 
-ShadowCache = dict[str, tuple[tuple[tuple[object, object], ...], list[pluggy.HookImpl]]]
-"""Recording copies of a hook's implementations, kept while its implementations are the same."""
-
-
-def _recording(function: Callable[..., object], owner: str) -> Callable[..., object]:
-    def recording(*args: object, **kwargs: object) -> object:
-        result = function(*args, **kwargs)
-        watch = _sink.watch
-        if watch is not None:
-            watch.check(owner)
-        records = _sink.records
-        if result is not None and records is not None:
-            records.append((owner, result))
-        return result
-
-    return recording
-
-
-def _watching(impl: pluggy.HookImpl, hook_name: str) -> Callable[..., object]:
-    """A wrapper as a new-style one whose halves the current gated call's watch checks."""
-    function: Any = impl.function
-    owner, old_style = impl.plugin_name, impl.hookwrapper
-
-    def watching(*args: object, **kwargs: object) -> Any:
-        gen = (
-            run_old_style_hookwrapper(impl, hook_name, args, kwargs or None)
-            if old_style
-            else function(*args, **kwargs)
-        )
-        watch = _sink.watch
-        if watch is None:  # pluggy drives it as it would the original
-            return (yield from gen)
-        try:
-            next(gen)
-        except StopIteration:
-            raise_wrapfail(gen, "did not yield")
-        watch.check(owner, " before its yield")
-        return (yield from watch.teardown(gen, owner))
-
-    return watching
-
-
-def _shadows(impls: list[pluggy.HookImpl], hook_name: str, gated: bool) -> list[pluggy.HookImpl]:
-    shadows = []
-    for impl in impls:
-        if impl.wrapper or impl.hookwrapper:
-            if not gated:
-                shadows.append(impl)
-                continue
-            shadow = copy.copy(impl)
-            # HookImpl's fields are Final for type checkers only; argnames stay the original's.
-            setattr(shadow, "function", _watching(impl, hook_name))  # noqa: B010
-            setattr(shadow, "wrapper", True)  # noqa: B010
-            setattr(shadow, "hookwrapper", False)  # noqa: B010
-            shadows.append(shadow)
-            continue
-        shadow = copy.copy(impl)
-        setattr(shadow, "function", _recording(impl.function, impl.plugin_name))  # noqa: B010
-        shadows.append(shadow)
-    return shadows
-
 
 def _attribute(raw: object, records: list[tuple[str, object]]) -> list[tuple[str, object]]:
-    """Pair each value of pluggy's result list with the plugin whose record it is."""
-    values = raw if isinstance(raw, list) else []
+    """Pair each value of pluggy's result list (or its first result) with its plugin's record."""
+    values = raw if isinstance(raw, list) else [] if raw is None else [raw]
     if len(values) == len(records) and all(
         v is r for v, (_, r) in zip(values, records, strict=True)
     ):
@@ -175,41 +97,26 @@ def call_attributed(
     pm: GuardedManager,
     name: str,
     kwargs: Mapping[str, object],
-    cache: ShadowCache | None = None,
     watch: GateWatch | None = None,
 ) -> list[tuple[str, object]]:
-    """Call a collecting hook as pluggy does and say which plugin returned each result.
+    """Call a collecting hook as ``pm.hook.<name>(**kwargs)``; say which plugin returned what.
 
-    The implementations run through pluggy's own executor (so ordering, wrappers, tracing and
-    monitoring are pluggy's); each non-wrapper implementation runs through a recording copy of
-    its ``HookImpl``. The returned list is pluggy's result list, each value paired with the
-    plugin that returned it, or :data:`UNATTRIBUTED` when a wrapper put it there.
+    The call is pluggy's own (ordering, wrappers, tracing and monitoring are pluggy's); each
+    guarded implementation records its result with its plugin on the way
+    (:class:`~hermes_hooks.calling.handoff.Sink`). The returned list is pluggy's result list,
+    each value paired with the plugin that returned it, or :data:`UNATTRIBUTED` when a wrapper
+    put it there.
 
-    :param cache: keeps the recording copies between calls while the implementations stay
-        the same (``Hooks`` passes one).
     :param watch: a gated call's watch: the records go to ``watch.records``, and the watch is
-        told after each implementation and each half of a wrapper (the wrappers run through
-        copies too).
+        told after each implementation and each half of a wrapper.
     """
     caller: pluggy.HookCaller = getattr(pm.hook, name)
-    impls = caller.get_hookimpls()
-    key = tuple((impl, impl.function) for impl in impls)
-    slot = name if watch is None else name + " (gated)"
-    cached = cache.get(slot) if cache is not None else None
-    if cached is not None and cached[0] == key:
-        shadows = cached[1]
-    else:
-        shadows = _shadows(impls, name, watch is not None)
-        if cache is not None:
-            cache[slot] = (key, shadows)
-    previous, previous_watch = _sink.records, _sink.watch
     records: list[tuple[str, object]] = [] if watch is None else watch.records
-    _sink.records, _sink.watch = records, watch
+    previous = handoff.set_sink(handoff.Sink(name, records, watch))
     try:
-        # What every HookCaller calls: the plans serve the copies as they serve the originals.
-        raw = pm.run_hook_call(name, shadows, kwargs, False)
+        raw = caller(**kwargs)
     finally:
-        _sink.records, _sink.watch = previous, previous_watch
+        handoff.set_sink(previous)
     return _attribute(raw, records)
 
 
@@ -334,7 +241,6 @@ class Hooks:
         self.pm = pm
         self.listener = listener
         self.concurrent_observers = concurrent_observers
-        self._shadows: ShadowCache = {}
         self._protects: dict[str, tuple[str, ...]] = {}
 
     def _implemented(self, name: str) -> bool:
@@ -342,8 +248,7 @@ class Hooks:
         if self.listener is not None:
             self.listener(name)
         caller: pluggy.HookCaller = getattr(self.pm.hook, name)
-        # The list pluggy holds, not get_hookimpls()'s copy: this runs on every call.
-        return bool(live_hookimpls(caller))
+        return bool(caller.get_hookimpls())
 
     def _call(self, name: str, finish: Callable[[Any], _R], /, **kwargs: Any) -> _R:
         """Call hook ``name`` with ``kwargs``; return ``finish`` of what it returned."""
@@ -394,25 +299,12 @@ class Hooks:
         finish: Callable[[Any], Any] | None,
         attributed: int,
     ) -> Any:
-        """Run one hook call now and finish its result (:class:`_Deferred` hands it back).
-
-        The call runs through the hook's call plan when one serves it (no tracing or
-        monitoring), which gives exactly what pluggy gives; else through pluggy itself.
-        """
+        """Run one hook call now and finish its result (:class:`_Deferred` hands it back)."""
         if attributed == _GATED:
             assert finish is not None
             return finish(self._gated(name, kwargs))
-        plan = self.pm.get_call_plan(name, wrapped=True)
-        if plan is not None:
-            if plan.is_fast:
-                raw = plan.call_attributed(kwargs) if attributed else plan.call(kwargs)
-            elif attributed:
-                records: list[tuple[str, object]] = []
-                raw = _attribute(plan.call_wrapped(name, kwargs, records), records)
-            else:
-                raw = plan.call_wrapped(name, kwargs)
-        elif attributed:
-            raw = call_attributed(self.pm, name, kwargs, self._shadows)
+        if attributed:
+            raw: Any = call_attributed(self.pm, name, kwargs)
         else:
             caller: pluggy.HookCaller = getattr(self.pm.hook, name)
             raw = caller(**kwargs)
@@ -422,13 +314,7 @@ class Hooks:
         """Run one gated call now; return its watch."""
         watch = self._watch(name, kwargs)
         try:
-            plan = self.pm.get_call_plan(name, wrapped=True)
-            if plan is None:
-                call_attributed(self.pm, name, kwargs, self._shadows, watch)
-            elif plan.is_fast:
-                watch.records.extend(plan.call_attributed(kwargs, watch))
-            else:
-                plan.call_wrapped(name, kwargs, watch.records, watch)
+            call_attributed(self.pm, name, kwargs, watch)
         finally:
             self._settle(watch)
         return watch

@@ -19,10 +19,11 @@ also the original the answer's arguments are made from.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Generator, Mapping, MutableMapping
 from typing import Any, Final
 
-from hermes_hooks.calling.pluggy_private import raise_wrapfail
+from hermes_hooks.calling.aio import raise_wrapfail
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import UNATTRIBUTED, Tampering
 
@@ -57,10 +58,37 @@ def json_copy(value: Any) -> Any:
 
 
 def _same(current: object, snapshot: object) -> bool:
-    try:
-        return current is snapshot or bool(current == snapshot)
-    except Exception:  # an argument whose == raises counts as changed
+    """Whether ``current`` is still ``snapshot``, judged without trusting either's ``__eq__``.
+
+    Only values of exactly the JSON types are compared by value (their ``==`` is the builtin
+    one); anything else, a ``str`` subclass whose ``__eq__`` always says yes included, counts
+    as unchanged only while it is the very object the snapshot holds.
+    """
+    if current is snapshot:
+        return True
+    kind = type(current)
+    if kind is not type(snapshot):
         return False
+    if kind in _SHARED:
+        return bool(current == snapshot)
+    if kind is dict:
+        assert isinstance(current, dict)
+        if _SHARED.issuperset(map(type, current.values())) and _SHARED.issuperset(
+            map(type, current)
+        ):
+            return bool(current == snapshot)  # flat, of exact types: the builtin == decides
+        assert isinstance(snapshot, dict)
+        return len(current) == len(snapshot) and all(
+            type(key) in _SHARED and key in snapshot and _same(value, snapshot[key])
+            for key, value in current.items()
+        )
+    if kind is list or kind is tuple:
+        assert isinstance(current, list | tuple)
+        assert isinstance(snapshot, list | tuple)
+        return len(current) == len(snapshot) and all(
+            _same(a, b) for a, b in zip(current, snapshot, strict=True)
+        )
+    return False
 
 
 class GateWatch:
@@ -97,7 +125,7 @@ class GateWatch:
         kwargs = self.kwargs
         for name, snapshot in self.snapshots:
             current = kwargs[name]
-            if current is snapshot or _same(current, snapshot):
+            if _same(current, snapshot):
                 continue
             self._restore(name, current, snapshot)
             self.tampering.append(
@@ -146,8 +174,7 @@ class GateWatch:
                 self.check(owner, " after its yield")
                 return stop.value
             raise_wrapfail(gen, "has second yield")
-        self._freeze()
-        before = list(result) if isinstance(result, list) else result
+        before = self.before_teardown(result)
         try:
             gen.send(result)
         except StopIteration as stop:
@@ -155,9 +182,34 @@ class GateWatch:
         else:
             raise_wrapfail(gen, "has second yield")
         self.check(owner, " after its yield")
-        return self._settle(owner, before, out)
+        return self.settle(owner, before, out)
 
-    def _settle(self, owner: str, before: object, out: object) -> object:
+    def old_style_teardown(
+        self, gen: Generator[None, Any, None], owner: str
+    ) -> Generator[None, Any, None]:
+        """:meth:`teardown` for an old-style ``hookwrapper=True`` guard (sent a ``Result``)."""
+        outcome = yield
+        if outcome.exception is not None:
+            with contextlib.suppress(StopIteration):
+                gen.send(outcome)
+            self.check(owner, " after its yield")
+            return
+        before = self.before_teardown(outcome.get_result())
+        with contextlib.suppress(StopIteration):
+            gen.send(outcome)
+        self.check(owner, " after its yield")
+        if outcome.exception is None:
+            out = outcome.get_result()
+            kept = self.settle(owner, before, out)
+            if kept is not out:
+                outcome.force_result(kept)
+
+    def before_teardown(self, result: object) -> object:
+        """Before a wrapper's teardown: freeze the results so far, return a copy of the list."""
+        self._freeze()
+        return list(result) if isinstance(result, list) else result
+
+    def settle(self, owner: str, before: object, out: object) -> object:
         """Keep a wrapper's teardown result when it only added to the list, else undo it."""
         if not isinstance(before, list):
             return out

@@ -2,11 +2,10 @@
 
 What it adds to pluggy, and nothing about plugins' files: each hookspec's
 :class:`~hermes_hooks.spec.contract.HookContract` is read once; every implementation is wrapped
-by the guard of :mod:`hermes_hooks.calling.guards` before pluggy adds it to its hook; calls are
-served by call plans (:mod:`hermes_hooks.calling.plans`) when no tracing or monitoring is on;
-failures are counted per plugin and logged once each. The plugin manager
-(:class:`hermes_hooks.plugins.manager.PluginManager`) builds discovery, loading and status on
-top of it.
+by the guard of :mod:`hermes_hooks.calling.guards` before pluggy adds it to its hook; every
+call runs through pluggy's own loop; failures are counted per plugin and logged once each. The
+plugin manager (:class:`hermes_hooks.plugins.manager.PluginManager`) builds discovery, loading
+and status on top of it.
 """
 
 from __future__ import annotations
@@ -22,10 +21,8 @@ from typing import Any, Final, Protocol
 import attrs
 import pluggy
 
-from hermes_hooks.calling.bounds import BoundSetting
 from hermes_hooks.calling.guards import guard_hookimpl
-from hermes_hooks.calling.plans import CallPlan
-from hermes_hooks.calling.pluggy_private import PluggySeams, live_hookimpls
+from hermes_hooks.calling.pluggy_private import PluggySeams
 from hermes_hooks.calling.results import ResultLimit
 from hermes_hooks.calling.tracebacks import hide_in_pytest, trimmed
 from hermes_hooks.errors import HookTimeoutError
@@ -79,9 +76,6 @@ class GuardedManager(PluggySeams):
     def __init__(self, project_name: str, *, strict: bool = False) -> None:
         super().__init__(project_name)
         self.strict = strict
-        self._direct_plans: dict[str, CallPlan] = {}  # the ones get_call_plan may hand out
-        #: ``plugins.hook_callback_timeout``, as every guard and plan of this manager reads it.
-        self.callback_bound = BoundSetting(0.0)
         #: ``plugins.max_hook_result_bytes``, as every guard of this manager reads it.
         self.result_limit = ResultLimit()
         # invoke_hook: per hook, its caller, the arguments it fills with None, and firstresult.
@@ -133,36 +127,6 @@ class GuardedManager(PluggySeams):
             if isinstance(caller, pluggy.HookCaller) and caller.spec is not None
         )
 
-    # -- dispatch -------------------------------------------------------------------------------
-
-    def get_call_plan(self, name: str, *, wrapped: bool = False) -> CallPlan | None:
-        """Return the call plan that serves hook ``name`` now, or ``None`` when pluggy's loop must.
-
-        ``None`` for an unknown or historic hook, one whose spec has argument defaults, one
-        with a wrapper (unless ``wrapped``: then its plan, to call with
-        :meth:`CallPlan.call_wrapped`), and for every hook while tracing or monitoring is on.
-        Calling the plan with every argument of the hook is calling ``pm.hook.<name>(...)``.
-        """
-        if not self.is_untraced():
-            return None
-        caller = getattr(self.hook, name, None)
-        plan = self._direct_plans.get(name)
-        # The list pluggy holds (not get_hookimpls()'s copy): the facade asks on every call.
-        if plan is not None and caller is not None and plan.impls == live_hookimpls(caller):
-            return plan if wrapped or plan.is_fast else None
-        if not isinstance(caller, pluggy.HookCaller) or caller.is_historic():
-            return None
-        if caller.spec is not None and caller.spec.kwargdefaults:
-            return None
-        impls = caller.get_hookimpls()
-        plan = self._plans.get(name)
-        if plan is None or not plan.serves(impls):
-            plan = self._make_plan(name, impls)
-        if plan is None or not plan.is_planned:
-            return None
-        self._direct_plans[name] = plan
-        return plan if wrapped or plan.is_fast else None
-
     # -- registration with isolation -----------------------------------------------------------
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
@@ -188,6 +152,10 @@ class GuardedManager(PluggySeams):
     def hook_defaults(self, spec_function: object) -> Mapping[str, object]:
         """Return the defaults the hook's contract declares for the arguments a call omits."""
         return get_contract(spec_function).defaults
+
+    def hook_bounded(self, spec_function: object) -> bool:
+        """Return whether the hook's contract bounds its implementations (``timeout=True``)."""
+        return get_contract(spec_function).timeout
 
     def on_hookimpl_added(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
         """Guard an implementation before it is added, so no thread ever runs it unguarded."""
@@ -288,7 +256,7 @@ class GuardedManager(PluggySeams):
     def has_hook(self, name: str) -> bool:
         """Return whether any implementation of hook ``name`` is registered."""
         caller = getattr(self.hook, name, None)
-        return isinstance(caller, pluggy.HookCaller) and bool(live_hookimpls(caller))
+        return isinstance(caller, pluggy.HookCaller) and bool(caller.get_hookimpls())
 
     def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
         """Call hook ``name`` as Hermes does and return the non-``None`` results.
@@ -298,7 +266,7 @@ class GuardedManager(PluggySeams):
         implementations returns ``[]``.
         """
         fill = self._invoke_fill.get(name)
-        if fill is None or fill[1] != live_hookimpls(fill[0]):
+        if fill is None or fill[1] != fill[0].get_hookimpls():
             fill = self._make_invoke_fill(name)
             if fill is None:
                 return []
@@ -320,7 +288,7 @@ class GuardedManager(PluggySeams):
         caller = getattr(self.hook, name, None)
         if not isinstance(caller, pluggy.HookCaller):
             return None
-        impls = list(live_hookimpls(caller))
+        impls = caller.get_hookimpls()
         # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
         # unknown to this host, whatever its callbacks ask for). Those with a contract
         # default get it from the hook caller.

@@ -9,9 +9,11 @@ one that fails after it, never yields, yields twice or returns a value that does
 the inner result as it was.
 
 For a hook whose contract has ``timeout=True``, while ``plugins.hook_callback_timeout`` is above
-zero, each plain implementation runs within that bound, on a worker thread: the call plans hand
-a whole hook call's implementations to one worker (:mod:`hermes_hooks.calling.handoff`), and a
-guard called on its own (by pluggy's loop, while tracing say) hands off its one call. A call
+zero, each plain implementation runs within that bound, on a worker thread: the first guard
+pluggy's loop calls in a ``pm.hook.<name>(...)`` call hands it and the plain implementations
+after it to one worker (:mod:`hermes_hooks.calling.handoff`), and the later guards return their
+own results from it; a guard called otherwise (``call_extra``, a historic replay) hands off
+its one call. A call
 past the bound, or skipped after one, is a failure like a raise
 (:class:`~hermes_hooks.errors.HookTimeoutError`). Otherwise, and on a worker already, it runs
 inline, as in pluggy, and an awaitable it returns is resolved
@@ -25,6 +27,9 @@ Each plain guard also carries a coroutine function for the async path
 from __future__ import annotations
 
 import contextlib
+import functools
+import keyword
+import types
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, Final, Protocol, final
 
@@ -59,7 +64,7 @@ GUARD_ATTR: Final = handoff.GUARD_ATTR
 DIRECT_CALL_ATTR: Final = "__hermes_direct__"
 """On a ``register_hook`` adapter: ``(callback, takes_kwargs, hook argument names)``.
 
-With ``takes_kwargs`` a call plan calls ``callback(**kwargs)`` with the call's keyword
+With ``takes_kwargs`` a batch calls ``callback(**kwargs)`` with the call's keyword
 arguments; without, ``callback(*args)`` with the adapter's own arguments (the adapter takes them
 in the callback's order, so that this is the same call)."""
 
@@ -135,10 +140,20 @@ def guard_hookimpl(
     plugin_key = impl.plugin_name
     guarded: Callable[..., Any]
     if impl.hookwrapper:
-        guarded = _guard_old_wrapper(function, plugin_key, hook_name, report, strict, limit)
+        guarded = _gated(
+            _guard_old_wrapper(function, plugin_key, hook_name, report, strict, limit),
+            plugin_key,
+            hook_name,
+            old_style=True,
+        )
     elif impl.wrapper:
-        guarded = _guard_wrapper(
-            function, plugin_key, hook_name, contract, report, strict, firstresult, limit
+        guarded = _gated(
+            _guard_wrapper(
+                function, plugin_key, hook_name, contract, report, strict, firstresult, limit
+            ),
+            plugin_key,
+            hook_name,
+            old_style=False,
         )
     else:
         bounded = setting is not None and contract.timeout
@@ -149,15 +164,51 @@ def guard_hookimpl(
             contract,
             report,
             strict=strict,
-            bound=bound_for(function) if bounded else None,
+            bound=bound_for(function, plugin_key) if bounded else None,
             setting=setting if bounded else None,
             limit=limit,
         )
+        if not impl.kwargnames:
+            guard.compile_entry(tuple(impl.argnames))
         guarded = guard.entry
     setattr(guarded, _GUARDED, True)
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
     # pluggy marks HookImpl.function Final for type checkers only; argnames stay the original's.
     setattr(impl, "function", guarded)  # noqa: B010
+
+
+def _gated(
+    guarded: Callable[..., Generator[None, Any, Any]],
+    owner: str,
+    hook_name: str,
+    *,
+    old_style: bool,
+) -> Callable[..., Generator[None, Any, Any]]:
+    """A guarded wrapper whose halves the current gated call's watch checks, when there is one.
+
+    The watch (:class:`~hermes_hooks.calling.gate.GateWatch`) sees what the guard makes of the
+    wrapper: a misbehaving wrapper has already been turned into a well-behaved one.
+    """
+
+    def entry(*args: Any, **kwargs: Any) -> Generator[None, Any, Any]:
+        gen = guarded(*args, **kwargs)
+        current = handoff.sink()
+        if current is None or current.hook != hook_name or current.watch is None:
+            return gen
+        watched: Generator[None, Any, Any] = _watched(gen, current.watch, owner, old_style)
+        return watched
+
+    return entry
+
+
+def _watched(
+    gen: Generator[None, Any, Any], watch: Any, owner: str, old_style: bool
+) -> Generator[None, Any, Any]:
+    next(gen)  # the guard's set-up: it yields once, or raises what must not be swallowed
+    watch.check(owner, " before its yield")
+    if old_style:
+        return (yield from watch.old_style_teardown(gen, owner))
+    return (yield from watch.teardown(gen, owner))
 
 
 def guard_of(function: object) -> Guard | None:
@@ -178,17 +229,16 @@ def _resolve(result: Any) -> Any:
 class Guard:
     """The contract one plain implementation runs under, and how to call it.
 
-    The call plans (:mod:`hermes_hooks.calling.plans`) call :attr:`target` (or
-    :attr:`kw_target`) themselves and hand failures to :meth:`failed` and misfits to
-    :meth:`unfit`, which saves a frame per implementation; pluggy's loop, and every other
-    caller, calls :attr:`entry`, the guarded function that does the same (and hands a bounded
-    call to a worker when it is not on one already).
+    pluggy's loop, and every other caller, calls :attr:`entry`, the guarded function (it hands
+    a bounded call to a worker when it is not on one already); a bounded call's batch
+    (:mod:`hermes_hooks.calling.handoff`) calls :attr:`target` (or :attr:`kw_target`) itself on
+    the worker and hands failures to :meth:`failed` and misfits to :meth:`unfit`.
 
     :ivar function: the implementation as registered (for a ``register_hook`` callback, its
         adapter, which takes the hook's arguments positionally as pluggy passes them).
-    :ivar target: what a plan calls with the arguments ``impl.argnames`` name, positionally:
+    :ivar target: what a batch calls with the arguments ``impl.argnames`` name, positionally:
         the function, or the callback behind an adapter when that is the same call.
-    :ivar kw_target: a ``register_hook`` callback taking ``**kwargs``, which a plan calls with
+    :ivar kw_target: a ``register_hook`` callback taking ``**kwargs``, which a batch calls with
         the call's keyword arguments as they are; ``None`` otherwise.
     :ivar bound: the callback's :class:`~hermes_hooks.calling.bounds.CallbackBound`, for a
         hook with a timeout; ``None`` otherwise.
@@ -322,8 +372,13 @@ class Guard:
         return {name: kwargs[name] for name in self.kw_names}
 
     def _make_entry(self) -> Callable[..., Any]:
-        function, bound, setting, check = self.function, self.bound, self.setting, self.check
-        failed, settle, unfit = self.failed, self.settle, self.unfit
+        # A register_hook callback that takes the adapter's arguments in order is called
+        # straight, without the adapter's frame: the same call.
+        function = self.target if self.kw_target is None else self.function
+        bound, setting = self.bound, self.setting
+        failed, settle = self.failed, self.settle
+        owner, hook_name = self.plugin_key, self.hook_name
+        sink = handoff.sink
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
             if (
@@ -332,18 +387,65 @@ class Guard:
                 and setting.seconds > 0
                 and not handoff.on_worker()
             ):
-                # Called on its own (pluggy's loop, while tracing): one handoff for this one.
-                step = handoff.explicit_step(self, args, kwargs, self.plugin_key)
-                found = handoff.run((step,), {}, seconds=setting.seconds)
-                return found[0] if found else None
-            try:
-                # Without kwargs, no empty ** dict: a cheaper call.
-                result = function(*args, **kwargs) if kwargs else function(*args)
-            except BaseException as exc:
-                return failed(exc)
-            if result is None:
-                return None
-            return settle(result)
+                result = handoff.answer(self, args, kwargs, setting.seconds)
+            else:
+                try:
+                    # Without kwargs, no empty ** dict: a cheaper call.
+                    result = function(*args, **kwargs) if kwargs else function(*args)
+                except BaseException as exc:
+                    result = failed(exc)
+                else:
+                    if result is not None:
+                        result = settle(result)
+            current = sink()
+            if current is not None and current.hook == hook_name:
+                if current.watch is not None:
+                    current.watch.check(owner)
+                if result is not None:
+                    current.records.append((owner, result))
+            return result
+
+        setattr(guarded, aio.ACALL_ATTR, self._make_aentry())
+        setattr(guarded, GUARD_ATTR, self)
+        return guarded
+
+    def compile_entry(self, argnames: tuple[str, ...]) -> None:
+        """Make :attr:`entry` a function taking exactly ``argnames``, as pluggy passes them.
+
+        The same guard as :meth:`_make_entry`'s, compiled once per signature: pluggy's loop then
+        calls one frame that calls the implementation (a ``register_hook`` callback straight,
+        without its adapter) with no ``*args`` packed and unpacked on the way.
+        """
+        if not all(name.isidentifier() and not keyword.iskeyword(name) for name in argnames):
+            return
+        by_keyword = self.kw_target is not None
+        if by_keyword and tuple(argnames) != self.kw_names:
+            return
+        code = _entry_code(argnames, by_keyword)
+        namespace: dict[str, Any] = {
+            "__tracebackhide__": hide_in_pytest,
+            "_hh_bounded": self.bound is not None and self.setting is not None,
+            "_hh_setting": self.setting if self.setting is not None else BoundSetting(0.0),
+            "_hh_local": handoff.thread_state(),
+            "_hh_answer": handoff.answer,
+            "_hh_guard": self,
+            "_hh_empty": {},
+            "_hh_callback": self.kw_target if by_keyword else self.target,
+            "_hh_failed": self.failed,
+            "_hh_settle": self.settle,
+            "_hh_hook": self.hook_name,
+            "_hh_owner": self.plugin_key,
+        }
+        entry = types.FunctionType(code, namespace, "guarded")
+        entry.__qualname__ = "Guard.entry"
+        setattr(entry, aio.ACALL_ATTR, getattr(self.entry, aio.ACALL_ATTR))
+        setattr(entry, GUARD_ATTR, self)
+        self.entry = entry
+
+    def _make_aentry(self) -> Callable[..., Any]:
+        """The coroutine function the async path awaits in place of :attr:`entry`."""
+        function, bound, setting, check = self.function, self.bound, self.setting, self.check
+        failed, unfit = self.failed, self.unfit
 
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
             try:
@@ -364,9 +466,41 @@ class Guard:
                 return result
             return unfit(result)
 
-        setattr(guarded, aio.ACALL_ATTR, aguarded)
-        setattr(guarded, GUARD_ATTR, self)
-        return guarded
+        return aguarded
+
+
+_ENTRY_SOURCE: Final = """
+def guarded({params}):
+    if _hh_bounded and _hh_setting.seconds > 0 and _hh_local.batch is None:
+        _hh_result = _hh_answer(_hh_guard, {packed}, _hh_empty, _hh_setting.seconds)
+    else:
+        try:
+            _hh_result = _hh_callback({call})
+        except BaseException as _hh_exc:
+            _hh_result = _hh_failed(_hh_exc)
+        else:
+            if _hh_result is not None:
+                _hh_result = _hh_settle(_hh_result)
+    _hh_current = _hh_local.sink
+    if _hh_current is not None and _hh_current.hook == _hh_hook:
+        if _hh_current.watch is not None:
+            _hh_current.watch.check(_hh_owner)
+        if _hh_result is not None:
+            _hh_current.records.append((_hh_owner, _hh_result))
+    return _hh_result
+"""
+"""What :meth:`Guard.compile_entry` compiles: :meth:`Guard._make_entry`'s guard, unrolled."""
+
+
+@functools.lru_cache(maxsize=256)
+def _entry_code(argnames: tuple[str, ...], by_keyword: bool) -> types.CodeType:
+    """The code of a guard taking ``argnames`` (identifiers, checked by the caller)."""
+    params = ", ".join(argnames)
+    packed = "(" + params + ("," if argnames else "") + ")"
+    call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else params
+    source = _ENTRY_SOURCE.format(params=params, packed=packed, call=call)
+    module = compile(source, "<hermes_hooks guard>", "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 def _too_big(value: object, limit: ResultLimit | None) -> str | None:
@@ -409,6 +543,133 @@ def _wrapper_expects(contract: HookContract, firstresult: bool) -> str:
     return f"a list whose items are each {contract.expects}"
 
 
+class _WrapperGuard:
+    """How one new-style wrapper's misbehaviour is turned into a well-behaved wrapper's."""
+
+    __slots__ = (
+        "check",
+        "expects",
+        "firstresult",
+        "function",
+        "hook_name",
+        "limit",
+        "plugin_key",
+        "report",
+        "strict",
+    )
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        plugin_key: str,
+        hook_name: str,
+        contract: HookContract,
+        report: FailureReporter,
+        strict: bool,
+        firstresult: bool,
+        limit: ResultLimit | None,
+    ) -> None:
+        self.function, self.plugin_key, self.hook_name = function, plugin_key, hook_name
+        self.check, self.expects = contract.check, _wrapper_expects(contract, firstresult)
+        self.report, self.strict, self.firstresult, self.limit = report, strict, firstresult, limit
+
+    def fits(self, value: object) -> bool:
+        check = self.check
+        if self.firstresult:
+            return value is None or check is None or check(value)
+        # A wrapper of a collect hook may add results; each must fit like an impl's return.
+        if not isinstance(value, list):
+            return False
+        return check is None or all(item is None or check(item) for item in value)
+
+    def fail(self, message: str) -> None:
+        """Raise in strict mode, else report; for failures that have no exception of their own."""
+        if self.strict:
+            error = RuntimeError(f"wrapper {_location(self.function)} {message}")
+            raise _annotate(error, self.plugin_key, self.hook_name)
+        self.report(self.plugin_key, self.hook_name, f"wrapper {message}", None)
+
+    def raised(self, exc: BaseException, when: str) -> None:
+        """The wrapper's own exception ``when`` (before, after) its yield: raised if strict."""
+        if self.strict:
+            raise _annotate(exc, self.plugin_key, self.hook_name)
+        message = f"wrapper failed {when} its yield: {_describe(exc)}"
+        self.report(self.plugin_key, self.hook_name, message, exc)
+
+    def misfit(self, message: str) -> None:
+        """A result that does not fit: :class:`HookResultError` if strict, else reported."""
+        if self.strict:
+            raise HookResultError(
+                f"plugin {self.plugin_key!r} hook {self.hook_name!r} "
+                f"({_location(self.function)}): {message}"
+            ) from None
+        self.report(self.plugin_key, self.hook_name, message, None)
+
+    def start(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run the wrapper up to its yield; return its generator, ``None`` if it failed there."""
+        try:
+            gen = self.function(*args, **kwargs) if kwargs else self.function(*args)
+            next(gen)
+        except StopIteration:
+            # Raised here, it would become "generator raised StopIteration" (PEP 479).
+            self.fail("failed before its yield: did not yield")
+            return None
+        except _pass_through():
+            raise
+        except BaseException as exc:
+            self.raised(exc, "before")
+            return None
+        return gen
+
+    def thrown(self, gen: Generator[None, object, object], exc: BaseException) -> object:
+        """An inner implementation raised (strict mode, Ctrl-C): let the wrapper see it."""
+        try:
+            gen.throw(exc)
+        except StopIteration as stop:
+            return stop.value
+        except BaseException as raised:
+            if raised is not exc and not isinstance(raised, _pass_through()):
+                self.raised(raised, "after")
+                raise exc from None
+            raise
+        _close(gen)
+        self.fail("has a second yield")
+        raise exc
+
+    def sent(self, gen: Generator[None, object, object], inner: object) -> object:
+        """Send the inner result; return what the wrapper makes of it, if it fits."""
+        try:
+            gen.send(inner)
+        except StopIteration as stop:
+            return self.settle(stop.value, inner)
+        except _pass_through():
+            raise
+        except BaseException as exc:
+            self.raised(exc, "after")
+            return inner
+        _close(gen)
+        self.fail("has a second yield")
+        return inner
+
+    def settle(self, value: object, inner: object) -> object:
+        """The wrapper's result when it fits (and what it added is within the bound), else inner."""
+        limit = self.limit
+        if limit is not None and value is not inner and value is not None:
+            too_big = _added_too_big(value, inner, limit)
+            if too_big is not None:
+                self.misfit(f"wrapper {too_big}")
+                return inner
+        check = self.check
+        # fits(value), with its commonest answers first: this runs on every call.
+        if self.firstresult:
+            if value is None or check is None or check(value):
+                return value
+        elif (type(value) is list and (check is None or not value)) or self.fits(value):
+            return value
+        self.misfit(f"wrapper returned {type(value).__name__}, expected {self.expects}")
+        return inner
+
+
 def _guard_wrapper(
     function: Callable[..., Any],
     plugin_key: str,
@@ -419,105 +680,113 @@ def _guard_wrapper(
     firstresult: bool,
     limit: ResultLimit | None = None,
 ) -> Callable[..., Generator[None, object, object]]:
-    expects = _wrapper_expects(contract, firstresult)
-
-    check = contract.check
-
-    def fits(value: object) -> bool:
-        if firstresult:
-            return value is None or check is None or check(value)
-        # A wrapper of a collect hook may add results; each must fit like an impl's return.
-        if not isinstance(value, list):
-            return False
-        if check is not None:
-            for item in value:
-                if item is not None and not check(item):
-                    return False
-        return True
-
-    def fail(message: str) -> None:
-        """Raise in strict mode, else report; for failures that have no exception of their own."""
-        if strict:
-            error = RuntimeError(f"wrapper {_location(function)} {message}")
-            raise _annotate(error, plugin_key, hook_name)
-        report(plugin_key, hook_name, f"wrapper {message}", None)
+    guard = _WrapperGuard(
+        function, plugin_key, hook_name, contract, report, strict, firstresult, limit
+    )
 
     def guarded(*args: Any, **kwargs: Any) -> Generator[None, object, object]:
-        try:
-            gen = function(*args, **kwargs) if kwargs else function(*args)
-            next(gen)
-        except StopIteration:
-            # Raised here, it would become "generator raised StopIteration" (PEP 479).
-            fail("failed before its yield: did not yield")
-            return (yield)
-        except _pass_through():
-            raise
-        except BaseException as exc:
-            if strict:
-                _annotate(exc, plugin_key, hook_name)
-                raise
-            report(plugin_key, hook_name, f"wrapper failed before its yield: {_describe(exc)}", exc)
+        gen = guard.start(args, kwargs)
+        if gen is None:
             return (yield)
         try:
             inner = yield
         except BaseException as exc:
-            # An inner implementation raised (strict mode, or Ctrl-C): let the wrapper see it.
-            try:
-                gen.throw(exc)
-            except StopIteration as stop:
-                return stop.value
-            except BaseException as raised:
-                if raised is not exc and not isinstance(raised, _pass_through()):
-                    if strict:
-                        _annotate(raised, plugin_key, hook_name)
-                        raise
-                    message = f"wrapper failed after its yield: {_describe(raised)}"
-                    report(plugin_key, hook_name, message, raised)
-                    raise exc from None
-                raise
-            _close(gen)
-            fail("has a second yield")
-            raise
+            return guard.thrown(gen, exc)
+        return guard.sent(gen, inner)
+
+    return guarded
+
+
+class _OldWrapperGuard:
+    """How one old-style ``hookwrapper=True`` implementation's misbehaviour is contained."""
+
+    __slots__ = ("function", "hook_name", "limit", "plugin_key", "report", "strict")
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        plugin_key: str,
+        hook_name: str,
+        report: FailureReporter,
+        strict: bool,
+        limit: ResultLimit | None,
+    ) -> None:
+        self.function, self.plugin_key, self.hook_name = function, plugin_key, hook_name
+        self.report, self.strict, self.limit = report, strict, limit
+
+    def failure(self, message: str) -> BaseException | None:
+        """Return the error to raise in strict mode, else report and return ``None``."""
+        if self.strict:
+            error = RuntimeError(f"hookwrapper {_location(self.function)} {message}")
+            return _annotate(error, self.plugin_key, self.hook_name)
+        self.report(self.plugin_key, self.hook_name, f"hookwrapper {message}", None)
+        return None
+
+    def start(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run the wrapper up to its yield; return its generator, ``None`` if it failed there."""
         try:
-            gen.send(inner)
-        except StopIteration as stop:
-            value = stop.value
-            if limit is not None and value is not inner and value is not None:
-                too_big = _added_too_big(value, inner, limit)
-                if too_big is not None:  # what it added is past the bound: keep the inner result
-                    if strict:
-                        raise HookResultError(
-                            f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}): "
-                            f"wrapper {too_big}"
-                        ) from None
-                    report(plugin_key, hook_name, f"wrapper {too_big}", None)
-                    return inner
-            # fits(value), with its commonest answers inlined: this runs on every call.
-            if firstresult:
-                if value is None or check is None or check(value):
-                    return value
-            elif (type(value) is list and (check is None or not value)) or fits(value):
-                return value
-            message = f"wrapper returned {type(stop.value).__name__}, expected {expects}"
-            if strict:
-                raise HookResultError(
-                    f"plugin {plugin_key!r} hook {hook_name!r} ({_location(function)}): {message}"
-                ) from None
-            report(plugin_key, hook_name, message, None)
-            return inner
+            gen = self.function(*args, **kwargs)
+            next(gen)
+        except StopIteration:
+            error = self.failure("failed before its yield: did not yield")
+            if error is not None:
+                raise error from None
+            return None
         except _pass_through():
             raise
         except BaseException as exc:
-            if strict:
-                _annotate(exc, plugin_key, hook_name)
+            if self.strict:
+                _annotate(exc, self.plugin_key, self.hook_name)
                 raise
-            report(plugin_key, hook_name, f"wrapper failed after its yield: {_describe(exc)}", exc)
-            return inner
-        _close(gen)
-        fail("has a second yield")
-        return inner
+            message = f"hookwrapper failed before its yield: {_describe(exc)}"
+            self.report(self.plugin_key, self.hook_name, message, exc)
+            return None
+        return gen
 
-    return guarded
+    def finish(self, gen: Any, outcome: pluggy.Result[object]) -> None:
+        """Send the outcome; contain what the teardown does wrong."""
+        inner_exc = outcome.exception
+        before = outcome.get_result() if inner_exc is None else None
+        try:
+            gen.send(outcome)
+        except StopIteration:
+            if self.limit is not None and outcome.exception is None:
+                self.undo_oversized(outcome, before, inner_exc)
+            return
+        except BaseException as exc:
+            if exc is outcome.exception:
+                return  # the wrapper re-raised the inner failure, which the outcome carries
+            if isinstance(exc, _pass_through()):
+                raise
+            if self.strict:
+                # Raising from an old-style teardown makes pluggy warn; set it as the outcome.
+                outcome.force_exception(_annotate(exc, self.plugin_key, self.hook_name))
+                return
+            message = f"hookwrapper failed after its yield: {_describe(exc)}"
+            self.report(self.plugin_key, self.hook_name, message, exc)
+            return
+        _close(gen)
+        error = self.failure("has a second yield")
+        if error is not None:
+            outcome.force_exception(error)
+
+    def undo_oversized(
+        self, outcome: pluggy.Result[object], before: object, inner_exc: BaseException | None
+    ) -> None:
+        """Put back the inner outcome when the result the wrapper forced is past the bound."""
+        after = outcome.get_result()
+        if after is before or self.limit is None:
+            return
+        too_big = _added_too_big(after, before, self.limit)
+        if too_big is None:
+            return
+        if inner_exc is not None:
+            outcome.force_exception(inner_exc)
+        else:
+            outcome.force_result(before)
+        error = self.failure(too_big)
+        if error is not None:
+            outcome.force_exception(error)
 
 
 def _guard_old_wrapper(
@@ -528,77 +797,14 @@ def _guard_old_wrapper(
     strict: bool,
     limit: ResultLimit | None = None,
 ) -> Callable[..., Generator[None, pluggy.Result[object], None]]:
-    def failure(message: str) -> BaseException | None:
-        """Return the error to raise in strict mode, else report and return ``None``."""
-        if strict:
-            error = RuntimeError(f"hookwrapper {_location(function)} {message}")
-            return _annotate(error, plugin_key, hook_name)
-        report(plugin_key, hook_name, f"hookwrapper {message}", None)
-        return None
-
-    def _undo_oversized(
-        outcome: pluggy.Result[object], before: object, inner_exc: BaseException | None
-    ) -> None:
-        """Put back the inner outcome when the result the wrapper forced is past the bound."""
-        after = outcome.get_result()
-        if after is before or limit is None:
-            return
-        too_big = _added_too_big(after, before, limit)
-        if too_big is None:
-            return
-        if inner_exc is not None:
-            outcome.force_exception(inner_exc)
-        else:
-            outcome.force_result(before)
-        error = failure(too_big)
-        if error is not None:
-            outcome.force_exception(error)
+    guard = _OldWrapperGuard(function, plugin_key, hook_name, report, strict, limit)
 
     def guarded(*args: Any, **kwargs: Any) -> Generator[None, pluggy.Result[object], None]:
-        try:
-            gen = function(*args, **kwargs)
-            next(gen)
-        except StopIteration:
-            error = failure("failed before its yield: did not yield")
-            if error is not None:
-                raise error from None
-            yield
-            return
-        except _pass_through():
-            raise
-        except BaseException as exc:
-            if strict:
-                _annotate(exc, plugin_key, hook_name)
-                raise
-            report(
-                plugin_key, hook_name, f"hookwrapper failed before its yield: {_describe(exc)}", exc
-            )
+        gen = guard.start(args, kwargs)
+        if gen is None:
             yield
             return
         outcome = yield
-        inner_exc = outcome.exception
-        before = outcome.get_result() if inner_exc is None else None
-        try:
-            gen.send(outcome)
-        except StopIteration:
-            if limit is not None and outcome.exception is None:
-                _undo_oversized(outcome, before, inner_exc)
-            return
-        except BaseException as exc:
-            if exc is outcome.exception:
-                return  # the wrapper re-raised the inner failure, which the outcome carries
-            if isinstance(exc, _pass_through()):
-                raise
-            if strict:
-                # Raising from an old-style teardown makes pluggy warn; set it as the outcome.
-                outcome.force_exception(_annotate(exc, plugin_key, hook_name))
-                return
-            message = f"hookwrapper failed after its yield: {_describe(exc)}"
-            report(plugin_key, hook_name, message, exc)
-            return
-        _close(gen)
-        error = failure("has a second yield")
-        if error is not None:
-            outcome.force_exception(error)
+        guard.finish(gen, outcome)
 
     return guarded

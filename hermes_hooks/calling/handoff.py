@@ -11,11 +11,21 @@ the call goes on on a fresh worker. The worker and the caller settle each step w
 claim (``dict.setdefault``), so a step that finishes just as its deadline passes counts once,
 either as its result or as a timeout.
 
+Every call runs through pluggy's own loop; the batch is how its guards share one handoff. The
+hook caller opens a :class:`PendingCall` around pluggy's loop (:func:`push_pending`); the first
+bounded guard pluggy calls (:func:`answer`) runs itself and the plain implementations after it
+as one batch, in the order pluggy's loop will ask for them, and each later guard returns its
+own result from it. A guard the batch did not reach (a recorder's replacement in between,
+keyword arguments with defaults, a call not made through the hook caller) hands off alone.
+
+A facade call tells the guards what it wants back through this thread's :class:`Sink`: each
+result with its plugin, and the tool gate's watch to tell after each implementation.
+
 A hook called from inside a bounded call (a plugin's ``ctx.llm`` firing ``pre_api_request``)
-runs inline on that worker: :func:`on_worker` tells the call plans so. Its time counts against
+runs inline on that worker: :func:`on_worker` tells the guards so. Its time counts against
 the outer implementation's deadline.
 
-What a step is: ``(impl, get, single, owner, guard, kind, ...)``, the call plan's own steps, where
+What a step is: ``(impl, get, single, owner, guard, kind, ...)``, made by :func:`step_of`, where
 ``get`` takes the call's keyword arguments and returns the implementation's, and ``guard`` (a
 :class:`~hermes_hooks.calling.guards.Guard`, or any :class:`StepGuard`) knows how to call it
 and what its failure means; ``kind`` is :data:`POSITIONAL` (``guard.target(*args)``),
@@ -31,6 +41,7 @@ import inspect
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import pluggy
@@ -81,9 +92,7 @@ class BoundState(Protocol):
     """The cool-down and hung-worker count of one callback (a ``CallbackBound``)."""
 
     @property
-    def hung(self) -> int: ...
-    @property
-    def suppressed_until(self) -> float: ...
+    def held(self) -> bool: ...
 
     def skip_reason(self, seconds: float) -> str | None: ...
     def expired(self, seconds: float) -> HookTimeoutError: ...
@@ -106,6 +115,10 @@ class StepGuard(Protocol):
     def kw_target(self) -> Callable[..., Any] | None: ...
     @property
     def entry(self) -> Callable[..., Any] | None: ...
+    @property
+    def hook_name(self) -> str: ...
+    @property
+    def plugin_key(self) -> str: ...
 
     def select(self, kwargs: Mapping[str, object]) -> dict[str, object]: ...
     def failed(self, exc: BaseException) -> Any: ...
@@ -122,12 +135,57 @@ Step = tuple[
     Any,
     Any,
 ]
-"""``(impl, get, single, owner, guard, kind, entry, target)``: the call plans' steps; the last
-two, the guard's entry and what it calls, are for the plans' own loop."""
+"""``(impl, get, single, owner, guard, kind, entry, target)``: a batch's steps; the last two
+are the guard's entry and what it calls."""
+
+
+class Sink:
+    """What a facade call of one hook wants from its guards: each result with its plugin."""
+
+    __slots__ = ("hook", "records", "watch")
+
+    def __init__(
+        self, hook: str, records: list[tuple[str, object]], watch: GateWatch | None = None
+    ) -> None:
+        self.hook = hook
+        self.records = records
+        self.watch = watch
+
+
+class PendingCall:
+    """A bounded hook call pluggy's loop is running on this thread, for its first guard to batch.
+
+    The hook caller opens one around pluggy's loop (:func:`pending`); the first bounded guard
+    pluggy calls runs itself and the plain implementations after it on one worker, in the order
+    pluggy's loop will ask for them, and each later guard returns what it already got.
+    """
+
+    __slots__ = ("cache", "exact", "firstresult", "hook", "impls", "kwargs", "ran")
+
+    def __init__(
+        self,
+        hook: str,
+        impls: Sequence[pluggy.HookImpl],
+        kwargs: Mapping[str, object],
+        firstresult: bool,
+        exact: bool,
+        cache: StepsCache | None = None,
+    ) -> None:
+        self.hook = hook
+        #: The hook caller's batches, reused while its list of implementations stays.
+        self.cache = cache
+        self.impls = impls
+        self.kwargs = kwargs
+        self.firstresult = firstresult
+        self.exact = exact
+        #: Each guard that ran in the batch, with what it returned; ``None`` before the batch.
+        self.ran: dict[object, Any] | None = None
 
 
 class _PerThread(threading.local):
     batch: Batch | None = None
+    sink: Sink | None = None
+    calls: list[PendingCall] | None = None
 
 
 _local = _PerThread()
@@ -136,6 +194,126 @@ _local = _PerThread()
 def on_worker() -> bool:
     """Tell whether this thread is running a bounded call's implementations right now."""
     return _local.batch is not None
+
+
+def thread_state() -> threading.local:
+    """The per-thread state the compiled guards read (``batch``, ``sink``), as it is shared."""
+    return _local
+
+
+def sink() -> Sink | None:
+    """Return the facade call this thread is in, if any."""
+    return _local.sink
+
+
+def set_sink(value: Sink | None) -> Sink | None:
+    """Make ``value`` this thread's facade call; return the one it replaces."""
+    previous = _local.sink
+    _local.sink = value
+    return previous
+
+
+def push_pending(call: PendingCall) -> None:
+    """Open a bounded call around pluggy's loop (:class:`PendingCall`)."""
+    calls = _local.calls
+    if calls is None:
+        calls = _local.calls = []
+    calls.append(call)
+
+
+def pop_pending() -> None:
+    """Close the bounded call opened last on this thread."""
+    calls = _local.calls
+    if calls:
+        calls.pop()
+
+
+def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], seconds: float) -> Any:
+    """What bounded ``guard`` returns, called by pluggy's loop off a worker.
+
+    Inside a :class:`PendingCall` of its hook, the first guard runs the batch (one handoff for
+    the call) and each guard then returns its own result from it; otherwise, or for a guard the
+    batch did not reach, it is handed off alone.
+    """
+    calls = _local.calls
+    current = _local.sink
+    watch = current.watch if current is not None and current.hook == guard.hook_name else None
+    if calls:
+        call = calls[-1]
+        if call.hook == guard.hook_name:
+            if call.ran is None:
+                _run_pending(call, guard, seconds, watch)
+            ran = call.ran
+            assert ran is not None
+            if guard in ran:
+                return ran[guard]
+    found = run((explicit_step(guard, args, kwargs, guard.plugin_key),), {}, seconds=seconds)
+    return found[0][1] if found else None
+
+
+StepsCache = dict[int, tuple[list[pluggy.HookImpl], tuple["Step", ...]]]
+"""A hook caller's batches, by first guard: emptied whenever the hook's list changes."""
+
+
+def _batch_steps(call: PendingCall, first: StepGuard) -> tuple[Step, ...]:
+    """The steps of ``first`` and the bounded plain implementations after it, in call order."""
+    cache, key = call.cache, id(first)
+    cached = cache.get(key) if cache is not None else None
+    if cached is not None and cached[0] == call.impls:
+        return cached[1]
+    steps: list[Step] = []
+    for impl in reversed(call.impls):
+        if impl.wrapper or impl.hookwrapper:
+            continue
+        guard: Any = getattr(impl.function, GUARD_ATTR, None)
+        if not steps and guard is not first:
+            continue
+        if (
+            guard is None
+            or guard.bound is None
+            or impl.function is not guard.entry
+            or impl.kwargnames
+        ):
+            break  # replaced (a recorder's wrapper), or keywords: from here each on its own
+        steps.append(step_of(impl))
+    if cache is not None:
+        cache[key] = (list(call.impls), tuple(steps))
+    return tuple(steps)
+
+
+def _run_pending(call: PendingCall, first: StepGuard, seconds: float, watch: Any) -> None:
+    """Run ``first`` and the bounded plain implementations after it on one worker."""
+    steps = _batch_steps(call, first)
+    call.ran = {}
+    if not steps:
+        return
+    found = run(
+        steps,
+        call.kwargs,
+        seconds=seconds,
+        firstresult=call.firstresult,
+        exact=call.exact,
+        watch=watch,
+    )
+    values = dict(found)
+    last = found[-1][0] if call.firstresult and found else len(steps) - 1
+    call.ran = {steps[index][4]: values.get(index) for index in range(last + 1)}
+
+
+def step_of(impl: pluggy.HookImpl) -> Step:
+    """The step of a guarded implementation: how a batch calls it."""
+    guard: Any = getattr(impl.function, GUARD_ATTR)
+    names = impl.argnames
+    get: Callable[[Mapping[str, object]], Any] = itemgetter(*names) if names else _no_args
+    if guard.kw_target is not None:
+        kind, target = KEYWORDS, guard.kw_target
+    else:
+        kind, target = POSITIONAL, guard.target
+    return (impl, get, len(names) == 1, impl.plugin_name, guard, kind, guard.entry, target)
+
+
+def _no_args(kwargs: Mapping[str, object]) -> tuple[()]:
+    return ()
 
 
 def missing_argument(exc: KeyError) -> pluggy.HookCallError:
@@ -147,7 +325,6 @@ class Batch:
     """One bounded call's implementations, as the caller and its worker share them."""
 
     __slots__ = (
-        "attributed",
         "cancel",
         "claims",
         "exact",
@@ -169,7 +346,6 @@ class Batch:
         results: list[Any],
         start: int,
         seconds: float,
-        attributed: bool,
         firstresult: bool,
         exact: bool,
         watch: GateWatch | None = None,
@@ -178,11 +354,10 @@ class Batch:
         #: A gated call's watch, told after each step (on the worker).
         self.watch = watch
         self.kwargs = kwargs
-        #: Results in call order: values, or ``(plugin, value)`` pairs when attributed.
+        #: ``(step index, value)`` of each non-``None`` result, in call order.
         self.results = results
         self.start = start
         self.seconds = seconds
-        self.attributed = attributed
         self.firstresult = firstresult
         #: The call's keywords are exactly the hook's arguments: passed on as they are.
         self.exact = exact
@@ -211,12 +386,7 @@ def _serve(batch: Batch) -> None:
 
 def _serve_steps(batch: Batch) -> None:
     steps, kwargs, results, claims = batch.steps, batch.kwargs, batch.results, batch.claims
-    exact, attributed, firstresult, seconds = (
-        batch.exact,
-        batch.attributed,
-        batch.firstresult,
-        batch.seconds,
-    )
+    exact, firstresult, seconds = batch.exact, batch.firstresult, batch.seconds
     monotonic = time.monotonic
     watch = batch.watch
     for index in range(batch.start, len(steps)):
@@ -225,7 +395,7 @@ def _serve_steps(batch: Batch) -> None:
             value = _call_replacement(impl, get, single, kwargs, batch, index)
             if value is _ABANDONED:
                 return
-        elif (bound := guard.bound) is not None and (bound.hung or bound.suppressed_until) and (
+        elif (bound := guard.bound) is not None and bound.held and (
             reason := bound.skip_reason(seconds)
         ) is not None:
             value = guard.failed(HookTimeoutError(reason))
@@ -269,7 +439,7 @@ def _serve_steps(batch: Batch) -> None:
         if watch is not None:
             watch.check(owner)
         if value is not None:
-            results.append((owner, value) if attributed else value)
+            results.append((index, value))
             if firstresult:
                 return
 
@@ -327,27 +497,28 @@ def run(
     kwargs: Mapping[str, object],
     *,
     seconds: float,
-    attributed: bool = False,
     firstresult: bool = False,
     exact: bool = True,
     watch: GateWatch | None = None,
-) -> list[Any]:
+) -> list[tuple[int, Any]]:
     """Run the steps on one worker, each within ``seconds``; return their non-``None`` results.
+
+    Each result comes with the index of its step: ``[(index, value), ...]``, in call order.
 
     :param watch: a gated call's watch, told after each step.
 
     :raises HookCallError: an implementation names an argument the call does not provide.
     :raises BaseException: what a guard raises (strict mode, ``KeyboardInterrupt``).
     """
-    results: list[Any] = []
+    results: list[tuple[int, Any]] = []
     start = 0
     side = contexts.for_call()
     while start < len(steps):
-        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact, watch)
+        batch = Batch(steps, kwargs, results, start, seconds, firstresult, exact, watch)
         try:
             job = workers.submit(_serve, (batch,), context=side.context)
-        except workers.WorkerUnavailableError as exc:
-            _refuse(batch, f"skipped: {exc}")
+        except workers.WorkerUnavailableError:
+            _inline(batch, side)  # no thread to be had: load alone never refuses a call
             return results
         abandoned = _wait(batch, job, side)
         if abandoned is None:
@@ -395,7 +566,7 @@ def _check_deadline(
 
 def _overrun(batch: Batch, job: workers.Job, side: contexts.PluginSide, index: int) -> None:
     """Give up on step ``index``: count its worker as hung and apply the hook's policy."""
-    _, _, _, owner, guard, _, _, _ = batch.steps[index]
+    guard = batch.steps[index][4]
     bound = guard.bound
     assert bound is not None, "only bounded steps are handed off"
     bound.hold()
@@ -408,7 +579,7 @@ def _overrun(batch: Batch, job: workers.Job, side: contexts.PluginSide, index: i
     side.replace()  # the abandoned call still runs in the old context
     value = guard.failed(bound.expired(batch.seconds))
     if value is not None:
-        batch.results.append((owner, value) if batch.attributed else value)
+        batch.results.append((index, value))
 
 
 def _give_up(batch: Batch, job: workers.Job, side: contexts.PluginSide) -> None:
@@ -425,15 +596,19 @@ def _give_up(batch: Batch, job: workers.Job, side: contexts.PluginSide) -> None:
     side.replace()
 
 
-def _refuse(batch: Batch, reason: str) -> None:
-    """No worker could be had: every step left fails as skipped, under the hook's policy."""
-    for index in range(batch.start, len(batch.steps)):
-        _, _, _, owner, guard, _, _, _ = batch.steps[index]
-        value = guard.failed(HookTimeoutError(reason))
-        if value is not None:
-            batch.results.append((owner, value) if batch.attributed else value)
-            if batch.firstresult:
-                return
+def _inline(batch: Batch, side: contexts.PluginSide) -> None:
+    """No worker could be had (:data:`workers.MAX_WORKERS` busy): run the steps here, unbounded.
+
+    Refusing would turn load into blocked tool calls and skipped transforms charged to plugins
+    that did nothing wrong; a hung plugin is skipped before it gets here (its cap), so what runs
+    inline is the others' work.
+    """
+    try:
+        side.context.run(_serve, batch)
+    except RuntimeError as exc:
+        if "cannot enter context" not in str(exc):
+            raise
+        _serve(batch)  # its context is entered elsewhere: this thread's own
 
 
 async def arun(
@@ -441,12 +616,11 @@ async def arun(
     kwargs: Mapping[str, object],
     *,
     seconds: float,
-    attributed: bool = False,
     firstresult: bool = False,
     exact: bool = True,
     side: contexts.PluginSide | None = None,
     watch: GateWatch | None = None,
-) -> list[Any]:
+) -> list[tuple[int, Any]]:
     """:func:`run` for a coroutine: the loop keeps running while the worker works.
 
     :param side: the plugin-side context to run in; the calling task's by default.
@@ -455,16 +629,16 @@ async def arun(
     import asyncio
 
     loop = asyncio.get_running_loop()
-    results: list[Any] = []
+    results: list[tuple[int, Any]] = []
     start = 0
     if side is None:
         side = contexts.for_call()
     while start < len(steps):
-        batch = Batch(steps, kwargs, results, start, seconds, attributed, firstresult, exact, watch)
+        batch = Batch(steps, kwargs, results, start, seconds, firstresult, exact, watch)
         try:
             job = workers.submit(_serve, (batch,), loop=loop, context=side.context)
-        except workers.WorkerUnavailableError as exc:
-            _refuse(batch, f"skipped: {exc}")
+        except workers.WorkerUnavailableError:
+            _inline(batch, side)
             return results
         abandoned = await _await_batch(batch, job, side, loop)
         if abandoned is None:
@@ -520,9 +694,19 @@ def call_within(function: Callable[..., Any], args: Sequence[Any], seconds: floa
 class _Raising:
     """A :class:`StepGuard` for a plain callable: its failures are raised, not made values."""
 
-    __slots__ = ("bound", "check", "entry", "function", "kw_target", "target")
+    __slots__ = (
+        "bound",
+        "check",
+        "entry",
+        "function",
+        "hook_name",
+        "kw_target",
+        "plugin_key",
+        "target",
+    )
 
     def __init__(self, function: Callable[..., Any], bound: BoundState) -> None:
+        self.hook_name = self.plugin_key = ""
         self.function = self.target = function
         self.bound = bound
         self.check = None

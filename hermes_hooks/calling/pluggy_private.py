@@ -1,33 +1,26 @@
-"""Every private name of pluggy that hermes-hooks uses, in one place, each with its reason.
+"""Every private name of pluggy that hermes-hooks still uses, in one place, each with its reason.
 
-pluggy's public API calls hooks, but it gives no way to run a hook's implementations other
-than through its own loop, nor to see its list of implementations without a copy, and its
-``register``/``unregister`` grow with everything registered before (a scan of the hook's
-implementations per insertion, of every plugin per look-up). The call plans
-(:mod:`hermes_hooks.calling.plans`), the async runner (:mod:`hermes_hooks.calling.aio`) and the
-guarded manager (:mod:`hermes_hooks.calling.guarded`) need more, so they reach into pluggy here
-and nowhere else. ``tests/test_pluggy_private.py`` checks each name against the installed
-pluggy and fails with a message naming it when pluggy changes it;
-``docs/explanation/pluggy-internals.md`` explains each one.
+Every hook call runs through pluggy's own hook caller and loop; nothing here replaces or
+copies it. What is left is registration: pluggy's ``register``/``unregister`` grow with
+everything registered before (a scan of the hook's implementations per insertion, of every
+plugin per look-up), give no way to guard an implementation before another thread can call
+it, and publish a reload one implementation at a time. The guarded manager
+(:mod:`hermes_hooks.calling.guarded`) needs those, so it reaches into pluggy here and nowhere
+else. ``tests/test_pluggy_private.py`` checks each name against the installed pluggy and fails
+with a message naming it when pluggy changes it; ``docs/explanation/pluggy-internals.md``
+explains each one.
 
 The names, as of pluggy 1.7:
 
-- ``pluggy._callers._raise_wrapfail(gen, msg)``: the ``RuntimeError`` a wrapper that does not
-  yield, or yields twice, raises. Used so that our loops fail exactly as pluggy's does.
-- ``pluggy._callers.run_old_style_hookwrapper(impl, hook_name, args, kwargs)``: pluggy's
-  adapter of an old-style ``hookwrapper=True`` into a new-style one, so that its
-  :class:`pluggy.Result` and its teardown warning are pluggy's own.
-- ``HookCaller._hookimpls``: the live list of a hook's implementations.
-  ``get_hookimpls()`` copies it, which costs more than the rest of a small hook call.
+- ``HookCaller._hookimpls``: the live list of a hook's implementations, which registration
+  inserts into and a staged reload replaces with one slice assignment.
 - ``HookCaller._hookexec``, ``HookCaller._call_history``, ``HookCaller._maybe_apply_history``,
   ``HookCaller._apply_defaults``, ``HookCaller._add_hookimpl``, ``HookCaller._remove_plugin``:
   what :class:`ContractHookCaller` builds on or overrides (it fills the arguments a host
-  leaves out from the hook's contract, and adds and removes implementations in one step).
-- ``PluginManager._hookexec(hook_name, methods, kwargs, firstresult)``: what every
-  ``HookCaller`` calls; overridden to serve calls from call plans.
-- ``PluginManager._inner_hookexec``: pluggy's loop, replaced by ``enable_tracing`` and
-  ``add_hookcall_monitoring``; compared with the loop seen at start to know whether a call
-  may skip it.
+  leaves out from the hook's contract, and adds and removes implementations in one step);
+  its ``__call__`` hands the call to ``_hookexec`` exactly as pluggy's does.
+- ``PluginManager._hookexec``: given to each :class:`ContractHookCaller`, as pluggy gives it
+  to its own (never replaced: tracing and monitoring wrap pluggy's loop as usual).
 - ``PluginManager._verify_hook(hook, hookimpl)``: pluggy's check of an implementation against
   its spec, called by our ``register`` as by pluggy's.
 - ``PluginManager._name2plugin``: pluggy's registry of names, which ``get_plugin``,
@@ -38,18 +31,16 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Generator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, NoReturn
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
 
 import pluggy
-from pluggy._callers import _raise_wrapfail, run_old_style_hookwrapper as _run_old_style
 
+from hermes_hooks.calling import handoff
+from hermes_hooks.calling.bounds import BoundSetting
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 
 __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
-
-if TYPE_CHECKING:
-    from hermes_hooks.calling.plans import CallPlan
 
 __all__ = [
     "OVERRIDDEN_METHODS",
@@ -58,21 +49,19 @@ __all__ = [
     "PluggySeams",
     "insert_in_call_order",
     "live_hookimpls",
-    "raise_wrapfail",
-    "run_old_style_hookwrapper",
 ]
 
 PRIVATE_ATTRIBUTES: Final = (
     "HookCaller._hookimpls",
     "HookCaller._hookexec",
     "HookCaller._call_history",
-    "PluginManager._inner_hookexec",
+    "PluginManager._hookexec",
     "PluginManager._name2plugin",
 )
 """The private attributes read or written (checked by ``tests/test_pluggy_private.py``)."""
 
-OVERRIDDEN_METHODS: Final = ("_hookexec",)
-"""The private methods of ``pluggy.PluginManager`` that :class:`PluggySeams` overrides."""
+OVERRIDDEN_METHODS: Final = ()
+"""The private methods of ``pluggy.PluginManager`` that :class:`PluggySeams` overrides: none."""
 
 CALLED_METHODS: Final = ("PluginManager._verify_hook", "HookCaller._maybe_apply_history")
 """The private methods of pluggy that are called as pluggy calls them."""
@@ -83,28 +72,6 @@ CALLER_OVERRIDES: Final = ("_apply_defaults", "_add_hookimpl", "_remove_plugin")
 _HISTORIC: Final = "Cannot directly call a historic hook - use call_historic instead."
 
 _IMMUTABLE, _FRESH_LIST, _FRESH_DICT = 0, 1, 2
-
-
-def raise_wrapfail(wrapper: Generator[None, object, object], message: str) -> NoReturn:
-    """Raise the ``RuntimeError`` pluggy raises for a wrapper that misbehaves.
-
-    :param message: ``"did not yield"`` or ``"has second yield"``, as pluggy words them.
-    """
-    _raise_wrapfail(wrapper, message)
-
-
-def run_old_style_hookwrapper(
-    impl: pluggy.HookImpl,
-    hook_name: str,
-    args: Sequence[object],
-    kwargs: Mapping[str, object] | None = None,
-) -> Generator[None, object, object]:
-    """Run an old-style ``hookwrapper=True`` implementation as a new-style wrapper, as pluggy does.
-
-    :param args: the positional arguments of the implementation.
-    :param kwargs: its keyword arguments, or ``None`` when it takes only positional ones.
-    """
-    return _run_old_style(impl, hook_name, args, kwargs)
 
 
 def live_hookimpls(caller: pluggy.HookCaller) -> list[pluggy.HookImpl]:
@@ -138,12 +105,6 @@ def insert_in_call_order(impls: list[pluggy.HookImpl], hookimpl: pluggy.HookImpl
         while i >= start and impls[i].tryfirst:
             i -= 1
         impls.insert(i + 1, hookimpl)
-
-
-def _changed(caller: pluggy.HookCaller) -> None:
-    """Tell a hook's caller that its list changed: the plan it keeps no longer serves it."""
-    if isinstance(caller, ContractHookCaller):
-        caller._plan = None
 
 
 class _Stage:
@@ -180,7 +141,8 @@ class _Stage:
             # Slice assignment: one step for a caller in another thread, which copies the
             # list (HookCaller.__call__) either before it or after it.
             caller._hookimpls[:] = self.working(caller)
-            _changed(caller)
+            if isinstance(caller, ContractHookCaller):
+                caller.forget_batches()
         self.lists.clear()
 
 
@@ -196,7 +158,15 @@ class ContractHookCaller(pluggy.HookCaller):
     implementations, and can publish several changes at once.
     """
 
-    __slots__ = ("_argnames", "_fill", "_firstresult", "_kwdefaults", "_plan", "_seams")
+    __slots__ = (
+        "_argnames",
+        "_batches",
+        "_bounded",
+        "_fill",
+        "_firstresult",
+        "_kwdefaults",
+        "_seams",
+    )
 
     def __init__(
         self,
@@ -210,21 +180,20 @@ class ContractHookCaller(pluggy.HookCaller):
         self._fill: tuple[tuple[str, object, int], ...] = ()
         self._firstresult = False
         self._kwdefaults: Mapping[str, object] = {}
-        # The plan of this hook's list as it is now (reset at every change of the list), so
-        # that a call skips pluggy's copy of the list and the comparison with the plan's.
-        self._plan: CallPlan | None = None
+        self._bounded = False
+        self._batches: handoff.StepsCache = {}
         super().__init__(name, seams._hookexec, specmodule_or_class, spec_opts)  # type: ignore[arg-type]
 
     def set_specification(self, specmodule_or_class: Any, spec_opts: pluggy.HookspecOpts) -> None:
         """Set the spec (as pluggy does) and read its argument defaults."""
         super().set_specification(specmodule_or_class, spec_opts)
-        self._plan = None  # firstresult, argument names: the plan was made for no spec
         spec = self.spec
         assert spec is not None
         self._argnames = tuple(spec.argnames)
         self._firstresult = bool(spec.opts.get("firstresult", False))
         self._kwdefaults = spec.kwargdefaults
         defaults = self._seams.hook_defaults(spec.function)
+        self._bounded = self._seams.hook_bounded(spec.function)
         self._fill = tuple(
             (
                 name,
@@ -240,7 +209,12 @@ class ContractHookCaller(pluggy.HookCaller):
         )
 
     def __call__(self, **kwargs: object) -> Any:
-        """Call the hook, as pluggy does; arguments left out take the contract's defaults."""
+        """Call the hook, as pluggy does; arguments left out take the contract's defaults.
+
+        A bounded hook's call, off a worker, opens a
+        :class:`~hermes_hooks.calling.handoff.PendingCall` around pluggy's loop, so that its
+        guards hand the call to one worker.
+        """
         assert self._call_history is None, _HISTORIC
         for argname in self._argnames:
             if argname not in kwargs:
@@ -248,14 +222,18 @@ class ContractHookCaller(pluggy.HookCaller):
                 break
         if self._kwdefaults:
             kwargs = {**self._kwdefaults, **kwargs}
-        plan = self._plan
-        if plan is not None and self._seams.is_untraced():
-            # The plan's steps are its own: no copy needed against plugins registering
-            # plugins during the call (pluggy's #438), which pluggy's loop needs.
-            if plan.is_fast:
-                return plan.call(kwargs)
-            return plan.call_wrapped(self.name, kwargs)
-        return self._hookexec(self.name, self._hookimpls.copy(), kwargs, self._firstresult)
+        if not self._bounded or self._seams.callback_bound.seconds <= 0 or handoff.on_worker():
+            return self._hookexec(self.name, self._hookimpls.copy(), kwargs, self._firstresult)
+        impls = self._hookimpls.copy()
+        exact = len(kwargs) == len(self._argnames)
+        call = handoff.PendingCall(
+            self.name, impls, kwargs, self._firstresult, exact, self._batches
+        )
+        handoff.push_pending(call)
+        try:
+            return self._hookexec(self.name, impls, kwargs, self._firstresult)
+        finally:
+            handoff.pop_pending()
 
     def _complete(self, kwargs: dict[str, object]) -> None:
         """Fill in the defaults a call left out; warn, as pluggy does, about the others."""
@@ -282,17 +260,21 @@ class ContractHookCaller(pluggy.HookCaller):
 
     def _add_hookimpl(self, hookimpl: pluggy.HookImpl) -> None:
         self._seams._insert_hookimpl(self, hookimpl)
+        self._batches.clear()
 
     def _remove_plugin(self, plugin: object) -> None:
         self._seams._remove_hookimpls(self, plugin)
+        self._batches.clear()
+
+    def forget_batches(self) -> None:
+        """Drop the batches kept for the list as it was (it has just changed)."""
+        self._batches.clear()
 
 
 class PluggySeams(pluggy.PluginManager):
-    """pluggy's manager with its private seams given names, and calls served by call plans.
+    """pluggy's manager with its registration made linear and atomic.
 
-    Every ``HookCaller`` calls the manager's ``_hookexec``; here it is the bound
-    :meth:`run_hook_call`, assigned before any hook exists, so that a call costs no frame more
-    than under pluggy. Every hook is a :class:`ContractHookCaller`. ``register`` and
+    Every hook is a :class:`ContractHookCaller`; calls go through pluggy's loop. ``register`` and
     ``unregister`` are pluggy's, rewritten so that their cost does not grow with what was
     registered before: each implementation passes :meth:`on_hookimpl_added` after pluggy's
     checks and before it is added, a plugin's hooks and name are found in an index, and
@@ -301,84 +283,22 @@ class PluggySeams(pluggy.PluginManager):
 
     def __init__(self, project_name: str) -> None:
         super().__init__(project_name)
-        self._plans: dict[str, CallPlan] = {}
-        # pluggy's own loop, told apart from the wrapper tracing or monitoring puts on it.
-        self._pluggy_loop = self._inner_hookexec
-        # HookCallers keep the manager's _hookexec when they are made: none exists yet.
-        self._hookexec = self.run_hook_call  # type: ignore[method-assign]
+        #: ``plugins.hook_callback_timeout``, as every guard and hook caller reads it.
+        self.callback_bound = BoundSetting(0.0)
         # id(plugin) -> (plugin, its name, the hooks it implements).
         self._registered: dict[int, tuple[object, str, dict[pluggy.HookCaller, None]]] = {}
         self._custom_eq = 0  # registered plugins whose type defines __eq__
         self._stage: _Stage | None = None
-
-    # -- calls ------------------------------------------------------------------------------
-
-    def run_hook_call(
-        self,
-        hook_name: str,
-        methods: Sequence[pluggy.HookImpl],
-        kwargs: Mapping[str, object],
-        firstresult: bool,
-    ) -> object | list[object]:
-        """Run one hook call: by the hook's call plan when one serves it, else by pluggy's loop.
-
-        Every ``HookCaller`` calls this (``pm.hook.X(...)``, ``call_historic``, ``call_extra``).
-        The plan serves the hook's own list of implementations (wrappers included) when no
-        tracing or monitoring is on; it gives what pluggy's loop gives (see
-        :mod:`hermes_hooks.calling.plans`).
-        """
-        if self._inner_hookexec is self._pluggy_loop:  # is_untraced(), inlined: every call
-            plan = self._plans.get(hook_name)
-            if plan is None or plan.impls != methods:  # plan.serves(methods), inlined
-                plan = self._make_plan(hook_name, methods)
-            if plan is not None and plan.firstresult is firstresult:
-                if plan.is_fast:
-                    return plan.call(kwargs)
-                if plan.is_planned:
-                    return plan.call_wrapped(hook_name, kwargs)
-        return self._inner_hookexec(hook_name, methods, kwargs, firstresult)
-
-    def _make_plan(self, hook_name: str, impls: Sequence[pluggy.HookImpl]) -> CallPlan | None:
-        """Make and keep the plan of hook ``hook_name``, if ``impls`` are all its implementations.
-
-        Any other list (a subset caller's, ``call_extra``'s, a historic replay's) runs through
-        pluggy's loop, and the hook's plan is kept for its next ordinary call.
-        """
-        from hermes_hooks.calling.plans import CallPlan  # plans imports this module
-
-        caller = getattr(self.hook, hook_name, None)
-        if not isinstance(caller, pluggy.HookCaller) or caller._hookimpls != list(impls):
-            return None
-        spec = caller.spec
-        plan = CallPlan(
-            impls,
-            firstresult=bool(spec is not None and spec.opts.get("firstresult")),
-            nspec=len(spec.argnames) if spec is not None else -1,
-        )
-        self._plans[hook_name] = plan
-        if isinstance(caller, ContractHookCaller) and plan.is_planned and not caller.is_historic():
-            caller._plan = plan  # until the list changes
-        return plan
-
-    def run_pluggy_loop(
-        self,
-        hook_name: str,
-        methods: Sequence[pluggy.HookImpl],
-        kwargs: Mapping[str, object],
-        firstresult: bool,
-    ) -> object | list[object]:
-        """Run one hook call through pluggy's loop, with tracing and monitoring if they are on."""
-        return self._inner_hookexec(hook_name, methods, kwargs, firstresult)
-
-    def is_untraced(self) -> bool:
-        """Return whether neither tracing nor call monitoring has wrapped pluggy's loop."""
-        return self._inner_hookexec is self._pluggy_loop
 
     # -- what subclasses add ------------------------------------------------------------------
 
     def hook_defaults(self, spec_function: object) -> Mapping[str, object]:
         """Return the defaults of the arguments a call of this hook may leave out; none here."""
         return {}
+
+    def hook_bounded(self, spec_function: object) -> bool:
+        """Return whether the hook's implementations run within ``callback_bound``; no here."""
+        return False
 
     def on_hookimpl_added(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
         """Called for each implementation after pluggy's checks, before it is added; no-op here."""
@@ -523,8 +443,6 @@ class PluggySeams(pluggy.PluginManager):
         # In place otherwise: the one list.insert is a single step for a caller in another
         # thread, as in pluggy.
         insert_in_call_order(hook._hookimpls if stage is None else stage.working(hook), hookimpl)
-        if stage is None:
-            _changed(hook)
 
     def _remove_hookimpls(self, hook: pluggy.HookCaller, plugin: object) -> None:
         stage = self._stage
@@ -535,7 +453,6 @@ class PluggySeams(pluggy.PluginManager):
         if len(remaining) == len(hook._hookimpls):
             raise ValueError(f"plugin {plugin!r} not found")
         hook._hookimpls[:] = remaining
-        _changed(hook)
 
     @contextlib.contextmanager
     def staged(self) -> Iterator[None]:

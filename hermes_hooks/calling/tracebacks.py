@@ -1,7 +1,7 @@
 """Tracebacks that show the plugin's frames, not the framework's way to them.
 
 A plugin's exception reaches the host through twenty frames of calling machinery (the facade,
-the call plan, pluggy's loop, the guard, the handoff to a bounded call's worker) before the one
+pluggy's loop, the guard, the handoff to a bounded call's worker) before the one
 frame the plugin's author wrote. Those frames are the same for every failure and say nothing
 about it, so:
 

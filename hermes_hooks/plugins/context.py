@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import inspect
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from hermes_hooks.calling import aio
-from hermes_hooks.errors import PluginExitError, PluginToolOverrideError, RegistrationError
+from hermes_hooks.errors import PluginToolOverrideError, RegistrationError
 from hermes_hooks.plugins import extensions
 from hermes_hooks.registries.base import Handle
 
@@ -38,14 +36,6 @@ _MISSING: Final = object()
 _R = TypeVar("_R")
 _SETTING_SEGMENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _RESERVED_ROOTS: Final = frozenset({"model", "plugins", "security", "settings"})
-# Never turned into a failed call: the person pressed Ctrl-C, the task is being cancelled, or
-# a coroutine is being closed. Looked up only once something was raised, so that asyncio is
-# not imported for its CancelledError (see aio.pass_through).
-
-
-def _pass_through() -> tuple[type[BaseException], ...]:
-    return (GeneratorExit, *aio.pass_through())
-
 
 class PluginContext:
     """What a plugin's ``register(ctx)`` receives.
@@ -95,67 +85,6 @@ class PluginContext:
                 f"plugin {self._plugin_id!r} is not enabled (it failed to load or was "
                 f"unloaded): its {what} {name!r} is refused"
             )
-
-    def _guard_handler(
-        self, where: str, handler: Callable[..., Any], *, wants_str: bool = False
-    ) -> Callable[..., Any]:
-        """Wrap a handler so that its failures count on this plugin and never stop the host.
-
-        An ``Exception`` is counted and raised again for the caller to report (the tool
-        registry and slash commands turn it into an error reply); ``SystemExit`` and other
-        ``BaseException``s are counted and raised as :class:`PluginExitError`. With
-        ``wants_str``, a result that is not a string is counted too (the caller refuses it).
-        Coroutines are guarded when they are awaited.
-        """
-        manager, key = self._manager, self._plugin_id
-
-        def failed(exc: BaseException) -> BaseException:
-            text = str(exc)
-            manager.count_failure(
-                key, where, f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-            )
-            if isinstance(exc, Exception):
-                return exc
-            return PluginExitError(
-                f"plugin {key!r}: {where} raised {type(exc).__name__}({text}); "
-                f"the host keeps running"
-            )
-
-        def check(result: object) -> object:
-            if wants_str and not isinstance(result, str):
-                manager.count_failure(
-                    key, where, f"returned {type(result).__name__}, expected a string"
-                )
-            return result
-
-        async def awaited(pending: Any) -> object:
-            try:
-                result = await pending
-            except _pass_through():
-                raise
-            except BaseException as exc:
-                error = failed(exc)
-                if error is exc:
-                    raise
-                raise error from exc
-            return check(result)
-
-        @functools.wraps(handler)
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            try:
-                result = handler(*args, **kwargs)
-            except _pass_through():
-                raise
-            except BaseException as exc:
-                error = failed(exc)
-                if error is exc:
-                    raise
-                raise error from exc
-            if inspect.isawaitable(result):
-                return awaited(result)
-            return check(result)
-
-        return guarded
 
     def _refusable(self, what: str, name: object, register: Callable[[], _R]) -> _R | None:
         """Run one registration; a refusal refuses that entry alone (see the module's docstring).
@@ -256,10 +185,6 @@ class PluginContext:
                     f"plugin {self._plugin_id!r}: tool {name!r} has a schema that is not a valid "
                     f"JSON Schema (strict mode refuses it): {problem}"
                 )
-        if callable(handler):
-            handler = self._guard_handler(f"tool {name!r}", handler, wants_str=True)
-        if callable(check_fn):
-            check_fn = self._guard_handler(f"tool {name!r} check_fn", check_fn)
         return self._refusable(
             "tool",
             name,
@@ -295,8 +220,6 @@ class PluginContext:
             or another plugin's): "register_command() will reject the name", as Hermes says.
         """
         self._check_active("slash command", name)
-        if callable(handler):
-            handler = self._guard_handler(f"command '/{name}'", handler)
         return self._refusable(
             "slash command",
             name,

@@ -107,8 +107,10 @@ class PluginManager(GuardedManager):
         self.config: Mapping[str, Any] = {}
         """The whole ``config.yaml`` as last read (families read their selection keys in it)."""
         self.config_error: str | None = None
-        self.tools = ToolRegistry(allow_override=self._allow_tool_override)
-        self.commands = CommandRegistry()
+        self.tools = ToolRegistry(
+            allow_override=self._allow_tool_override, count_failure=self.count_failure
+        )
+        self.commands = CommandRegistry(count_failure=self.count_failure)
         self.cli_commands = CliCommandRegistry()
         self.skills = SkillRegistry()
         self.platforms = PlatformRegistry()
@@ -591,6 +593,8 @@ class PluginManager(GuardedManager):
         # Only the module this plugin was imported as: another plugin may share its slug.
         if record.candidate.path is not None and record.module is not None:
             evict_modules(record.module.__name__)
+        elif record.module is not None:
+            _evict_entry_point(record.module.__name__)
         if record.context is not None:
             record.context.revoke()  # a plugin keeping its ctx must not register through it
         self._code_owners.remove(key)
@@ -797,3 +801,14 @@ def callback_of(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 __all__ += ["callback_of"]
+
+
+def _evict_entry_point(name: str) -> None:
+    """Forget an entry-point plugin's module and those below it, so that a reload re-runs them.
+
+    Only the entry point's own module and its sub-modules: the distribution's other modules
+    may be the host's too. One pass over ``sys.modules``, for the few entry-point plugins.
+    """
+    prefix = name + "."
+    for loaded in [m for m in list(sys.modules) if m == name or m.startswith(prefix)]:
+        sys.modules.pop(loaded, None)

@@ -14,13 +14,16 @@ overriding a bundled provider, say), and removing it brings the displaced one ba
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import threading
 from collections.abc import Callable, Iterator
-from typing import Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 import attrs
 
-from hermes_hooks.errors import RegistrationError
+from hermes_hooks.calling import aio
+from hermes_hooks.errors import PluginExitError, RegistrationError
 
 __all__ = ["HOST", "Entry", "Handle", "Registry"]
 
@@ -279,3 +282,80 @@ class Registry(Generic[_T]):
             for key in [k for k, stack in self._displaced.items() if not stack]:
                 del self._displaced[key]
         return sorted(names)
+
+
+FailureCounter = Callable[[str, str, str], None]
+"""``count(plugin, where, message)``: one failure of a plugin's handler, on its status."""
+
+_GUARDED_HANDLER: Final = "__hermes_guarded_handler__"
+
+
+def _pass_through() -> tuple[type[BaseException], ...]:
+    # Ctrl-C, a task's cancellation, a coroutine being closed: never a failed call.
+    return (GeneratorExit, *aio.pass_through())
+
+
+def guard_handler(
+    owner: str,
+    where: str,
+    handler: Callable[..., Any],
+    count: FailureCounter,
+    *,
+    wants_str: bool = False,
+) -> Callable[..., Any]:
+    """Wrap a plugin's tool or command handler so that its failures count and never stop the host.
+
+    Every door a handler comes through (``ctx.register_tool``, Hermes's ``tools.registry``,
+    ``ctx.register_command``) ends in a registry, which applies this once. An ``Exception`` is
+    counted and raised again for the caller to report (the tool registry and slash commands
+    turn it into an error reply); ``SystemExit`` and other ``BaseException``s are counted and
+    raised as :class:`PluginExitError`. With ``wants_str``, a result that is not a string is
+    counted too (the caller refuses it). Coroutines are guarded when they are awaited.
+    """
+    if getattr(handler, _GUARDED_HANDLER, False):
+        return handler
+
+    def failed(exc: BaseException) -> BaseException:
+        text = str(exc)
+        count(owner, where, f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+        if isinstance(exc, Exception):
+            return exc
+        return PluginExitError(
+            f"plugin {owner!r}: {where} raised {type(exc).__name__}({text}); "
+            f"the host keeps running"
+        )
+
+    def check(result: object) -> object:
+        if wants_str and not isinstance(result, str):
+            count(owner, where, f"returned {type(result).__name__}, expected a string")
+        return result
+
+    async def awaited(pending: Any) -> object:
+        try:
+            result = await pending
+        except _pass_through():
+            raise
+        except BaseException as exc:
+            error = failed(exc)
+            if error is exc:
+                raise
+            raise error from exc
+        return check(result)
+
+    @functools.wraps(handler)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = handler(*args, **kwargs)
+        except _pass_through():
+            raise
+        except BaseException as exc:
+            error = failed(exc)
+            if error is exc:
+                raise
+            raise error from exc
+        if inspect.isawaitable(result):
+            return awaited(result)
+        return check(result)
+
+    setattr(guarded, _GUARDED_HANDLER, True)
+    return guarded

@@ -10,7 +10,14 @@ from typing import Any, Final
 import attrs
 
 from hermes_hooks.errors import RegistrationError
-from hermes_hooks.registries.base import HOST, Handle, Registry, describe_owner
+from hermes_hooks.registries.base import (
+    HOST,
+    FailureCounter,
+    Handle,
+    Registry,
+    describe_owner,
+    guard_handler,
+)
 
 __all__ = [
     "ARGUMENT_MODES",
@@ -155,8 +162,15 @@ class _NamedRegistry(Registry[Any]):
 class CommandRegistry(_NamedRegistry):
     """Slash commands; the host's built-ins are refused to plugins."""
 
-    def __init__(self, reserved: Iterable[str] = BUILTIN_SLASH_COMMANDS) -> None:
+    def __init__(
+        self,
+        reserved: Iterable[str] = BUILTIN_SLASH_COMMANDS,
+        *,
+        count_failure: FailureCounter | None = None,
+    ) -> None:
         super().__init__("slash command", reserved)
+        #: Where a plugin's handler failures count (the manager's ``count_failure``).
+        self.count_failure = count_failure
 
     def register_command(
         self,
@@ -180,6 +194,8 @@ class CommandRegistry(_NamedRegistry):
             )
         key = self.normalize(name)
         self._check_reserved(key, owner)
+        if owner != HOST and self.count_failure is not None:
+            handler = guard_handler(owner, f"command '/{key}'", handler, self.count_failure)
         hint = (args_hint or "").strip()
         mode = argument_mode if argument_mode in ARGUMENT_MODES else ("text" if hint else None)
         command = SlashCommand(

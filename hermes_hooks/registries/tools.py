@@ -14,7 +14,14 @@ import attrs
 from hermes_hooks.calling import aio
 from hermes_hooks.calling.tracebacks import trimmed
 from hermes_hooks.errors import PluginToolOverrideError, RegistrationError
-from hermes_hooks.registries.base import HOST, Handle, Registry, describe_owner
+from hermes_hooks.registries.base import (
+    HOST,
+    FailureCounter,
+    Handle,
+    Registry,
+    describe_owner,
+    guard_handler,
+)
 
 __all__ = ["ToolEntry", "ToolRegistry"]
 
@@ -100,9 +107,16 @@ class ToolRegistry(Registry[ToolEntry]):
         host tools (``plugins.entries.<id>.allow_tool_override``).
     """
 
-    def __init__(self, *, allow_override: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        allow_override: Callable[[str], bool] | None = None,
+        count_failure: FailureCounter | None = None,
+    ) -> None:
         super().__init__("tool")
         self._allow_override = allow_override or (lambda owner: False)
+        #: Where a plugin's handler failures count (the manager's ``count_failure``).
+        self.count_failure = count_failure
 
     def register_tool(
         self,
@@ -152,6 +166,12 @@ class ToolRegistry(Registry[ToolEntry]):
                 f"found {type(check_fn).__name__}"
             )
         key = self.normalize(name)
+        if owner != HOST and self.count_failure is not None:
+            # One guard whatever the door: ctx.register_tool, tools.registry, host code.
+            count = self.count_failure
+            handler = guard_handler(owner, f"tool {key!r}", handler, count, wants_str=True)
+            if check_fn is not None:
+                check_fn = guard_handler(owner, f"tool {key!r} check_fn", check_fn, count)
         entry = ToolEntry(
             name=key,
             toolset=toolset,
