@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sys
@@ -62,7 +63,9 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
     # loads, so a plugin's status here is the status it has in `hermes -z`.
     from hermes_hooks.cli.lifetime import watch
 
+    watch_config_messages(ctx, home)
     pm = create_manager(home, load=False)
+    report_config(ctx, home)
     watch(pm)  # before plugins load: what they leave running is named at the end
     if load:
         pm.discover_and_load()
@@ -150,8 +153,74 @@ def fit_table(
 
 
 def warn(message: str) -> None:
-    """Print a one-line warning on stderr."""
+    """Print a one-line warning on stderr (a message already shown in this run is not)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        shown: set[str] = ctx.find_root().meta.setdefault("hermes.reported", set())
+        if message in shown:
+            return
+        shown.add(message)
     click.echo(f"Warning: {message}", err=True)
 
 
-__all__ += ["warn"]
+def report_once(ctx: click.Context, level: str, message: str) -> None:
+    """Print a config problem once per run; an error makes the command exit 1 at its end."""
+    root = ctx.find_root()
+    shown: set[str] = root.meta.setdefault("hermes.reported", set())
+    bare = message.removeprefix("Warning: ")
+    if bare in shown:
+        return
+    shown.add(bare)
+    if level == "error":
+        root.meta["hermes.config_error"] = bare
+    click.echo(f"{'Error' if level == 'error' else 'Warning'}: {bare}", err=True)
+
+
+class _ConfigMessages(logging.Filter):
+    """Routes the library's log records about config.yaml through :func:`report_once`."""
+
+    def __init__(self, ctx: click.Context, path: str) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.path = path
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if not message.startswith(self.path):
+            return True
+        report_once(self.ctx, "error" if record.levelno >= logging.ERROR else "warning", message)
+        return False
+
+
+def watch_config_messages(ctx: click.Context, home: Path) -> None:
+    """Have the library's messages about *home*'s config.yaml shown once, as ``Error:``."""
+    from hermes_hooks.plugins.configfile import config_path
+
+    root = ctx.find_root()
+    if root.meta.get("hermes.config_filter") is not None:
+        return
+    path = str(config_path(home))
+    logger = logging.getLogger("hermes_hooks")
+    installed = _ConfigMessages(root, path)
+    logger.addFilter(installed)
+    root.meta["hermes.config_filter"] = installed
+    root.call_on_close(lambda: logger.removeFilter(installed))
+
+
+def report_config(ctx: click.Context, home: Path) -> None:
+    """Report *home*'s config problems once: its typos and wrong values (``hermes config
+    check``) as warnings, a file that cannot be read as an error (the command exits 1)."""
+    from hermes_hooks.errors import ConfigError
+    from hermes_hooks.plugins.configfile import config_path, load_config
+    from hermes_hooks.plugins.settings import check_config
+
+    try:
+        config = load_config(home)
+    except ConfigError as exc:
+        report_once(ctx, "error", str(exc))
+        return
+    for problem in check_config(config, source=config_path(home)):
+        report_once(ctx, problem.level, problem.message)
+
+
+__all__ += ["report_config", "report_once", "warn", "watch_config_messages"]

@@ -99,7 +99,7 @@ class HermesGroup(click.Group):
         # A command asked for JSON gets its error as JSON too.
         wants_json = "--json" in ctx.meta.get("hermes.argv", ())
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except BrokenPipeError:
@@ -110,6 +110,8 @@ class HermesGroup(click.Group):
                 raise
             if wants_json:
                 _echo_json_error(exc)
+            elif str(exc) in ctx.meta.get("hermes.reported", ()):
+                pass  # the config error this command already reported, once
             elif isinstance(exc, HermesHooksError):
                 click.echo(f"Error: {exc}", err=True)
             else:
@@ -117,6 +119,9 @@ class HermesGroup(click.Group):
                     f"Error: {type(exc).__name__}: {exc} (--debug shows the traceback)", err=True
                 )
             ctx.exit(1)
+        if ctx.meta.get("hermes.config_error"):
+            ctx.exit(1)  # every command exits 1 on a broken config.yaml, after what it could do
+        return result
 
 
 def _echo_json_error(exc: BaseException) -> None:
@@ -263,6 +268,7 @@ def _register_commands() -> None:
     cli.add_lazy_command("chat", "hermes_hooks.cli.agent:chat")
     cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")
     cli.add_lazy_command("models", "hermes_hooks.cli.models:models")
+    cli.add_lazy_command("config", "hermes_hooks.cli.config:config")
 
 
 _register_commands()

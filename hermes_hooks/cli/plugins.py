@@ -326,12 +326,14 @@ def new(name: str, parent: Path, description: str, author: str) -> None:
 
 
 def _register_subcommands() -> None:
+    from hermes_hooks.cli.config import plugin_config
     from hermes_hooks.cli.doctor import plugin_doctor
     from hermes_hooks.cli.install import install, remove
 
     plugins.add_command(install)
     plugins.add_command(remove)
     plugins.add_command(plugin_doctor)
+    plugins.add_command(plugin_config)
 
 
 _register_subcommands()
