@@ -6,6 +6,7 @@ Each builds a host on the chosen home: the host tools, then the enabled plugins,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import IO, TYPE_CHECKING, Any
@@ -31,7 +32,28 @@ def open_host(ctx: click.Context) -> tuple[PluginManager, ModelProvider, ModelSe
 
     pm = build_manager(ctx)  # .env applied, host tools first, then the plugins
     settings = load_model_settings(pm)
+    provider, name = ctx.find_root().meta.get("hermes.model_choice", (None, None))
+    if provider or name:  # -m/--model, --provider: this run only
+        import attrs
+
+        changes: dict[str, Any] = {}
+        if provider:
+            changes["provider"] = provider.strip().lower()
+        if name:
+            changes["name"] = name
+        settings = attrs.evolve(settings, **changes)
     return pm, get_models(pm).create_model(settings), settings
+
+
+def read_prompt(ctx: click.Context, prompt: str) -> str:
+    """Return the prompt of ``-z``: ``-`` reads it from stdin; an empty one is a usage error."""
+    from_stdin = prompt == "-"
+    if from_stdin:
+        prompt = sys.stdin.read()
+    if not prompt.strip():
+        where = "stdin gave" if from_stdin else "-z got"
+        raise click.UsageError(f"-z needs a prompt; {where} an empty one", ctx)
+    return prompt.strip("\n") if from_stdin else prompt
 
 
 def _session_options(settings: ModelSettings) -> dict[str, Any]:
@@ -48,15 +70,22 @@ def run_oneshot(ctx: click.Context, prompt: str, as_json: bool) -> None:
     from hermes_hooks.host.records import TurnResult
     from hermes_hooks.host.session import Session
 
-    pm, model, settings = open_host(ctx)
-    session = Session(
-        pm, model, approver=TerminalApprover(), record_events=as_json, **_session_options(settings)
-    )
-    try:
-        replies = session.send(prompt)
-    finally:
-        session.close("oneshot")
-        model.close()
+    # stdout is for the answer alone: what plugins print while loading and during the turn,
+    # and any progress, goes to stderr (so `hermes -z ... > answer.txt` holds the answer).
+    with contextlib.redirect_stdout(sys.stderr):
+        pm, model, settings = open_host(ctx)
+        session = Session(
+            pm,
+            model,
+            approver=TerminalApprover(),
+            record_events=as_json,
+            **_session_options(settings),
+        )
+        try:
+            replies = session.send(prompt)
+        finally:
+            session.close("oneshot")
+            model.close()
     turns = [reply for reply in replies if isinstance(reply, TurnResult)]
     ok = not any(turn.failed for turn in turns)
     if as_json:

@@ -226,27 +226,46 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     help="Run one agent turn on PROMPT, print the answer and exit.",
 )
 @click.option("--json", "as_json", is_flag=True, help="With -z: print the turn's events as JSON.")
+@click.option(
+    "-m", "--model", "model", metavar="NAME", help="The model for this run (not saved)."
+)
+@click.option(
+    "--provider", metavar="NAME", help="The model provider for this run (not saved)."
+)
 @click.pass_context
 def cli(
-    ctx: click.Context, home: Path | None, debug: bool, oneshot: str | None, as_json: bool
+    ctx: click.Context,
+    home: Path | None,
+    debug: bool,
+    oneshot: str | None,
+    as_json: bool,
+    model: str | None,
+    provider: str | None,
 ) -> None:
     """Manage Hermes plugins and their hooks, and run the agent.
 
     With no command, on a terminal, it starts 'hermes chat' (as Hermes does); elsewhere it
     prints this help.
 
+    -z PROMPT prints the answer alone on stdout (what plugins print, and progress, go to
+    stderr); '-z -' reads the prompt from stdin. It exits 0 when the turn answered, 1 when it
+    failed (the model request failed, or the turn ended in an error), 2 on a usage error (an
+    empty prompt), 130 on Ctrl-C. -m/--model and --provider choose for this run only.
+
     \b
     Examples:
       hermes -z "Generate an image of a corgi in a spacesuit"
+      git diff | hermes -z - --model gpt-4.1 --provider openai
       hermes plugins list --all
       hermes plugins enable no-rm
       hermes hooks pre_tool_call
       hermes doctor
     """
+    ctx.meta["hermes.model_choice"] = (provider, model)
     if oneshot is not None:
-        from hermes_hooks.cli.agent import run_oneshot
+        from hermes_hooks.cli.agent import read_prompt, run_oneshot
 
-        run_oneshot(ctx, oneshot, as_json)
+        run_oneshot(ctx, read_prompt(ctx, oneshot), as_json)
     elif as_json and ctx.invoked_subcommand is None:
         raise click.UsageError("--json here goes with -z PROMPT; commands have their own --json")
     elif ctx.invoked_subcommand is None:
