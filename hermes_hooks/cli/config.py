@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from hermes_hooks.cli.common import echo_json, get_home
+from hermes_hooks.cli.completion import complete_plugins
 
 __all__ = ["config", "plugin_config", "split_key"]
 
@@ -325,7 +326,7 @@ def check(ctx: click.Context, as_json: bool) -> None:
 
 
 @click.command("config")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_plugins)
 @click.argument("key", required=False)
 @click.argument("value", required=False)
 @click.pass_context

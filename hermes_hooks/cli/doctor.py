@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from hermes_hooks.cli.common import build_manager, echo_json, get_home, terminal_width, wrap
+from hermes_hooks.cli.completion import complete_plugins
 
 if TYPE_CHECKING:
     from hermes_hooks.admin.doctor import Finding
@@ -46,7 +47,9 @@ def _candidates(ctx: click.Context, target: str | None) -> list[Candidate]:
 
 
 @click.command("doctor")
-@click.argument("path_or_name", required=False, metavar="[PATH_OR_NAME]")
+@click.argument(
+    "path_or_name", required=False, metavar="[PATH_OR_NAME]", shell_complete=complete_plugins
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
 @click.pass_context
 def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -> None:

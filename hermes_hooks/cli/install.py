@@ -8,6 +8,7 @@ import click
 
 from hermes_hooks.admin import install as installer
 from hermes_hooks.cli.common import build_manager, get_home, is_terminal, warn
+from hermes_hooks.cli.completion import complete_plugins
 from hermes_hooks.cli.enabling import consent_to_pip, enable_candidate
 from hermes_hooks.errors import InstallError
 
@@ -129,7 +130,7 @@ def install(ctx: click.Context, source: str, enable: bool, force: bool, yes: boo
 
 
 @click.command("remove")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_plugins)
 @click.pass_context
 def remove(ctx: click.Context, name: str) -> None:
     """Remove plugin NAME: delete its folder in $HERMES_HOME/plugins, and nothing else.

@@ -73,6 +73,9 @@ class HermesGroup(click.Group):
         if command is None and not ctx.resilient_parsing:
             if name.startswith("-"):
                 self.parse_args(ctx, args)  # an option after the command name: let click say so
+            unloaded = _unloaded_plugin(ctx, name)
+            if unloaded is not None:
+                raise click.UsageError(unloaded, ctx)
             close = difflib.get_close_matches(name, self.list_commands(ctx))
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
             raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
@@ -122,6 +125,24 @@ class HermesGroup(click.Group):
         if ctx.meta.get("hermes.config_error"):
             ctx.exit(1)  # every command exits 1 on a broken config.yaml, after what it could do
         return result
+
+
+def _unloaded_plugin(ctx: click.Context, name: str) -> str | None:
+    """Say so when *name* is a plugin that did not load (its command is then unknown)."""
+    pm = ctx.find_root().meta.get("hermes.manager")
+    if pm is None:
+        return None
+    for info in pm.list_plugins():
+        if name not in (info.key, info.key.rsplit("/", 1)[-1]) or info.status == "enabled":
+            continue
+        if info.status == "disabled":
+            how = f"it is disabled: 'hermes plugins enable {info.key}' enables it"
+        elif info.status == "not enabled":
+            how = f"it is not enabled: 'hermes plugins enable {info.key}' enables it"
+        else:
+            how = f"it did not load ({info.status}): 'hermes plugins info {info.key}' says why"
+        return f"{name!r} is the command of plugin {info.key!r}, which is not loaded; {how}."
+    return None
 
 
 def _echo_json_error(exc: BaseException) -> None:
@@ -288,6 +309,8 @@ def _register_commands() -> None:
     cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")
     cli.add_lazy_command("models", "hermes_hooks.cli.models:models")
     cli.add_lazy_command("config", "hermes_hooks.cli.config:config")
+    cli.add_lazy_command("completion", "hermes_hooks.cli.completion:completion")
+    cli.add_lazy_command("version", "hermes_hooks.cli.completion:version")
 
 
 _register_commands()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 import click
@@ -17,6 +17,7 @@ from hermes_hooks.cli.common import (
     terminal_width,
     wrap,
 )
+from hermes_hooks.cli.completion import complete_plugins
 from hermes_hooks.cli.enabling import enable_candidate
 
 if TYPE_CHECKING:
@@ -26,7 +27,22 @@ if TYPE_CHECKING:
 __all__ = ["plugins"]
 
 
-@click.group()
+class AliasedGroup(click.Group):
+    """A group whose commands also answer to short names (``ls``, ``rm``), as pip's and gh's."""
+
+    aliases: ClassVar[Mapping[str, str]] = {"ls": "list", "rm": "remove"}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        _, command, rest = super().resolve_command(ctx, args)
+        return (command.name if command else None), command, rest
+
+
+@click.group(cls=AliasedGroup)
 def plugins() -> None:
     """List, inspect, enable, disable, check, install and remove plugins.
 
@@ -62,9 +78,51 @@ def list_plugins(
       hermes plugins list --hook pre_tool_call
     """
     pm = build_manager(ctx)
+    if _print_safe_mode(pm, as_json, show_all):
+        return
     _print_list(pm, as_json, show_all, only_enabled, hook_name)
     if pm.config_error is not None:  # reported when it was read; the list used no config
         ctx.exit(1)
+
+
+def _print_safe_mode(pm: PluginManager, as_json: bool, show_all: bool) -> bool:
+    """In safe mode, list the plugins there are (manifests only) as not loaded; else False."""
+    import os
+
+    from hermes_hooks.plugins.config import SAFE_MODE_ENV, env_flag
+    from hermes_hooks.plugins.discovery import discover_candidates
+
+    if not env_flag(SAFE_MODE_ENV):
+        return False
+    env = {k: v for k, v in os.environ.items() if k != SAFE_MODE_ENV}
+    found = [
+        c
+        for c in discover_candidates(hermes_home=pm.hermes_home, env=env)
+        if show_all or c.source != "bundled"
+    ]
+    status = "not loaded: safe mode"
+    if as_json:
+        echo_json(
+            [
+                {
+                    "key": c.key,
+                    "status": status,
+                    "source": c.source,
+                    "version": c.manifest.version if c.manifest else None,
+                    "path": str(c.path) if c.path else None,
+                }
+                for c in found
+            ]
+        )
+        return True
+    click.echo(f"Safe mode ({SAFE_MODE_ENV} is set): no plugin is loaded.", err=True)
+    rows = [
+        [c.key, status, (c.manifest.version if c.manifest else None) or "-", c.source]
+        for c in found
+    ]
+    for line in fit_table(["KEY", "STATUS", "VERSION", "SOURCE"], rows, terminal_width()):
+        click.echo(line)
+    return True
 
 
 def _print_list(
@@ -117,7 +175,7 @@ def _resolve(ctx: click.Context, name: str) -> Candidate:
 
 
 @plugins.command("enable")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_plugins)
 @click.option(
     "--allow-tool-override/--no-allow-tool-override",
     "allow",
@@ -154,7 +212,7 @@ def enable(ctx: click.Context, name: str, allow: bool | None, yes: bool) -> None
 
 
 @plugins.command("disable")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_plugins)
 @click.pass_context
 def disable(ctx: click.Context, name: str) -> None:
     """Disable plugin NAME: add it to plugins.disabled, which beats plugins.enabled.
@@ -241,7 +299,7 @@ def _info_lines(info: PluginInfo, manifest: Any, extra: Mapping[str, Sequence[st
 
 
 @plugins.command("info")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_plugins)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def info(ctx: click.Context, name: str, as_json: bool) -> None:
