@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -54,14 +55,17 @@ def _prompt_env(home: Path, staged: installer.StagedPlugin) -> None:
             click.echo(f"  {env.name}: {env.description}")
         if env.url:
             click.echo(f"  get one at {env.url}")
+        # Hidden as typed, whatever the manifest says: a key on screen is a key leaked
+        # (in a screen share, in the scrollback), as pip and gh ask for tokens.
         value = click.prompt(
             env.prompt or f"  {env.name}",
             default="",
             show_default=False,
-            hide_input=env.secret,
+            hide_input=True,
         ).strip()
         if value:
             click.echo(f"  saved to {set_env_value(home, env.name, value)}")
+            os.environ[env.name] = value  # set for the rest of this command (the trial load)
 
 
 @click.command("install")
