@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from hermes_hooks.cli.common import build_manager, echo_json
+from hermes_hooks.cli.common import build_manager, echo_json, use_color
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.models import ModelProvider, ModelSettings
@@ -116,14 +116,19 @@ def chat(ctx: click.Context) -> None:
     On a terminal the line can be edited and Up and Down walk the history (kept in
     $HERMES_HOME/chat_history); approvals are asked there. Without a terminal the lines are
     read as they come and approvals are denied. A message a plugin injects while the chat
-    waits for a line runs as the next input at once. Ctrl-C or Ctrl-D ends the chat
-    (Ctrl-C with exit code 130).
+    waits for a line runs as the next input at once.
+
+    While a turn runs, an indicator shows that the model works, each tool call is shown with
+    its outcome (done, failed, blocked) as it happens, and a streaming model's answer is
+    printed as it comes. Ctrl-C during a turn cancels it and returns to the prompt; at the
+    prompt, Ctrl-C (exit code 130) or Ctrl-D ends the chat.
 
     \b
     Examples:
       hermes chat
       printf 'run `ls`\\n/exit\\n' | hermes chat
     """
+    from hermes_hooks.backends.models import get_models
     from hermes_hooks.cli.chatinput import HISTORY_FILE, WAKE, LineReader, StreamReader
     from hermes_hooks.host.approval import TerminalApprover
     from hermes_hooks.host.session import Session
@@ -140,6 +145,11 @@ def chat(ctx: click.Context) -> None:
     else:
         reader = StreamReader(stdin)
     session.on_pending = reader.wake
+    from hermes_hooks.cli.chatdisplay import ChatDisplay
+
+    terminal = sys.stdout.isatty()
+    display = ChatDisplay(sys.stdout, terminal=terminal, color=use_color(ctx, sys.stdout))
+    session.on_event = display
     click.echo(f"hermes chat on {model.describe()}: /help lists the commands, /exit ends.")
     reason = "exit"
     try:
@@ -148,14 +158,27 @@ def chat(ctx: click.Context) -> None:
             line = WAKE if session.pending else reader.read("> ")
             if line is None:
                 break
-            if line is WAKE:
-                replies = session.run_pending()
-            elif isinstance(line, str) and line.strip():
-                replies = session.send(line.strip())
-            else:
+            if line is not WAKE and not (isinstance(line, str) and line.strip()):
                 continue
+            try:
+                display.start_turn()
+                if line is WAKE:
+                    replies = session.run_pending()
+                else:
+                    assert isinstance(line, str)
+                    replies = session.send(line.strip())
+            except KeyboardInterrupt:
+                display.end_turn()
+                # The cancelled request's connection is dropped with its client: a fresh one
+                # for the next turn (an HTTP pool interrupted mid-request is not reused).
+                model.close()
+                model = session.model = get_models(pm).create_model(settings)
+                click.echo("(cancelled: Ctrl-C again or Ctrl-D ends the chat)")
+                continue
+            display.end_turn()
             for reply in replies:
-                click.echo(reply.text)
+                if not display.streamed:
+                    click.echo(reply.text)
             if any(getattr(reply, "exit", False) for reply in replies):
                 break
     except KeyboardInterrupt:

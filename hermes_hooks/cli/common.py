@@ -8,9 +8,9 @@ import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 import click
 
@@ -23,9 +23,12 @@ __all__ = [
     "build_manager",
     "confirm",
     "echo_json",
+    "fit_rows",
     "fit_table",
     "get_home",
     "is_terminal",
+    "styled",
+    "use_color",
     "terminal_width",
     "wrap",
 ]
@@ -128,28 +131,70 @@ def wrap(
     ) or [indent.rstrip()]
 
 
-def _clip(cell: str, width: int) -> str:
-    return cell if len(cell) <= width else cell[: max(width - 1, 0)] + "…"
+def fit_rows(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    width: int | None,
+    styles: Mapping[int, Callable[[str], str]] | None = None,
+) -> tuple[list[str], list[list[str]]]:
+    """Lay out a table to *width*: the header's lines, and the lines of each row.
+
+    Every column but the last keeps its width, so keys stay whole and copyable; the last
+    column wraps at whole words into the room left (continued under itself), or, when less
+    than a third of the width is left, goes on its own lines under the row. Nothing is clipped
+    and no column is dropped. With no width (not a terminal), each row is one line.
+
+    :param styles: by column index, a function styling a cell (colour) after it is padded.
+    """
+    table = [list(headers), *(list(row) for row in rows)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(headers) - 1)]
+    fixed = sum(widths) + 2 * len(widths)
+    room = None if width is None else width - fixed
+    below = room is not None and width is not None and room < max(width // 3, 12)
+    laid: list[list[str]] = []
+    for number, row in enumerate(table):
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])]
+        if styles and number > 0:
+            cells = [styles[i](c) if i in styles else c for i, c in enumerate(cells)]
+        head = "  ".join(cells)
+        last = row[-1]
+        if room is None or width is None or len(last) <= (room if not below else -1):
+            laid.append([f"{head}  {last}".rstrip()])
+        elif below:  # the last column under the row (its title under the titles)
+            laid.append([head.rstrip(), *wrap(last, width, "    ")])
+        else:
+            parts = wrap(last, room)
+            pad = " " * (fixed)
+            laid.append([f"{head}  {parts[0]}".rstrip(), *(pad + part for part in parts[1:])])
+    return laid[0], laid[1:]
 
 
 def fit_table(
     headers: Sequence[str], rows: Sequence[Sequence[str]], width: int | None
 ) -> list[str]:
-    """Lay out a table whose last column shrinks (and is clipped with ``…``) to fit *width*.
+    """Lay out a table to *width* (see :func:`fit_rows`), as a list of lines."""
+    header, laid = fit_rows(headers, rows, width)
+    return [*header, *(line for lines in laid for line in lines)]
 
-    The other columns keep their widths, so keys stay whole and copyable; when even they do
-    not fit, the last column is dropped. With no width (not a terminal), nothing is clipped.
-    """
-    table = [list(headers), *(list(row) for row in rows)]
-    widths = [max(len(row[i]) for row in table) for i in range(len(headers) - 1)]
-    fixed = sum(widths) + 2 * (len(widths))
-    room = width - fixed if width is not None else max(len(row[-1]) for row in table)
-    lines = []
-    for row in table:
-        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])]
-        last = _clip(row[-1], room) if room >= 8 else ""
-        lines.append("  ".join([*cells, last]).rstrip())
-    return lines
+
+def use_color(ctx: click.Context | None = None, stream: IO[str] | None = None) -> bool:
+    """Tell whether to colour: ``--color always|never``, else ``NO_COLOR`` (any value) turns
+    it off, ``FORCE_COLOR`` on, and otherwise only a terminal gets colour."""
+    ctx = ctx or click.get_current_context(silent=True)
+    choice = ctx.find_root().meta.get("hermes.color", "auto") if ctx is not None else "auto"
+    if choice != "auto":
+        return bool(choice == "always")
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    target = stream if stream is not None else sys.stdout
+    return target.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def styled(text: str, **style: Any) -> str:
+    """*text* in a style (``fg="red"``); click strips it again where colour is off."""
+    return click.style(text, **style)
 
 
 def warn(message: str) -> None:
@@ -160,7 +205,7 @@ def warn(message: str) -> None:
         if message in shown:
             return
         shown.add(message)
-    click.echo(f"Warning: {message}", err=True)
+    click.echo(f"{styled('Warning', fg='yellow')}: {message}", err=True)
 
 
 def report_once(ctx: click.Context, level: str, message: str) -> None:
@@ -173,7 +218,8 @@ def report_once(ctx: click.Context, level: str, message: str) -> None:
     shown.add(bare)
     if level == "error":
         root.meta["hermes.config_error"] = bare
-    click.echo(f"{'Error' if level == 'error' else 'Warning'}: {bare}", err=True)
+    label = styled("Error", fg="red") if level == "error" else styled("Warning", fg="yellow")
+    click.echo(f"{label}: {bare}", err=True)
 
 
 class _ConfigMessages(logging.Filter):

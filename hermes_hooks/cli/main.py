@@ -116,10 +116,12 @@ class HermesGroup(click.Group):
             elif str(exc) in ctx.meta.get("hermes.reported", ()):
                 pass  # the config error this command already reported, once
             elif isinstance(exc, HermesHooksError):
-                click.echo(f"Error: {exc}", err=True)
+                click.echo(f"{click.style('Error', fg='red')}: {exc}", err=True)
             else:
                 click.echo(
-                    f"Error: {type(exc).__name__}: {exc} (--debug shows the traceback)", err=True
+                    f"{click.style('Error', fg='red')}: {type(exc).__name__}: {exc}"
+                    " (--debug shows the traceback)",
+                    err=True,
                 )
             ctx.exit(1)
         if ctx.meta.get("hermes.config_error"):
@@ -185,6 +187,13 @@ def _set_disabled(ctx: click.Context, param: click.Parameter, value: tuple[str, 
     os.environ[DISABLE_PLUGINS_ENV] = ",".join([*filter(None, before.split(",")), *value])
 
 
+def _set_color(ctx: click.Context, param: click.Parameter, value: str) -> None:
+    from hermes_hooks.cli.common import use_color
+
+    ctx.meta["hermes.color"] = value
+    ctx.color = use_color(ctx)  # click.echo strips the styles where this is False
+
+
 def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     ctx.meta["hermes.home"] = value
     return value
@@ -239,6 +248,15 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     callback=_set_debug,
     is_eager=True,
     help="Show tracebacks and plugin loading decisions.",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    callback=_set_color,
+    is_eager=True,
+    expose_value=False,
+    help="Colour the output: auto (on a terminal, unless NO_COLOR; FORCE_COLOR forces it).",
 )
 @click.option(
     "-z",

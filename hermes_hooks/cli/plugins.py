@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import attrs
 import click
@@ -12,8 +12,10 @@ import click
 from hermes_hooks.cli.common import (
     build_manager,
     echo_json,
+    fit_rows,
     fit_table,
     get_home,
+    styled,
     terminal_width,
     wrap,
 )
@@ -85,6 +87,14 @@ def list_plugins(
         ctx.exit(1)
 
 
+_STATUS_COLORS: Final = {"enabled": "green", "error": "red", "disabled": "yellow"}
+
+
+def _status_style(cell: str) -> str:
+    color = _STATUS_COLORS.get(cell.strip())
+    return styled(cell, fg=color) if color else styled(cell, dim=True)
+
+
 def _print_safe_mode(pm: PluginManager, as_json: bool, show_all: bool) -> bool:
     """In safe mode, list the plugins there are (manifests only) as not loaded; else False."""
     import os
@@ -153,10 +163,12 @@ def _print_list(
         for info in infos
     ]
     headers = ["KEY", "STATUS", "VERSION", "KIND", "SOURCE", "DESCRIPTION"]
-    lines = fit_table(headers, rows, width)
-    click.echo(lines[0])
-    for line, info in zip(lines[1:], infos, strict=True):
+    header, laid = fit_rows(headers, rows, width, styles={1: _status_style})
+    for line in header:
         click.echo(line)
+    for lines, info in zip(laid, infos, strict=True):
+        for line in lines:
+            click.echo(line)
         if info.error:
             for part in wrap(f"error: {info.error}", width, "    ", " " * 11):
                 click.echo(part)
