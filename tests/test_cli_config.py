@@ -98,11 +98,14 @@ def test_every_command_warns_once_and_a_broken_file_exits_1_everywhere(tmp_path:
     listed = hermes(folder, "plugins", "list")
     assert listed.returncode == 0
     assert listed.stderr.count("did you mean 'model'?") == 1
+    doctor = hermes(folder, "doctor")
+    assert (doctor.stdout + doctor.stderr).count("did you mean 'model'?") == 1
     write(folder, "plugins: [unclosed\n")
     for args in (("plugins", "list"), ("hooks",), ("doctor",), ("config", "check")):
         result = hermes(folder, *args)
         assert result.returncode == 1, args
-        assert result.stderr.count("invalid YAML") == 1, (args, result.stderr)
+        said = result.stdout + result.stderr
+        assert said.count("invalid YAML") == 1, (args, said)
 
 
 def test_the_table_covers_what_set_accepts() -> None:

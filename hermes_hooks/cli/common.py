@@ -218,6 +218,8 @@ def report_once(ctx: click.Context, level: str, message: str) -> None:
     shown.add(bare)
     if level == "error":
         root.meta["hermes.config_error"] = bare
+    if root.meta.get("hermes.config_in_report"):
+        return  # the command's own report (hermes doctor) lists it
     label = styled("Error", fg="red") if level == "error" else styled("Warning", fg="yellow")
     click.echo(f"{label}: {bare}", err=True)
 

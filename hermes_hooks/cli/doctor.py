@@ -138,6 +138,7 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     """
     from hermes_hooks.admin.health import check_environment
 
+    ctx.find_root().meta["hermes.config_in_report"] = True  # its findings say them, once
     report = check_environment(build_manager(ctx))
     if as_json:
         echo_json(report.to_dict())
