@@ -398,10 +398,12 @@ def new(name: str, parent: Path, description: str, author: str) -> None:
 def _register_subcommands() -> None:
     from hermes_hooks.cli.config import plugin_config
     from hermes_hooks.cli.doctor import plugin_doctor
-    from hermes_hooks.cli.install import install, remove
+    from hermes_hooks.cli.install import install, remove, search, update
 
     plugins.add_command(install)
     plugins.add_command(remove)
+    plugins.add_command(update)
+    plugins.add_command(search)
     plugins.add_command(plugin_doctor)
     plugins.add_command(plugin_config)
 
