@@ -70,3 +70,15 @@ def test_the_command_of_a_plugin_not_enabled_says_how_to_enable_it(home: Path) -
     assert result.exit_code == 2
     assert "plugin 'greeter', which is not loaded" in result.stderr
     assert "'hermes plugins enable greeter'" in result.stderr
+
+
+def test_long_work_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    from terminal_support import Terminal
+
+    folder = tmp_path / "home"
+    folder.mkdir()
+    term = Terminal(folder, "doctor")
+    term.expect("checking the environment and loading the plugins…")
+    assert term.wait() in (0, 1)
+    piped = hermes(folder, "doctor")
+    assert "checking the environment" not in piped.stdout + piped.stderr

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
@@ -27,6 +28,7 @@ __all__ = [
     "fit_table",
     "get_home",
     "is_terminal",
+    "progress",
     "styled",
     "use_color",
     "terminal_width",
@@ -195,6 +197,23 @@ def use_color(ctx: click.Context | None = None, stream: IO[str] | None = None) -
 def styled(text: str, **style: Any) -> str:
     """*text* in a style (``fg="red"``); click strips it again where colour is off."""
     return click.style(text, **style)
+
+
+@contextlib.contextmanager
+def progress(label: str) -> Iterator[None]:
+    """Show *label* with a spinner on stderr while the block runs, on a terminal only (a clone,
+    pip, a slow doctor); nothing is written into a pipe or a file."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from hermes_hooks.cli.chatdisplay import ChatDisplay
+
+    display = ChatDisplay(sys.stderr, terminal=True, color=False)
+    display.working(label)
+    try:
+        yield
+    finally:
+        display.quiet()
 
 
 def warn(message: str) -> None:

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hermes_hooks.cli.common import build_manager, echo_json, get_home, terminal_width, wrap
+from hermes_hooks.cli.common import (
+    build_manager,
+    echo_json,
+    get_home,
+    progress,
+    terminal_width,
+    wrap,
+)
 from hermes_hooks.cli.completion import complete_plugins
 
 if TYPE_CHECKING:
@@ -139,7 +146,8 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     from hermes_hooks.admin.health import check_environment
 
     ctx.find_root().meta["hermes.config_in_report"] = True  # its findings say them, once
-    report = check_environment(build_manager(ctx))
+    with progress("checking the environment and loading the plugins…"):
+        report = check_environment(build_manager(ctx))
     if as_json:
         echo_json(report.to_dict())
     else:

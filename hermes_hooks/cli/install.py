@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 import click
 
 from hermes_hooks.admin import install as installer
-from hermes_hooks.cli.common import build_manager, get_home, is_terminal, warn
+from hermes_hooks.cli.common import build_manager, get_home, is_terminal, progress, warn
 from hermes_hooks.cli.completion import complete_plugins
 from hermes_hooks.cli.enabling import consent_to_pip, enable_candidate
 from hermes_hooks.errors import InstallError
@@ -23,7 +24,8 @@ def _install_pip(
     if not agreed:
         raise InstallError(f"Not installing {requirement!r} with pip: {why}")
     click.echo(f"Installing {requirement!r} with pip ...")
-    installer.run_pip([requirement], force=force)
+    with progress(f"pip install {requirement}…"):
+        installer.run_pip([requirement], force=force)
     found = installer.find_pip_plugins(requirement)
     if not found:
         raise InstallError(
@@ -117,7 +119,9 @@ def install(
     plugins_dir = home / "plugins"
     if link and parsed.kind != "folder":
         raise click.UsageError("--link takes a plugin folder on this machine, not a repository")
-    with installer.stage(parsed) as staged:
+    with contextlib.ExitStack() as stack:
+        with progress(f"fetching {source}…"):
+            staged = stack.enter_context(installer.stage(parsed))
         installer.plugin_target(plugins_dir, staged.name)  # refuse a bad name before asking
         deps = installer.missing_pip_dependencies(staged.manifest)
         agreed, why = False, ""
@@ -135,7 +139,8 @@ def install(
     else:
         click.echo(f"Installed plugin {staged.name!r} in {target}.")
     if deps and agreed:
-        installer.run_pip(deps)
+        with progress(f"pip install {' '.join(deps)}…"):
+            installer.run_pip(deps)
         click.echo(f"Installed its pip dependencies: {', '.join(deps)}.")
     elif deps:
         click.echo(f"Not installing its pip dependencies ({why}).")
