@@ -633,7 +633,8 @@ def read_section(
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Read section *name* of a whole loaded config: every key's value, defaults filled in.
 
-    :returns: the values by key and the warnings (lenient values replaced, unknown keys).
+    :returns: the values by key and the warnings (lenient values replaced by their default;
+        unknown keys are :func:`check_config`'s, reported once by whoever checks the file).
     :raises ConfigError: the section, or a value of a key that is not lenient, has the wrong
         type; the message names the file, the key, what was expected and what was found.
     """
@@ -652,7 +653,7 @@ def read_section(
     for field, taken, problem in _check_mapping(section, raw, name, where):
         if problem is not None and problem.level == "error":
             raise ConfigError(problem.message)
-        if problem is not None:
+        if problem is not None and section.key(field) is not None:
             warnings.append(problem.message)
         if section.key(field) is not None and taken is not None:
             values[field] = taken
