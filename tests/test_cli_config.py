@@ -118,3 +118,13 @@ def test_the_table_covers_what_set_accepts() -> None:
             if key.default is not None:
                 key.kind.check(key.default)
     assert check_config({"model": "gpt-4.1"}) == []  # the short form of the model section
+
+
+def test_the_config_reference_is_generated_from_the_table() -> None:
+    from hermes_hooks.plugins.settings import render_reference
+
+    reference = Path(__file__).resolve().parent.parent / "docs" / "reference" / "config.md"
+    assert reference.read_text(encoding="utf-8") == render_reference(), (
+        "docs/reference/config.md is out of date: run "
+        "'python -m hermes_hooks.plugins.settings > docs/reference/config.md'"
+    )

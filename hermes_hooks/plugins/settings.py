@@ -701,3 +701,55 @@ def parse_value(dotted: str, text: str) -> object:
         tail = exc.tail if not exc.tail.startswith("[") else f"expected {key.kind.expected}"
         raise ConfigError(f"{dotted}: {tail}") from None
     return value
+
+
+def render_reference() -> str:
+    """Return ``docs/reference/config.md``: every key of :data:`SECTIONS`, as Markdown."""
+    lines = [
+        "# Configuration reference",
+        "",
+        "<!-- Generated from hermes_hooks/plugins/settings.py: run",
+        "     python -m hermes_hooks.plugins.settings > docs/reference/config.md -->",
+        "",
+        "The keys of `$HERMES_HOME/config.yaml` that hermes-hooks reads, with their types and",
+        "defaults: the one table `hermes config check`, `hermes config set` and the typo",
+        "warnings use. A *lenient* key replaces a wrong value by its default, with a warning;",
+        "any other wrong value is an error. In an *open* section providers keep keys of their",
+        "own, so a key not listed there is not warned about (unless it is a near miss).",
+        "",
+        "Top-level keys Hermes Agent reads and hermes-hooks leaves alone are known too: "
+        + ", ".join(f"`{name}`" for name in sorted(HERMES_ONLY_SECTIONS))
+        + ".",
+    ]
+    for section in SECTIONS.values():
+        notes = [n for n, on in (("open", section.open), ("one entry per name", section.entries))
+                 if on]  # fmt: skip
+        if section.scalar is not None:
+            notes.append(f"or {section.scalar.expected} alone")
+        title = f"## `{section.name}`" + (f" ({', '.join(notes)})" if notes else "")
+        lines += ["", title, "", section.help[:1].upper() + section.help[1:] + ".", ""]
+        lines += ["| key | type | default | |", "| --- | --- | --- | --- |"]
+        prefix = f"{section.name}.<name>" if section.entries else section.name
+        for key in section.keys:
+            default = "-" if key.default is None else f"`{key.kind.show(key.default)}`"
+            lenient = " (lenient)" if key.lenient else ""
+            lines.append(
+                f"| `{prefix}.{key.name}` | {key.kind.expected}{lenient} | {default} | {key.help} |"
+            )
+        if section.name == "plugins":
+            lines += ["", "The framework's own keys of `plugins.entries.<plugin>` (the rest is the"
+                      " plugin's, `hermes plugins config NAME`):", ""]  # fmt: skip
+            lines += ["| key | type | default | |", "| --- | --- | --- | --- |"]
+            for key in _ENTRY_KEYS:
+                default = "-" if key.default is None else f"`{key.kind.show(key.default)}`"
+                lines.append(
+                    f"| `plugins.entries.<plugin>.{key.name}` | {key.kind.expected} | {default}"
+                    f" | {key.help} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(render_reference())
