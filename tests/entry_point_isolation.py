@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.metadata
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -40,7 +40,8 @@ def _test_entry_points(**params: Any) -> Any:
     found = _real_entry_points(**params)
     if params.get("group") != ENTRY_POINT_GROUP:
         return found
-    return importlib.metadata.EntryPoints(e for e in found if not _from_the_venv(e))
+    selected = cast(importlib.metadata.EntryPoints, found)  # a group was asked for
+    return importlib.metadata.EntryPoints(e for e in selected if not _from_the_venv(e))
 
 
 def configure(config: pytest.Config) -> None:
