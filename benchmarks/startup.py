@@ -206,7 +206,12 @@ def run_startup(
         commands = []
         for n, tree in trees.items():
             env = child_env(
-                {"HERMES_HOME": str(tree.home), "HERMES_BUNDLED_PLUGINS": str(tree.bundled)}
+                {
+                    "HERMES_HOME": str(tree.home),
+                    "HERMES_BUNDLED_PLUGINS": str(tree.bundled),
+                    # N plugins means N: not those pip installed in this venv too.
+                    "HERMES_PLUGINS_NO_ENTRY_POINTS": "1",
+                }
             )
             code_of = {"list": _LIST, "load": _LOAD, "parse": _PARSE, "import": _IMPORT}
             for way in STARTUP_WAYS:

@@ -40,7 +40,12 @@ GOOD = """\
 def clean_env(home: Path, **extra: str) -> dict[str, str]:
     """Return the process environment without ``HERMES_*``, with ``HERMES_HOME=home``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
-    env.update(HERMES_HOME=str(home), COLUMNS="200", **extra)
+    env.update(HERMES_HOME=str(home), COLUMNS="200")
+    if "PYTHONPATH" not in extra:
+        # The venv's pip-installed plugins stay out (entry_point_isolation.py); a test giving
+        # its own site on PYTHONPATH wants the entry points there.
+        env["HERMES_PLUGINS_NO_ENTRY_POINTS"] = "1"
+    env.update(extra)
     return env
 
 

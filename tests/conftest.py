@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 import suite_size
+from entry_point_isolation import (
+    configure as configure_entry_points,
+    hide_venv_entry_points,  # noqa: F401  (autouse)
+)
 from plugin_builders import forget_new_modules, isolate_environment, site_dir
 
 
@@ -26,6 +30,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    configure_entry_points(config)
     # Before collection: the suites size themselves when their modules are imported.
     if config.getoption("full"):
         os.environ[suite_size.FULL_VARIABLE] = "1"

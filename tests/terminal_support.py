@@ -16,10 +16,19 @@ from pathlib import Path
 from cli_support import clean_env
 
 
+def _take_terminal() -> None:
+    """In the child, after its new session: its stdin becomes its controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 class Terminal:
     """``hermes chat`` on a pseudo-terminal: type keys, read the screen's text."""
 
-    def __init__(self, home: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, home: Path, *args: str, env: dict[str, str] | None = None, controlling: bool = False
+    ) -> None:
+        """:param controlling: make the terminal the command's controlling terminal, so that
+        Ctrl-C sends SIGINT as a real one does (otherwise only a key read can see it)."""
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
         env = {**clean_env(home, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1"), **(env or {})}
@@ -32,6 +41,7 @@ class Terminal:
             env=env,
             close_fds=True,
             start_new_session=True,
+            preexec_fn=_take_terminal if controlling else None,
         )
         os.close(slave)
         self.seen = ""

@@ -47,7 +47,8 @@ def test_install_a_folder_atomically_and_enable_it(tmp_path: Path) -> None:
     assert f"Installed plugin 'no-rm' in {target}." in result.stdout
     assert "Plugin 'no-rm' enabled." in result.stdout
     assert sorted(p.name for p in target.iterdir()) == ["__init__.py", "plugin.yaml"]
-    assert [p.name for p in (home / "plugins").iterdir()] == ["no-rm"]  # no staging left
+    # No staging left; the record of where it came from is for `hermes plugins update`.
+    assert sorted(p.name for p in (home / "plugins").iterdir()) == [".origins.json", "no-rm"]
     listed = json.loads(hermes(home, "plugins", "list", "--json").stdout)
     assert [(i["key"], i["status"]) for i in listed] == [("no-rm", "enabled")]
 

@@ -55,7 +55,7 @@ def test_enable_disable_round_trip_keeps_other_settings(home: Path) -> None:
     assert config["plugins"]["disabled"] == ["good"]
     assert config["model"] == {"default": "local", "fallbacks": ["a", "b"]}
     # No temporary file is left next to the config.
-    assert sorted(p.name for p in home.iterdir()) == ["config.yaml", "config.yaml.lock", "plugins"]
+    assert sorted(p.name for p in home.iterdir()) == [".config.yaml.lock", "config.yaml", "plugins"]
 
 
 def test_enable_twice_says_so(home: Path) -> None:

@@ -351,7 +351,7 @@ def test_update_writes_nothing_when_mutate_raises(home: Path) -> None:
 
 def test_update_uses_a_sibling_lock_file(home: Path) -> None:
     update_config(home, lambda config: config.update(a=1))
-    assert sorted(p.name for p in home.iterdir()) == ["config.yaml", "config.yaml.lock"]
+    assert sorted(p.name for p in home.iterdir()) == [".config.yaml.lock", "config.yaml"]
 
 
 WORKER = """
@@ -398,7 +398,7 @@ def test_concurrent_updates_from_processes_lose_nothing(home: Path) -> None:
     assert config["model"] == "local"
     assert set(config["plugins"]["enabled"]) == expected
     assert len(config["plugins"]["enabled"]) == len(expected)
-    assert sorted(p.name for p in home.iterdir()) == ["config.yaml", "config.yaml.lock", "go"]
+    assert sorted(p.name for p in home.iterdir()) == [".config.yaml.lock", "config.yaml", "go"]
 
 
 # --- PluginsConfig -----------------------------------------------------------------------------

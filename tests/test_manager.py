@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -277,9 +278,7 @@ def test_force_unloads_rescans_and_reimports_changed_code(home: Path, user: Path
         "from .helper import ANSWER\n\n" + simple(tool="new_tool").replace("'ok'", "ANSWER"),
         files={"helper.py": "ANSWER = 'fresh from a new module'\n"},
     )
-    for path in (user / "going").iterdir():
-        path.unlink()
-    (user / "going").rmdir()
+    shutil.rmtree(user / "going")  # with whatever Python wrote there (__pycache__)
     write_plugin(user, "new", simple(hook="new"))
     pm.discover_and_load(force=True)
 

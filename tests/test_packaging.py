@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     """Build a wheel from a copy of the sources (the checkout stays free of build output)."""
     src = tmp_path_factory.mktemp("src")
-    for name in ("setup.cfg", "pyproject.toml", "README.md"):
+    for name in ("setup.cfg", "pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, src / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for package in ("hermes_hooks", "hermes_plugins"):
@@ -77,3 +77,21 @@ def test_wheel_declares_the_console_script_and_dependencies(wheel: zipfile.ZipFi
     metadata = wheel.read(f"{dist_info}/METADATA").decode()
     for requirement in ("pluggy", "PyYAML", "attrs", "click"):
         assert f"Requires-Dist: {requirement}" in metadata
+
+
+def test_wheel_ships_the_license_setup_cfg_names(wheel: zipfile.ZipFile) -> None:
+    licenses = [n for n in wheel.namelist() if ".dist-info/" in n and "LICENSE" in n]
+    assert licenses, wheel.namelist()
+    text = wheel.read(licenses[0]).decode()
+    assert text.startswith("MIT License")
+    assert "license = MIT" in (ROOT / "setup.cfg").read_text(encoding="utf-8")
+
+
+def test_changelog_has_the_current_version_and_ci_checks_format_and_bytecode() -> None:
+    from hermes_hooks import __version__
+
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"## [{__version__}]" in changelog
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "ruff format --check ." in ci
+    assert "unset PYTHONDONTWRITEBYTECODE" in ci

@@ -84,3 +84,19 @@ def test_a_name_that_cannot_be_a_plugin_or_a_package_is_refused(tmp_path: Path, 
 def test_the_module_name_follows_the_plugin_name() -> None:
     assert plugin_module_name("pr-review") == "pr_review"
     assert plugin_module_name("a.b_c") == "a_b_c"
+
+
+def test_the_new_project_installs_against_hermes_hooks_from_source(tmp_path: Path) -> None:
+    # hermes-hooks is not on PyPI: installed from its source, it meets the scaffold's
+    # `dependencies = ["hermes-hooks"]` without any package index.
+    home = tmp_path / "home"
+    assert hermes(home, "plugins", "new", "offline-dep", cwd=tmp_path).returncode == 0
+    resolved = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-index", "--no-build-isolation",
+         "--dry-run", "--disable-pip-version-check", str(tmp_path / "offline-dep")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert resolved.returncode == 0, resolved.stdout + resolved.stderr
+    assert "Would install hermes-offline-dep-0.1.0" in resolved.stdout
+    readme = (tmp_path / "offline-dep" / "README.md").read_text(encoding="utf-8")
+    assert "not on PyPI: install it from its source" in readme

@@ -374,6 +374,44 @@ def _compat_findings(candidate: Candidate) -> list[Finding]:
     return findings
 
 
+def _profile_findings(pm: TrialManager, candidate: Candidate) -> list[Finding]:
+    """Check the model-provider profiles the plugin registered, as ``model.provider`` uses
+    them: a wire protocol this version speaks, an http(s) endpoint, where its key is read."""
+    from hermes_hooks.backends.models import get_models
+    from hermes_hooks.backends.models.profiles import SUPPORTED_API_MODES
+
+    models = get_models(pm)
+    findings: list[Finding] = []
+    for name in models.names(owner=candidate.key):
+        profile = models.get_profile(name)
+        if profile is None:
+            continue
+        if profile.api_mode not in SUPPORTED_API_MODES:
+            findings.append(Finding(
+                "error", "profile",
+                f"profile {name!r}: api_mode {profile.api_mode!r} is not spoken by this version"
+                f" (it speaks {', '.join(SUPPORTED_API_MODES)})",
+            ))
+        if not str(profile.base_url or "").startswith(("http://", "https://")):
+            findings.append(Finding(
+                "error", "profile",
+                f"profile {name!r}: base_url {profile.base_url!r} is not an http(s) URL",
+            ))
+        if not profile.env_vars and str(profile.auth_type or "api_key") == "api_key":
+            findings.append(Finding(
+                "warning", "profile",
+                f"profile {name!r}: no env_vars, so no key is ever sent"
+                f" (fine for a local server)",
+            ))
+        if not findings:
+            findings.append(Finding(
+                "info", "profile",
+                f"profile {name!r}: {profile.api_mode} at {profile.base_url}, key from"
+                f" {', '.join(profile.env_vars) or 'nowhere'}",
+            ))
+    return findings
+
+
 def check_plugin(candidate: Candidate, *, load_timeout: float | None = None) -> PluginReport:
     """Load *candidate* alone in a throwaway ``HERMES_HOME`` and report what is wrong with it.
 
@@ -385,9 +423,12 @@ def check_plugin(candidate: Candidate, *, load_timeout: float | None = None) -> 
     status = "error"
     if candidate.error is None:
         with trial_load(candidate, load_timeout=load_timeout) as pm:
+            if candidate.manifest is not None and candidate.manifest.kind == "model-provider":
+                pm.load_deferred("model-provider")  # as the first profile lookup does
             hook_findings = _hook_findings(pm, pm.hookimpls)
             findings.extend(hook_findings)
             findings.extend(_load_findings(pm, candidate, findings))
+            findings.extend(_profile_findings(pm, candidate))
             info = pm.get_plugin_info(candidate.key)
             status = info.status if info is not None else "error"
     order = {"error": 0, "warning": 1, "info": 2}

@@ -88,7 +88,14 @@ def _config_findings(pm: PluginManager) -> list[Finding]:
     where = str(config_path(pm.hermes_home))
     if pm.config_error is not None:
         return [Finding("error", "config", pm.config_error, where)]
-    findings = [Finding("warning", "config", w, where) for w in pm.plugins_config.warnings]
+    # Every section the framework reads: wrong values, unknown keys and near misses
+    # (``modle`` for ``model``), from the one table of keys; a wrong type is an error.
+    from hermes_hooks.plugins.settings import check_config
+
+    findings = [
+        Finding(p.level, "config", p.message, where)
+        for p in check_config(pm.config, source=config_path(pm.hermes_home))
+    ]
     infos = pm.list_plugins()
     known = {i.key for i in infos} | {i.name for i in infos}
     leaves = {i.key.rsplit("/", 1)[-1] for i in infos}

@@ -189,9 +189,15 @@ def _run_git(args: Sequence[str], cwd: Path | None = None) -> None:
     except subprocess.TimeoutExpired as exc:
         raise InstallError(f"git {args[0]} timed out after {GIT_TIMEOUT:.0f} s") from exc
     if result.returncode != 0:
-        lines = (result.stderr or result.stdout).strip().splitlines()
-        detail = lines[-1] if lines else f"exit code {result.returncode}"
-        raise InstallError(f"git {args[0]} failed: {detail}")
+        raise InstallError(f"git {args[0]} failed: {_quoted(result)}")
+
+
+def _quoted(result: subprocess.CompletedProcess[str]) -> str:
+    """What a failed command said, whole (its last 40 lines), or its exit code."""
+    lines = (result.stderr or result.stdout).strip().splitlines()[-40:]
+    if not lines:
+        return f"exit code {result.returncode}"
+    return lines[0] if len(lines) == 1 else "\n" + "\n".join(f"    {line}" for line in lines)
 
 
 def _clone(location: str, dest: Path) -> None:
@@ -248,7 +254,9 @@ def stage(source: Source) -> Iterator[StagedPlugin]:
             folder = Path(source.location).resolve()
         manifest_path = find_manifest(folder)
         if manifest_path is None:
-            raise InstallError(f"{folder}: no plugin.yaml; this is not a plugin folder")
+            folder = plugin_folder_in(folder, source)
+            manifest_path = find_manifest(folder)
+            assert manifest_path is not None
         if not (folder / "__init__.py").is_file():
             raise InstallError(f"{folder}: no __init__.py next to {manifest_path.name}")
         _check_symlinks(folder)
@@ -474,3 +482,104 @@ def user_candidates(home: Path) -> list[Candidate]:
 
 
 __all__ += ["user_candidates"]
+
+
+_NOT_SEARCHED: Final = frozenset({".git", "__pycache__", "node_modules", ".venv", "venv", ".tox"})
+
+
+def find_plugin_folders(root: Path, depth: int = 3) -> list[Path]:
+    """Return the plugin folders (``plugin.yaml`` and ``__init__.py``) under *root*, sorted."""
+    found: list[Path] = []
+    if depth < 0 or not root.is_dir():
+        return found
+    for child in sorted(root.iterdir()):
+        if child.name in _NOT_SEARCHED or child.name.startswith(".") or not child.is_dir():
+            continue
+        if child.is_symlink():
+            continue
+        if find_manifest(child) is not None and (child / "__init__.py").is_file():
+            found.append(child)
+        else:
+            found.extend(find_plugin_folders(child, depth - 1))
+    return found
+
+
+def plugin_folder_in(root: Path, source: Source) -> Path:
+    """Return the one plugin folder a project root holds in a subfolder (a package's root
+    with the plugin in ``src/name/``, say).
+
+    :raises InstallError: it holds none, or several: the message names the exact source of
+        each (``PATH/sub`` for a folder, ``URL#sub`` for a repository).
+    """
+    found = find_plugin_folders(root)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise InstallError(f"{root}: no plugin.yaml here or in its subfolders; not a plugin")
+    if source.kind == "git":
+        base = source.location + "#" + (source.subdir + "/" if source.subdir else "")
+        choices = [base + str(f.relative_to(root)) for f in found]
+    else:
+        choices = [str(f) for f in found]
+    listed = "\n".join(f"    hermes plugins install {choice}" for choice in choices)
+    raise InstallError(f"{root} holds {len(found)} plugins; install one of them:\n{listed}")
+
+
+ORIGINS_FILE: Final = ".origins.json"
+"""In the plugins folder: the source each installed plugin came from (``plugins update``)."""
+
+
+def _origins(plugins_dir: Path) -> dict[str, str]:
+    import json
+
+    try:
+        data = json.loads((plugins_dir / ORIGINS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, str)}
+
+
+def write_origin(plugins_dir: Path, name: str, source: str) -> None:
+    """Record that plugin *name* was installed from *source* (atomically)."""
+    import json
+
+    origins = _origins(plugins_dir)
+    origins[name] = source
+    fd, tmp = tempfile.mkstemp(prefix=".origins-", dir=plugins_dir)
+    with os.fdopen(fd, "w", encoding="utf-8") as stream:
+        json.dump(origins, stream, indent=2, sort_keys=True)
+    os.replace(tmp, plugins_dir / ORIGINS_FILE)
+
+
+def read_origin(plugins_dir: Path, name: str) -> str | None:
+    """Return the source plugin *name* was installed from, or ``None`` when not recorded."""
+    return _origins(plugins_dir).get(name)
+
+
+def link(folder: Path, plugins_dir: Path, name: str, *, force: bool = False) -> Path:
+    """Install the plugin *folder* as a symlink ``plugins_dir/<name>`` (a plugin under
+    development: edits show at the next load); return the link.
+
+    :raises InstallError: the name is unsafe, or a plugin of that name exists and not *force*.
+    """
+    plugins_dir.mkdir(parents=True, exist_ok=True)
+    target = plugin_target(plugins_dir, name)
+    if os.path.lexists(target) and not force:
+        raise InstallError(
+            f"Plugin {name!r} is already installed in {target}; use --force to replace it"
+        )
+    staging = plugins_dir / f"{_staging_name(name)}link"
+    with contextlib.suppress(FileNotFoundError):
+        staging.unlink()
+    try:
+        staging.symlink_to(folder.resolve(), target_is_directory=True)
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        elif target.exists():
+            shutil.rmtree(target)
+        os.rename(staging, target)
+    except OSError as exc:
+        raise InstallError(f"cannot link {name!r} into {target}: {exc}") from exc
+    return target

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -177,9 +178,14 @@ def trial_load(
             section["load_timeout"] = load_timeout
         write_config(home, {"plugins": section})
         pm = TrialManager(candidate, home)
+        # A trial leaves the plugin's folder as it found it: no __pycache__ written into it
+        # (an installed plugin, a folder under development). Restored for whoever runs next.
+        wrote_bytecode = sys.dont_write_bytecode
+        sys.dont_write_bytecode = True
         with captured_logs(pm.log_records):
             try:
                 pm.discover_and_load()
                 yield pm
             finally:
                 pm.unload_all()
+                sys.dont_write_bytecode = wrote_bytecode

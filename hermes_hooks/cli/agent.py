@@ -6,13 +6,14 @@ Each builds a host on the chosen home: the host tools, then the enabled plugins,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from hermes_hooks.cli.common import build_manager, connect_mcp, echo_json
+from hermes_hooks.cli.common import build_manager, connect_mcp, echo_json, use_color
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.models import ModelProvider, ModelSettings
@@ -32,7 +33,28 @@ def open_host(ctx: click.Context) -> tuple[PluginManager, ModelProvider, ModelSe
     pm = build_manager(ctx)  # .env applied, host tools first, then the plugins
     connect_mcp(pm)  # the tools of mcp_servers: (nothing is imported when none is configured)
     settings = load_model_settings(pm)
+    provider, name = ctx.find_root().meta.get("hermes.model_choice", (None, None))
+    if provider or name:  # -m/--model, --provider: this run only
+        import attrs
+
+        changes: dict[str, Any] = {}
+        if provider:
+            changes["provider"] = provider.strip().lower()
+        if name:
+            changes["name"] = name
+        settings = attrs.evolve(settings, **changes)
     return pm, get_models(pm).create_model(settings), settings
+
+
+def read_prompt(ctx: click.Context, prompt: str) -> str:
+    """Return the prompt of ``-z``: ``-`` reads it from stdin; an empty one is a usage error."""
+    from_stdin = prompt == "-"
+    if from_stdin:
+        prompt = sys.stdin.read()
+    if not prompt.strip():
+        where = "stdin gave" if from_stdin else "-z got"
+        raise click.UsageError(f"-z needs a prompt; {where} an empty one", ctx)
+    return prompt.strip("\n") if from_stdin else prompt
 
 
 def _session_options(settings: ModelSettings) -> dict[str, Any]:
@@ -49,15 +71,22 @@ def run_oneshot(ctx: click.Context, prompt: str, as_json: bool) -> None:
     from hermes_hooks.host.records import TurnResult
     from hermes_hooks.host.session import Session
 
-    pm, model, settings = open_host(ctx)
-    session = Session(
-        pm, model, approver=TerminalApprover(), record_events=as_json, **_session_options(settings)
-    )
-    try:
-        replies = session.send(prompt)
-    finally:
-        session.close("oneshot")
-        model.close()
+    # stdout is for the answer alone: what plugins print while loading and during the turn,
+    # and any progress, goes to stderr (so `hermes -z ... > answer.txt` holds the answer).
+    with contextlib.redirect_stdout(sys.stderr):
+        pm, model, settings = open_host(ctx)
+        session = Session(
+            pm,
+            model,
+            approver=TerminalApprover(),
+            record_events=as_json,
+            **_session_options(settings),
+        )
+        try:
+            replies = session.send(prompt)
+        finally:
+            session.close("oneshot")
+            model.close()
     turns = [reply for reply in replies if isinstance(reply, TurnResult)]
     ok = not any(turn.failed for turn in turns)
     if as_json:
@@ -88,14 +117,19 @@ def chat(ctx: click.Context) -> None:
     On a terminal the line can be edited and Up and Down walk the history (kept in
     $HERMES_HOME/chat_history); approvals are asked there. Without a terminal the lines are
     read as they come and approvals are denied. A message a plugin injects while the chat
-    waits for a line runs as the next input at once. Ctrl-C or Ctrl-D ends the chat
-    (Ctrl-C with exit code 130).
+    waits for a line runs as the next input at once.
+
+    While a turn runs, an indicator shows that the model works, each tool call is shown with
+    its outcome (done, failed, blocked) as it happens, and a streaming model's answer is
+    printed as it comes. Ctrl-C during a turn cancels it and returns to the prompt; at the
+    prompt, Ctrl-C (exit code 130) or Ctrl-D ends the chat.
 
     \b
     Examples:
       hermes chat
       printf 'run `ls`\\n/exit\\n' | hermes chat
     """
+    from hermes_hooks.backends.models import get_models
     from hermes_hooks.cli.chatinput import HISTORY_FILE, WAKE, LineReader, StreamReader
     from hermes_hooks.host.approval import TerminalApprover
     from hermes_hooks.host.session import Session
@@ -112,6 +146,11 @@ def chat(ctx: click.Context) -> None:
     else:
         reader = StreamReader(stdin)
     session.on_pending = reader.wake
+    from hermes_hooks.cli.chatdisplay import ChatDisplay
+
+    terminal = sys.stdout.isatty()
+    display = ChatDisplay(sys.stdout, terminal=terminal, color=use_color(ctx, sys.stdout))
+    session.on_event = display
     click.echo(f"hermes chat on {model.describe()}: /help lists the commands, /exit ends.")
     reason = "exit"
     try:
@@ -120,14 +159,27 @@ def chat(ctx: click.Context) -> None:
             line = WAKE if session.pending else reader.read("> ")
             if line is None:
                 break
-            if line is WAKE:
-                replies = session.run_pending()
-            elif isinstance(line, str) and line.strip():
-                replies = session.send(line.strip())
-            else:
+            if line is not WAKE and not (isinstance(line, str) and line.strip()):
                 continue
+            try:
+                display.start_turn()
+                if line is WAKE:
+                    replies = session.run_pending()
+                else:
+                    assert isinstance(line, str)
+                    replies = session.send(line.strip())
+            except KeyboardInterrupt:
+                display.end_turn()
+                # The cancelled request's connection is dropped with its client: a fresh one
+                # for the next turn (an HTTP pool interrupted mid-request is not reused).
+                model.close()
+                model = session.model = get_models(pm).create_model(settings)
+                click.echo("(cancelled: Ctrl-C again or Ctrl-D ends the chat)")
+                continue
+            display.end_turn()
             for reply in replies:
-                click.echo(reply.text)
+                if not display.streamed:
+                    click.echo(reply.text)
             if any(getattr(reply, "exit", False) for reply in replies):
                 break
     except KeyboardInterrupt:

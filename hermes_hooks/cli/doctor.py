@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hermes_hooks.cli.common import build_manager, echo_json, get_home, terminal_width, wrap
+from hermes_hooks.cli.common import (
+    build_manager,
+    echo_json,
+    get_home,
+    progress,
+    terminal_width,
+    wrap,
+)
+from hermes_hooks.cli.completion import complete_plugins
 
 if TYPE_CHECKING:
     from hermes_hooks.admin.doctor import Finding
@@ -46,7 +54,9 @@ def _candidates(ctx: click.Context, target: str | None) -> list[Candidate]:
 
 
 @click.command("doctor")
-@click.argument("path_or_name", required=False, metavar="[PATH_OR_NAME]")
+@click.argument(
+    "path_or_name", required=False, metavar="[PATH_OR_NAME]", shell_complete=complete_plugins
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
 @click.pass_context
 def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -> None:
@@ -135,7 +145,9 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     """
     from hermes_hooks.admin.health import check_environment
 
-    report = check_environment(build_manager(ctx))
+    ctx.find_root().meta["hermes.config_in_report"] = True  # its findings say them, once
+    with progress("checking the environment and loading the plugins…"):
+        report = check_environment(build_manager(ctx))
     if as_json:
         echo_json(report.to_dict())
     else:

@@ -14,6 +14,7 @@ from hermes_hooks.cli.common import (
     is_terminal,
     terminal_width,
 )
+from hermes_hooks.cli.completion import complete_hooks
 from hermes_hooks.cli.families import family_commands
 
 __all__ = ["hooks", "tools"]
@@ -31,7 +32,7 @@ def _options(impl: object) -> str:
 
 
 @click.command("hooks")
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete_hooks)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hooks.")
 @click.pass_context
 def hooks(ctx: click.Context, name: str | None, as_json: bool) -> None:

@@ -73,6 +73,9 @@ class HermesGroup(click.Group):
         if command is None and not ctx.resilient_parsing:
             if name.startswith("-"):
                 self.parse_args(ctx, args)  # an option after the command name: let click say so
+            unloaded = _unloaded_plugin(ctx, name)
+            if unloaded is not None:
+                raise click.UsageError(unloaded, ctx)
             close = difflib.get_close_matches(name, self.list_commands(ctx))
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
             raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
@@ -99,7 +102,7 @@ class HermesGroup(click.Group):
         # A command asked for JSON gets its error as JSON too.
         wants_json = "--json" in ctx.meta.get("hermes.argv", ())
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except BrokenPipeError:
@@ -110,13 +113,38 @@ class HermesGroup(click.Group):
                 raise
             if wants_json:
                 _echo_json_error(exc)
+            elif str(exc) in ctx.meta.get("hermes.reported", ()):
+                pass  # the config error this command already reported, once
             elif isinstance(exc, HermesHooksError):
-                click.echo(f"Error: {exc}", err=True)
+                click.echo(f"{click.style('Error', fg='red')}: {exc}", err=True)
             else:
                 click.echo(
-                    f"Error: {type(exc).__name__}: {exc} (--debug shows the traceback)", err=True
+                    f"{click.style('Error', fg='red')}: {type(exc).__name__}: {exc}"
+                    " (--debug shows the traceback)",
+                    err=True,
                 )
             ctx.exit(1)
+        if ctx.meta.get("hermes.config_error"):
+            ctx.exit(1)  # every command exits 1 on a broken config.yaml, after what it could do
+        return result
+
+
+def _unloaded_plugin(ctx: click.Context, name: str) -> str | None:
+    """Say so when *name* is a plugin that did not load (its command is then unknown)."""
+    pm = ctx.find_root().meta.get("hermes.manager")
+    if pm is None:
+        return None
+    for info in pm.list_plugins():
+        if name not in (info.key, info.key.rsplit("/", 1)[-1]) or info.status == "enabled":
+            continue
+        if info.status == "disabled":
+            how = f"it is disabled: 'hermes plugins enable {info.key}' enables it"
+        elif info.status == "not enabled":
+            how = f"it is not enabled: 'hermes plugins enable {info.key}' enables it"
+        else:
+            how = f"it did not load ({info.status}): 'hermes plugins info {info.key}' says why"
+        return f"{name!r} is the command of plugin {info.key!r}, which is not loaded; {how}."
+    return None
 
 
 def _echo_json_error(exc: BaseException) -> None:
@@ -157,6 +185,13 @@ def _set_disabled(ctx: click.Context, param: click.Parameter, value: tuple[str, 
 
     before = os.environ.get(DISABLE_PLUGINS_ENV, "")
     os.environ[DISABLE_PLUGINS_ENV] = ",".join([*filter(None, before.split(",")), *value])
+
+
+def _set_color(ctx: click.Context, param: click.Parameter, value: str) -> None:
+    from hermes_hooks.cli.common import use_color
+
+    ctx.meta["hermes.color"] = value
+    ctx.color = use_color(ctx)  # click.echo strips the styles where this is False
 
 
 def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -215,33 +250,61 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     help="Show tracebacks and plugin loading decisions.",
 )
 @click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    callback=_set_color,
+    is_eager=True,
+    expose_value=False,
+    help="Colour the output: auto (on a terminal, unless NO_COLOR; FORCE_COLOR forces it).",
+)
+@click.option(
     "-z",
     "--oneshot",
     metavar="PROMPT",
     help="Run one agent turn on PROMPT, print the answer and exit.",
 )
 @click.option("--json", "as_json", is_flag=True, help="With -z: print the turn's events as JSON.")
+@click.option(
+    "-m", "--model", "model", metavar="NAME", help="The model for this run (not saved)."
+)
+@click.option(
+    "--provider", metavar="NAME", help="The model provider for this run (not saved)."
+)
 @click.pass_context
 def cli(
-    ctx: click.Context, home: Path | None, debug: bool, oneshot: str | None, as_json: bool
+    ctx: click.Context,
+    home: Path | None,
+    debug: bool,
+    oneshot: str | None,
+    as_json: bool,
+    model: str | None,
+    provider: str | None,
 ) -> None:
     """Manage Hermes plugins and their hooks, and run the agent.
 
     With no command, on a terminal, it starts 'hermes chat' (as Hermes does); elsewhere it
     prints this help.
 
+    -z PROMPT prints the answer alone on stdout (what plugins print, and progress, go to
+    stderr); '-z -' reads the prompt from stdin. It exits 0 when the turn answered, 1 when it
+    failed (the model request failed, or the turn ended in an error), 2 on a usage error (an
+    empty prompt), 130 on Ctrl-C. -m/--model and --provider choose for this run only.
+
     \b
     Examples:
       hermes -z "Generate an image of a corgi in a spacesuit"
+      git diff | hermes -z - --model gpt-4.1 --provider openai
       hermes plugins list --all
       hermes plugins enable no-rm
       hermes hooks pre_tool_call
       hermes doctor
     """
+    ctx.meta["hermes.model_choice"] = (provider, model)
     if oneshot is not None:
-        from hermes_hooks.cli.agent import run_oneshot
+        from hermes_hooks.cli.agent import read_prompt, run_oneshot
 
-        run_oneshot(ctx, oneshot, as_json)
+        run_oneshot(ctx, read_prompt(ctx, oneshot), as_json)
     elif as_json and ctx.invoked_subcommand is None:
         raise click.UsageError("--json here goes with -z PROMPT; commands have their own --json")
     elif ctx.invoked_subcommand is None:
@@ -267,6 +330,9 @@ def _register_commands() -> None:
     cli.add_lazy_command("claude-hook", "hermes_hooks.cli.claude:claude_hook")
     cli.add_lazy_command("dashboard", "hermes_hooks.cli.dashboard:dashboard")
     cli.add_lazy_command("dashboard-auth", "hermes_hooks.cli.dashboard:dashboard_auth")
+    cli.add_lazy_command("config", "hermes_hooks.cli.config:config")
+    cli.add_lazy_command("completion", "hermes_hooks.cli.completion:completion")
+    cli.add_lazy_command("version", "hermes_hooks.cli.completion:version")
 
 
 _register_commands()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import attrs
 import click
@@ -12,11 +12,14 @@ import click
 from hermes_hooks.cli.common import (
     build_manager,
     echo_json,
+    fit_rows,
     fit_table,
     get_home,
+    styled,
     terminal_width,
     wrap,
 )
+from hermes_hooks.cli.completion import complete_plugins
 from hermes_hooks.cli.enabling import enable_candidate
 
 if TYPE_CHECKING:
@@ -26,7 +29,22 @@ if TYPE_CHECKING:
 __all__ = ["plugins"]
 
 
-@click.group()
+class AliasedGroup(click.Group):
+    """A group whose commands also answer to short names (``ls``, ``rm``), as pip's and gh's."""
+
+    aliases: ClassVar[Mapping[str, str]] = {"ls": "list", "rm": "remove"}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        _, command, rest = super().resolve_command(ctx, args)
+        return (command.name if command else None), command, rest
+
+
+@click.group(cls=AliasedGroup)
 def plugins() -> None:
     """List, inspect, enable, disable, check, install and remove plugins.
 
@@ -62,9 +80,59 @@ def list_plugins(
       hermes plugins list --hook pre_tool_call
     """
     pm = build_manager(ctx)
+    if _print_safe_mode(pm, as_json, show_all):
+        return
     _print_list(pm, as_json, show_all, only_enabled, hook_name)
     if pm.config_error is not None:  # reported when it was read; the list used no config
         ctx.exit(1)
+
+
+_STATUS_COLORS: Final = {"enabled": "green", "error": "red", "disabled": "yellow"}
+
+
+def _status_style(cell: str) -> str:
+    color = _STATUS_COLORS.get(cell.strip())
+    return styled(cell, fg=color) if color else styled(cell, dim=True)
+
+
+def _print_safe_mode(pm: PluginManager, as_json: bool, show_all: bool) -> bool:
+    """In safe mode, list the plugins there are (manifests only) as not loaded; else False."""
+    import os
+
+    from hermes_hooks.plugins.config import SAFE_MODE_ENV, env_flag
+    from hermes_hooks.plugins.discovery import discover_candidates
+
+    if not env_flag(SAFE_MODE_ENV):
+        return False
+    env = {k: v for k, v in os.environ.items() if k != SAFE_MODE_ENV}
+    found = [
+        c
+        for c in discover_candidates(hermes_home=pm.hermes_home, env=env)
+        if show_all or c.source != "bundled"
+    ]
+    status = "not loaded: safe mode"
+    if as_json:
+        echo_json(
+            [
+                {
+                    "key": c.key,
+                    "status": status,
+                    "source": c.source,
+                    "version": c.manifest.version if c.manifest else None,
+                    "path": str(c.path) if c.path else None,
+                }
+                for c in found
+            ]
+        )
+        return True
+    click.echo(f"Safe mode ({SAFE_MODE_ENV} is set): no plugin is loaded.", err=True)
+    rows = [
+        [c.key, status, (c.manifest.version if c.manifest else None) or "-", c.source]
+        for c in found
+    ]
+    for line in fit_table(["KEY", "STATUS", "VERSION", "SOURCE"], rows, terminal_width()):
+        click.echo(line)
+    return True
 
 
 def _print_list(
@@ -95,10 +163,12 @@ def _print_list(
         for info in infos
     ]
     headers = ["KEY", "STATUS", "VERSION", "KIND", "SOURCE", "DESCRIPTION"]
-    lines = fit_table(headers, rows, width)
-    click.echo(lines[0])
-    for line, info in zip(lines[1:], infos, strict=True):
+    header, laid = fit_rows(headers, rows, width, styles={1: _status_style})
+    for line in header:
         click.echo(line)
+    for lines, info in zip(laid, infos, strict=True):
+        for line in lines:
+            click.echo(line)
         if info.error:
             for part in wrap(f"error: {info.error}", width, "    ", " " * 11):
                 click.echo(part)
@@ -121,7 +191,7 @@ def _resolve(ctx: click.Context, name: str) -> Candidate:
 
 
 @plugins.command("enable")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_plugins)
 @click.option(
     "--allow-tool-override/--no-allow-tool-override",
     "allow",
@@ -158,7 +228,7 @@ def enable(ctx: click.Context, name: str, allow: bool | None, yes: bool) -> None
 
 
 @plugins.command("disable")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_plugins)
 @click.pass_context
 def disable(ctx: click.Context, name: str) -> None:
     """Disable plugin NAME: add it to plugins.disabled, which beats plugins.enabled.
@@ -245,7 +315,7 @@ def _info_lines(info: PluginInfo, manifest: Any, extra: Mapping[str, Sequence[st
 
 
 @plugins.command("info")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_plugins)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def info(ctx: click.Context, name: str, as_json: bool) -> None:
@@ -330,12 +400,16 @@ def new(name: str, parent: Path, description: str, author: str) -> None:
 
 
 def _register_subcommands() -> None:
+    from hermes_hooks.cli.config import plugin_config
     from hermes_hooks.cli.doctor import plugin_doctor
-    from hermes_hooks.cli.install import install, remove
+    from hermes_hooks.cli.install import install, remove, search, update
 
     plugins.add_command(install)
     plugins.add_command(remove)
+    plugins.add_command(update)
+    plugins.add_command(search)
     plugins.add_command(plugin_doctor)
+    plugins.add_command(plugin_config)
 
 
 _register_subcommands()

@@ -151,6 +151,10 @@ class Session:
         #: Called, from the injecting thread, when a message is queued while no turn runs:
         #: a surface waiting for input (hermes chat) wakes and calls :meth:`run_pending`.
         self.on_pending: Callable[[], None] | None = None
+        self.on_event: Callable[[str, dict[str, Any]], None] | None = None
+        """Called with each event as it happens (``model_request``, ``tool_start``,
+        ``tool_call``, ``text_delta`` when the model streams, ``turn_end``...): a surface's
+        live display (``hermes chat``). It must not raise."""
         self._interrupts: collections.deque[str] = collections.deque()
         self._previous_sink: Callable[[str, str], bool] | None = None
         self._attached = attach and parent is None
@@ -170,6 +174,13 @@ class Session:
     def _event(self, kind: str, **data: Any) -> None:
         if self._record:
             self.events.append({"type": kind, "session_id": self.session_id, **data})
+        self._live(kind, **data)
+
+    def _live(self, kind: str, **data: Any) -> None:
+        """Tell the live display (:attr:`on_event`) only; ``--json`` does not record these."""
+        listener = self.on_event
+        if listener is not None:
+            listener(kind, data)
 
     @property
     def is_running(self) -> bool:
@@ -392,6 +403,7 @@ class Session:
             engine = self.context_engine
             if engine is not None:
                 user_index = engine.fit(user_index, context)
+            self._live("model_request", turn_id=turn.turn_id, call=calls)
             response = self._request(turn, user_index, context, calls)
             self.messages.append(response.assistant_message())
             if engine is not None:
@@ -401,6 +413,10 @@ class Session:
                     if self._interrupts:
                         result = '{"error": "skipped: the turn was interrupted"}'
                     else:
+                        self._live(
+                            "tool_start", turn_id=turn.turn_id, tool_name=call.name,
+                            args=call.arguments,
+                        )
                         record = run_tool_call(self, turn, call)
                         turn.records.append(record)
                         self._event("tool_call", turn_id=turn.turn_id, **record.to_dict())

@@ -7,8 +7,6 @@ Importing this module reads nothing: no environment, no files.
 
 from __future__ import annotations
 
-import contextlib
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -30,17 +28,26 @@ from hermes_hooks.plugins.configfile import (
     update_config,
     write_config,
 )
+from hermes_hooks.plugins.settings import (
+    DEFAULT_HOOK_CALLBACK_TIMEOUT,
+    DEFAULT_LOAD_TIMEOUT,
+    MAX_HOOK_CALLBACK_TIMEOUT,
+    MAX_LOAD_TIMEOUT,
+    read_section,
+)
 
 __all__ = [
     "BUNDLED_PLUGINS_ENV",
     "CONFIG_FILENAME",
     "DEBUG_ENV",
     "DEFAULT_HOOK_CALLBACK_TIMEOUT",
+    "DEFAULT_LOAD_TIMEOUT",
     "HERMES_HOME_ENV",
     "MAX_CONFIG_BYTES",
     "MAX_CONFIG_DEPTH",
     "MAX_CONFIG_NODES",
     "MAX_HOOK_CALLBACK_TIMEOUT",
+    "MAX_LOAD_TIMEOUT",
     "PROJECT_PLUGINS_ENV",
     "PluginsConfig",
     "SAFE_MODE_ENV",
@@ -79,19 +86,10 @@ def disabled_for_this_run(env: Mapping[str, str] | None = None) -> frozenset[str
     """Return the plugin keys ``HERMES_DISABLE_PLUGINS`` names (comma- or space-separated)."""
     raw = (os.environ if env is None else env).get(DISABLE_PLUGINS_ENV, "")
     return frozenset(part for part in raw.replace(",", " ").split() if part)
+
+
 TRUTHY_STRINGS: Final = frozenset({"1", "true", "yes", "on"})
 """Values that switch a flag on (Hermes ``utils.TRUTHY_STRINGS``), compared stripped, lowercased."""
-
-DEFAULT_HOOK_CALLBACK_TIMEOUT: Final = 30.0
-"""Seconds a hook callback may run when ``plugins.hook_callback_timeout`` is not set."""
-MAX_HOOK_CALLBACK_TIMEOUT: Final = 600.0
-"""Upper bound for ``plugins.hook_callback_timeout``; larger values are capped."""
-DEFAULT_LOAD_TIMEOUT: Final = 10.0
-"""Seconds one plugin's import and ``register(ctx)`` may take when ``plugins.load_timeout`` is
-not set: heavy SDK imports take seconds on two cores."""
-MAX_LOAD_TIMEOUT: Final = 600.0
-"""Upper bound for ``plugins.load_timeout``; larger values are capped."""
-
 
 
 def is_truthy(value: str | None) -> bool:
@@ -125,24 +123,6 @@ def _where(source: Path | None) -> str:
     return str(source) if source is not None else "config"
 
 
-def _name_set(section: Mapping[str, Any], field: str, where: str) -> frozenset[str]:
-    """Read ``plugins.<field>``: a list of plugin keys; absent or null is empty."""
-    value = section.get(field)
-    if value is None:
-        return frozenset()
-    if not isinstance(value, list | tuple | set | frozenset):
-        msg = f"{where}: plugins.{field}: expected a list of plugin keys, found {_describe(value)}"
-        raise ConfigError(msg)
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            msg = (
-                f"{where}: plugins.{field}[{index}]: expected a plugin key (a string),"
-                f" found {_describe(item)}"
-            )
-            raise ConfigError(msg)
-    return frozenset(value)
-
-
 def _entries(section: Mapping[str, Any], where: str) -> Mapping[str, Mapping[str, Any]]:
     """Read ``plugins.entries``: plugin id → settings mapping; a null entry is empty."""
     value = section.get("entries")
@@ -170,62 +150,6 @@ def _entries(section: Mapping[str, Any], where: str) -> Mapping[str, Mapping[str
             raise ConfigError(msg)
         entries[plugin_id] = MappingProxyType(dict(entry))
     return MappingProxyType(entries)
-
-
-def _seconds(
-    section: Mapping[str, Any], where: str, name: str, default: float, maximum: float
-) -> tuple[float, list[str]]:
-    """Read a number of seconds under ``plugins`` the way Hermes does, collecting warnings."""
-    raw = section.get(name)
-    if raw is None:
-        return default, []
-    field = f"{where}: plugins.{name}"
-    seconds: float | None = None
-    # bool is an int subclass, but `true` as a number of seconds is a mistake, not 1s.
-    if isinstance(raw, int | float) and not isinstance(raw, bool):
-        seconds = float(raw)
-    elif isinstance(raw, str):
-        with contextlib.suppress(ValueError):
-            seconds = float(raw)  # Hermes accepts numeric strings ("45")
-    if seconds is None or math.isnan(seconds):
-        return default, [
-            f"{field}: expected a number of seconds, found {_describe(raw)};"
-            f" using the default {default:g}s"
-        ]
-    if seconds < 0:
-        return default, [
-            f"{field}: expected 0 or more seconds, found {raw!r}; using the default {default:g}s"
-        ]
-    if seconds > maximum:
-        return maximum, [
-            f"{field}: {raw!r} is more than the maximum {maximum:g}s; using {maximum:g}s"
-        ]
-    return seconds, []
-
-
-def _result_bytes(section: Mapping[str, Any], where: str) -> tuple[int, list[str]]:
-    """Read ``plugins.max_hook_result_bytes`` (``0``: no bound), collecting warnings."""
-    raw = section.get("max_hook_result_bytes")
-    if raw is None:
-        return DEFAULT_MAX_HOOK_RESULT_BYTES, []
-    default = DEFAULT_MAX_HOOK_RESULT_BYTES
-    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
-        return raw, []
-    return default, [
-        f"{where}: plugins.max_hook_result_bytes: expected a whole number of bytes, 0 or more"
-        f" (0: no bound), found {_describe(raw)}; using the default {default}"
-    ]
-
-
-def _hook_callback_timeout(section: Mapping[str, Any], where: str) -> tuple[float, list[str]]:
-    """Read ``plugins.hook_callback_timeout`` the way Hermes does, collecting warnings."""
-    return _seconds(
-        section,
-        where,
-        "hook_callback_timeout",
-        DEFAULT_HOOK_CALLBACK_TIMEOUT,
-        MAX_HOOK_CALLBACK_TIMEOUT,
-    )
 
 
 @attrs.frozen
@@ -271,26 +195,16 @@ class PluginsConfig:
             expected and what was found.
         """
         where = _where(source)
-        section = config.get("plugins")
-        if section is None:
-            section = {}
-        elif not isinstance(section, Mapping):
-            found = _describe(section)
-            msg = f"{where}: plugins: expected a mapping of plugin settings, found {found}"
-            raise ConfigError(msg)
-        timeout, warnings = _hook_callback_timeout(section, where)
-        load_timeout, load_warnings = _seconds(
-            section, where, "load_timeout", DEFAULT_LOAD_TIMEOUT, MAX_LOAD_TIMEOUT
-        )
-        result_bytes, result_warnings = _result_bytes(section, where)
+        values, warnings = read_section(config, "plugins", source=source)
+        section = config.get("plugins") or {}
         return cls(
-            enabled=_name_set(section, "enabled", where),
-            disabled=_name_set(section, "disabled", where),
+            enabled=frozenset(values["enabled"]),
+            disabled=frozenset(values["disabled"]),
             entries=_entries(section, where),
-            hook_callback_timeout=timeout,
-            load_timeout=load_timeout,
-            max_hook_result_bytes=result_bytes,
-            warnings=tuple(warnings + load_warnings + result_warnings),
+            hook_callback_timeout=values["hook_callback_timeout"],
+            load_timeout=values["load_timeout"],
+            max_hook_result_bytes=values["max_hook_result_bytes"],
+            warnings=warnings,
             source=source,
         )
 

@@ -54,6 +54,15 @@ MAX_CONFIG_DEPTH: Final = 256
 _LOCK_SUFFIX: Final = ".lock"
 
 
+def lock_path(home: Path) -> Path:
+    """Return the lock file that serialises writes of *home*'s ``config.yaml``.
+
+    It is hidden (``.config.yaml.lock``) and stays once created: deleting a lock file another
+    process may be waiting on would let two writers in at once.
+    """
+    return home / ("." + CONFIG_FILENAME + _LOCK_SUFFIX)
+
+
 def config_path(home: Path) -> Path:
     """Return the path of ``config.yaml`` inside *home*."""
     return home / CONFIG_FILENAME
@@ -356,8 +365,9 @@ def _empty_round_trip() -> Any:
 def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """Load ``config.yaml``, let *mutate* change it in place, and write it back atomically.
 
-    The whole read-modify-write holds an exclusive lock on ``config.yaml.lock`` next to the
-    file, so concurrent updates from several processes are applied one after the other.
+    The whole read-modify-write holds an exclusive lock on ``.config.yaml.lock`` (hidden,
+    :func:`lock_path`) next to the file, so concurrent updates from several processes are
+    applied one after the other.
     Keys *mutate* does not touch are kept, and so are the file's comments, order and style
     (it is written back round-trip); nothing is written when *mutate* changes nothing. A file
     that is not valid YAML, or that has a key twice, is never overwritten.
@@ -370,7 +380,7 @@ def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[
         written; whatever *mutate* raises propagates and nothing is written.
     """
     _ensure_home(home)
-    with _exclusive_lock(home / (CONFIG_FILENAME + _LOCK_SUFFIX)):
+    with _exclusive_lock(lock_path(home)):
         config, indent = _load_round_trip(home)
         before = copy.deepcopy(config)
         mutate(config)

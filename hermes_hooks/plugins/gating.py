@@ -10,8 +10,10 @@ aliases of old folder keys), never a manifest name.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from hermes_hooks.errors import ConfigError, PluginTrustError
@@ -32,8 +34,12 @@ def gate(
     strict: bool,
     note_alias: Callable[[Record, str, str], None],
     lookup: bool = False,
+    home: Path | None = None,
 ) -> tuple[Status, str | None]:
     """Decide from config and environment whether a candidate is to be loaded.
+
+    A ``requires_env`` variable counts as set when it is in the environment or in *home*'s
+    ``.env`` (which the host applies when it starts), so a key just saved there is set.
 
     Config matches plugin keys (and the aliases of old folder keys), never a manifest
     name: a folder nobody enabled does not run because its manifest claims an enabled
@@ -83,6 +89,13 @@ def gate(
     missing = (
         [n for n in manifest.required_env_names if not os.environ.get(n)] if manifest else []
     )
+    if missing and home is not None:
+        from hermes_hooks.plugins.envfile import read_env_file
+
+        stored: Mapping[str, str] = {}
+        with contextlib.suppress(ConfigError):  # an unreadable .env sets nothing
+            stored = read_env_file(home)
+        missing = [n for n in missing if not stored.get(n)]
     if missing:
         plural = "s" if len(missing) > 1 else ""
         return "error", (

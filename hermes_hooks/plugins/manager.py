@@ -433,6 +433,7 @@ class PluginManager(GuardedManager):
             strict=self.strict,
             note_alias=self._note_alias,
             lookup=lookup,
+            home=self.hermes_home,
         )
 
     def _load(self, record: _Record) -> None:

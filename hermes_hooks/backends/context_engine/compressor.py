@@ -43,7 +43,7 @@ from hermes_hooks.backends.context_engine.tokens import (
     estimate_messages_tokens_rough,
     usage_tokens,
 )
-from hermes_hooks.errors import ConfigError
+from hermes_hooks.plugins.settings import read_section
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.models.base import ModelProvider
@@ -97,27 +97,6 @@ def is_compaction_summary_message(message: Mapping[str, Any]) -> bool:
     )
 
 
-def _number(
-    section: Mapping[str, Any],
-    key: str,
-    default: float,
-    low: float,
-    high: float,
-    where: str,
-    warnings: list[str],
-) -> float:
-    raw = section.get(key)
-    if raw is None:
-        return default
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not low <= raw <= high:
-        warnings.append(
-            f"{where}compression.{key}: expected a number from {low:g} to {high:g}, found "
-            f"{raw!r}; using {default:g}"
-        )
-        return default
-    return float(raw)
-
-
 @attrs.frozen
 class CompressionSettings:
     """The ``compression:`` section, and ``model.context_length``.
@@ -142,21 +121,9 @@ class CompressionSettings:
         :raises ConfigError: ``compression`` is not a mapping.
         """
         where = f"{source}: " if source is not None else ""
-        section = config.get("compression")
-        if section is None:
-            section = {}
-        if not isinstance(section, Mapping):
-            raise ConfigError(
-                f"{where}compression must be a mapping (enabled, threshold, target_ratio, "
-                f"protect_first_n, protect_last_n), found {type(section).__name__}"
-            )
-        warnings: list[str] = []
-        enabled = section.get("enabled", True)
-        if not isinstance(enabled, bool):
-            warnings.append(
-                f"{where}compression.enabled: expected true or false, found {enabled!r}"
-            )
-            enabled = True
+        # The keys, their kinds and defaults are the table's (plugins/settings.py).
+        values, read = read_section(config, "compression", source=source)
+        warnings = list(read)
         model = config.get("model")
         length = model.get("context_length") if isinstance(model, Mapping) else None
         if length is not None and (
@@ -167,13 +134,12 @@ class CompressionSettings:
                 f"found {length!r}; ignored"
             )
             length = None
-        args = (where, warnings)
         return cls(
-            enabled=enabled,
-            threshold=_number(section, "threshold", 0.50, 0.05, 1.0, *args),
-            target_ratio=_number(section, "target_ratio", 0.20, 0.01, 0.9, *args),
-            protect_first_n=int(_number(section, "protect_first_n", 3, 0, 1000, *args)),
-            protect_last_n=int(_number(section, "protect_last_n", 20, 1, 1000, *args)),
+            enabled=values["enabled"],
+            threshold=float(values["threshold"]),
+            target_ratio=float(values["target_ratio"]),
+            protect_first_n=int(values["protect_first_n"]),
+            protect_last_n=int(values["protect_last_n"]),
             context_length=length,
             warnings=tuple(warnings),
         )
