@@ -18,10 +18,12 @@ from hermes_hooks.spec.contract import (
     Policy,
     contract,
     is_context,
+    is_error_classification,
     is_gateway_decision,
     is_non_empty_str,
     is_str,
     is_tool_decision,
+    is_transcription_override,
     is_verify_decision,
 )
 from hermes_hooks.spec.markers import hookspec
@@ -877,6 +879,403 @@ def subagent_stop(
     """
 
 
+# -- streaming output ----------------------------------------------------------------------------
+
+_STREAM_DEFAULTS: Final[dict[str, object]] = {
+    "turn_id": "",
+    "iteration": 0,
+    "session_id": "",
+    "model": "",
+    "provider": "",
+    "surface": "cli",
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+}
+
+_STREAM_COMMON: Final = """
+    :param turn_id: the turn streaming; ``""`` when unknown.
+    :param iteration: the model call of the turn (1 for the first).
+    :param session_id: the current session.
+    :param model: the model identifier.
+    :param provider: the model's provider (``model.provider``).
+    :param surface: where the stream is shown: ``"cli"``, ``"gateway"`` or a platform name.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored.
+
+    Error policy: open; a raising implementation is logged, counted and skipped, and the stream
+    goes on. Delivered off the token path: the host puts each event on a bounded queue per
+    implementation, with one worker each, so a slow implementation never delays the tokens; when
+    its queue is full its own oldest event is dropped. Not bounded by the callback timeout.
+"""
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults=_STREAM_DEFAULTS)
+def on_stream_start(
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires when a streaming model response begins, before its first delta."""
+
+
+on_stream_start.__doc__ = (on_stream_start.__doc__ or "") + "\n" + _STREAM_COMMON
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults=_STREAM_DEFAULTS)
+def on_stream_delta(
+    delta: str,
+    kind: Literal["text", "reasoning"],
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires for each piece of text a streaming response brings, in order.
+
+    :param delta: the new text (raw model output).
+    :param kind: ``"text"``, or ``"reasoning"`` when ``plugins.stream_reasoning_deltas`` is on.
+    """
+
+
+on_stream_delta.__doc__ = (on_stream_delta.__doc__ or "") + _STREAM_COMMON
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults={**_STREAM_DEFAULTS, "error": None})
+def on_stream_end(
+    final_text: str,
+    finished: bool,
+    error: str | None,
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires when a streaming response finished or failed, after the stream closed.
+
+    :param final_text: the whole text the stream assembled.
+    :param finished: whether the stream ended normally.
+    :param error: what went wrong when it did not, else ``None``.
+    """
+
+
+on_stream_end.__doc__ = (on_stream_end.__doc__ or "") + _STREAM_COMMON
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults={**_STREAM_DEFAULTS, "already_streamed": False})
+def on_interim_message(
+    text: str,
+    already_streamed: bool,
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires when the model says something mid-turn (beside tool calls), before its answer.
+
+    It fires after streaming and non-streaming responses alike.
+
+    :param text: the interim assistant text.
+    :param already_streamed: whether the person already saw it as stream deltas.
+    """
+
+
+on_interim_message.__doc__ = (on_interim_message.__doc__ or "") + _STREAM_COMMON
+
+
+# -- model errors --------------------------------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.COLLECT,
+    check=is_error_classification,
+    expects=(
+        '{"reason": <FailoverReason name>, "retryable"?: bool, "should_compress"?: bool, '
+        '"should_rotate_credential"?: bool, "should_fallback"?: bool, "message"?: str, '
+        '"error_context"?: {...}}'
+    ),
+    defaults={
+        "provider": "",
+        "model": "",
+        "status_code": None,
+        "error_type": "",
+        "error_code": None,
+        "error_message": "",
+        "error_body": None,
+        "approx_tokens": 0,
+        "context_length": None,
+        "num_messages": 0,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def transform_api_error_classification(
+    provider: str,
+    model: str,
+    status_code: int | None,
+    error_type: str,
+    error_code: str | None,
+    error_message: str,
+    error_body: Any,
+    error: Any,
+    approx_tokens: int,
+    context_length: int | None,
+    num_messages: int,
+    telemetry_schema_version: str,
+) -> dict[str, Any] | None:
+    """Fires once per failed model request, before the host classifies it for retry and failover.
+
+    :param provider: the model's provider.
+    :param model: the model identifier.
+    :param status_code: the HTTP status, when there was one.
+    :param error_type: the exception's class name.
+    :param error_code: the provider's error code, when it sent one.
+    :param error_message: the error's text (may be unredacted provider or user data).
+    :param error_body: the provider's error body, when there was one (may be unredacted).
+    :param error: the exception itself.
+    :param approx_tokens: the request's size in tokens, roughly (characters / 4).
+    :param context_length: the model's context window, when known.
+    :param num_messages: how many messages the request sent.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ``None`` to leave the classification to the host, or a dict naming a
+        ``reason`` (a FailoverReason name: ``rate_limit``, ``context_overflow``, ``auth``...)
+        with optional ``retryable``, ``should_compress``, ``should_rotate_credential``,
+        ``should_fallback`` (bools), ``message`` and ``error_context``. Every implementation
+        runs, then the first fitting answer wins (run all, then pick the first); the host's
+        retry decision follows its ``retryable``.
+
+    Error policy: open; a raising implementation is skipped and the host classifies the error.
+    """
+
+
+# -- skills --------------------------------------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "provenance": "",
+        "task_id": "",
+        "session_id": "",
+        "use_count": 0,
+        "reused": False,
+        "reuse_after_patch": False,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def on_skill_lifecycle(
+    action: str,
+    skill_name: str,
+    provenance: str,
+    task_id: str,
+    session_id: str,
+    use_count: int,
+    reused: bool,
+    reuse_after_patch: bool,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires after a skill's usage state changed: loaded, created, patched, archived, restored...
+
+    :param action: what happened: ``"loaded"``, ``"created"``, ``"patched"``, ``"installed"``,
+        ``"archived"``, ``"restored"``, ``"stale"``.
+    :param skill_name: the skill's local name (``plugin:skill`` for a plugin's skill).
+    :param provenance: where the skill comes from: ``"local"``, ``"plugin"``, ``"hub"``...
+    :param task_id: the task that caused it; ``""`` when none.
+    :param session_id: the session that caused it; ``""`` when none.
+    :param use_count: how often the skill was used, this time included.
+    :param reused: whether the skill had been used before.
+    :param reuse_after_patch: whether this use is the first after a patch.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored.
+
+    Error policy: open; a raising implementation is logged, counted and skipped.
+    """
+
+
+# -- the agent loop and slash commands -----------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "platform": "",
+        "reason": "",
+        "invalidation_reason": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def agent_loop_stopped(
+    session_key: str,
+    platform: str,
+    reason: str,
+    invalidation_reason: str | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires right after a running agent turn was interrupted (``/stop``, ``/new`` mid-turn).
+
+    :param session_key: the session whose turn stopped.
+    :param platform: where the session runs.
+    :param reason: why: ``"stop"``, ``"new"``, ``"interrupt"``...
+    :param invalidation_reason: why the session was invalidated too, if it was.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored.
+
+    Error policy: open; a raising implementation is logged, counted and skipped.
+    """
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "surface": "cli",
+        "alias_used": None,
+        "args_raw": "",
+        "session_key": "",
+        "platform": "",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def pre_command(
+    surface: Literal["cli", "gateway"],
+    command: str,
+    alias_used: str | None,
+    args_raw: str,
+    session_key: str,
+    platform: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires before a recognized slash command's handler runs, on the CLI and the gateway.
+
+    :param surface: ``"cli"`` or ``"gateway"``.
+    :param command: the command's canonical name, without the slash.
+    :param alias_used: the alias typed, when it was not the canonical name; else ``None``.
+    :param args_raw: what followed the command (may hold user content or secrets).
+    :param session_key: the session the command runs in.
+    :param platform: where the session runs.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored (in Hermes' v1 of this hook, a directive is logged, not obeyed).
+
+    Error policy: open; a raising implementation is logged, counted and skipped, and the
+    command runs.
+    """
+
+
+# -- transcription -------------------------------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.COLLECT,
+    check=is_transcription_override,
+    expects='{"prompt"?: str, "language"?: str, "model"?: str}',
+    defaults={
+        "provider": "",
+        "model": None,
+        "language": None,
+        "prompt": None,
+        "source": "",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def pre_transcription(
+    file_path: str,
+    provider: str,
+    model: str | None,
+    language: str | None,
+    prompt: str | None,
+    source: str,
+    telemetry_schema_version: str,
+) -> dict[str, str] | None:
+    """Fires after the transcription provider is chosen and before it runs.
+
+    :param file_path: the audio file (read-only: an answer cannot change it).
+    :param provider: the transcription provider chosen (``stt.provider``).
+    :param model: the model the provider will use, if set.
+    :param language: the language hint, if set.
+    :param prompt: the prompt sent with the audio, if set.
+    :param source: what asked for the transcription: ``"tool"``, ``"gateway"``, ``"cli"``.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ``None``, or a dict changing ``prompt``, ``language`` and ``model``; answers are
+        applied in the order the implementations ran, a later one winning per field.
+
+    Error policy: open; a raising implementation is skipped and the transcription runs with
+    what the others answered.
+    """
+
+
+# -- group chat ----------------------------------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "thread_id": "",
+        "member_id": "",
+        "turn_id": "",
+        "task_id": "",
+        "execution_generation": 0,
+        "seq": 0,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def on_room_member_activity(
+    room_id: str,
+    thread_id: str,
+    member_id: str,
+    turn_id: str,
+    task_id: str,
+    execution_generation: int,
+    kind: str,
+    seq: int,
+    payload: dict[str, Any],
+    telemetry_schema_version: str,
+) -> None:
+    """Fires per runtime event of a hosted group-chat member's turn (tool started, delta...).
+
+    :param room_id: the room.
+    :param thread_id: the thread in the room; ``""`` for the main one.
+    :param member_id: the member whose session emitted the event.
+    :param turn_id: the member's turn.
+    :param task_id: the member's task.
+    :param execution_generation: which run of the member this is (it grows on restarts).
+    :param kind: the event: ``"tool.started"``, ``"tool.completed"``, ``"message.delta"``...
+    :param seq: the event's number in the member's stream.
+    :param payload: the client-safe event body (approval commands redacted).
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored.
+
+    Error policy: open; a raising implementation is logged, counted and skipped. Delivered off
+    the token path, on the same bounded queues as the stream hooks.
+    """
+
+
 # -- the gateway and the verify gate --------------------------------------------------------------
 
 
@@ -1172,6 +1571,218 @@ def kanban_task_blocked(
     """
 
 
+_KANBAN_DEFAULTS: Final[dict[str, object]] = {
+    "profile_name": "default",
+    "board": None,
+    "assignee": None,
+    "run_id": None,
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+}
+
+_KANBAN_COMMON: Final = """
+    :param task_id: the task.
+    :param profile_name: the active profile; ``"default"`` when it cannot be resolved.
+    :param board: the board the task is on; ``None`` for the default board.
+    :param assignee: who the task is assigned to, if anyone.
+    :param run_id: the task's current run, if known.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored.
+
+    Error policy: open; a raising implementation is logged, counted and skipped. Fired after the
+    board's write is committed, never inside it.
+"""
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={**_KANBAN_DEFAULTS, "worker_pid": None, "workspace_path": None},
+)
+def on_kanban_worker_spawned(
+    task_id: str,
+    profile_name: str,
+    board: str | None,
+    assignee: str | None,
+    run_id: int | None,
+    worker_pid: int | None,
+    workspace_path: str | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires in the dispatcher after a task's worker started and its pid was stored.
+
+    :param worker_pid: the worker's process id.
+    :param workspace_path: the worker's folder (may reveal project layout or user names).
+    """
+
+
+on_kanban_worker_spawned.__doc__ = (on_kanban_worker_spawned.__doc__ or "") + _KANBAN_COMMON
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        **_KANBAN_DEFAULTS,
+        "worker_pid": None,
+        "exit_kind": "unknown",
+        "exit_code": None,
+        "outcome": None,
+        "retry_status": None,
+    },
+)
+def on_kanban_worker_exited(
+    task_id: str,
+    profile_name: str,
+    board: str | None,
+    assignee: str | None,
+    run_id: int | None,
+    worker_pid: int | None,
+    exit_kind: str,
+    exit_code: int | None,
+    outcome: str | None,
+    retry_status: str | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires after the dispatcher found a task's worker dead and reclaimed the task.
+
+    :param worker_pid: the dead worker's process id.
+    :param exit_kind: ``"clean_exit"``, ``"rate_limited"``, ``"nonzero_exit"``, ``"signaled"``
+        or ``"unknown"``.
+    :param exit_code: the worker's exit code, when known.
+    :param outcome: what the reclaim did with the task (``"requeued"``, ``"blocked"``...).
+    :param retry_status: whether the task will be retried, and how.
+    """
+
+
+on_kanban_worker_exited.__doc__ = (on_kanban_worker_exited.__doc__ or "") + _KANBAN_COMMON
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        **_KANBAN_DEFAULTS,
+        "worker_pid": None,
+        "heartbeat_stale": True,
+        "retry_status": None,
+    },
+)
+def on_kanban_worker_stale_claim(
+    task_id: str,
+    profile_name: str,
+    board: str | None,
+    assignee: str | None,
+    run_id: int | None,
+    worker_pid: int | None,
+    heartbeat_stale: bool,
+    retry_status: str | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires after a claim whose time ran out was reclaimed (a live worker extending it does not).
+
+    :param worker_pid: the claiming worker's process id, if known.
+    :param heartbeat_stale: whether the worker's heartbeat had stopped too.
+    :param retry_status: whether the task will be retried, and how.
+    """
+
+
+on_kanban_worker_stale_claim.__doc__ = (on_kanban_worker_stale_claim.__doc__ or "") + _KANBAN_COMMON
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults={**_KANBAN_DEFAULTS, "changed_fields": []})
+def on_kanban_task_updated(
+    task_id: str,
+    profile_name: str,
+    board: str | None,
+    assignee: str | None,
+    run_id: int | None,
+    changed_fields: list[str],
+    telemetry_schema_version: str,
+) -> None:
+    """Fires after a committed write of a task outside claim, complete and block (edits, assign).
+
+    :param changed_fields: the names of the fields written, never their values.
+    """
+
+
+on_kanban_task_updated.__doc__ = (on_kanban_task_updated.__doc__ or "") + _KANBAN_COMMON
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "board": None,
+        "profile_name": "default",
+        "dry_run": False,
+        "outcome": "ok",
+        "result": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def on_kanban_dispatch_tick(
+    board: str | None,
+    profile_name: str,
+    dry_run: bool,
+    outcome: Literal["ok", "skipped_locked", "idle"],
+    result: Any,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires once per dispatcher tick, after the board's dispatch lock was released.
+
+    :param board: the board ticked; ``None`` for the default board.
+    :param profile_name: the active profile; ``"default"`` when it cannot be resolved.
+    :param dry_run: whether the tick only looked.
+    :param outcome: ``"ok"``, ``"skipped_locked"`` (another dispatcher held the lock) or
+        ``"idle"`` (nothing to do).
+    :param result: what the tick did (tasks spawned, reclaimed, blocked...; holds task ids,
+        assignees and workspace paths).
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored.
+
+    Error policy: open; a raising implementation is logged, counted and skipped.
+    """
+
+
+# -- gateway platform events (also added by the gateway's branch: keep one at merge) --------------
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={"telemetry_schema_version": TELEMETRY_SCHEMA_VERSION},
+)
+def gateway_platform_event(
+    platform: str,
+    event_type: str,
+    payload: dict[str, Any],
+    telemetry_schema_version: str,
+) -> None:
+    """Fires when the gateway normalized a platform-native event (a reaction, an edit...).
+
+    Only after the gateway's authorization of the sender succeeded; the payload is a plain dict,
+    never a raw SDK object or an adapter handle.
+
+    :param platform: the platform, e.g. ``"telegram"`` or ``"discord"``.
+    :param event_type: ``"reaction"``, ``"message_edited"``, ``"message_deleted"``,
+        ``"thread_created"``, ``"thread_renamed"``...
+    :param payload: the event's fields, whose shape depends on ``event_type``.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored.
+
+    Error policy: open; a raising implementation is logged, counted and skipped.
+    """
+
+
 HOOK_NAMES: Final[tuple[str, ...]] = (
     "pre_tool_call",
     "post_tool_call",
@@ -1196,6 +1807,22 @@ HOOK_NAMES: Final[tuple[str, ...]] = (
     "kanban_task_claimed",
     "kanban_task_completed",
     "kanban_task_blocked",
+    "on_stream_start",
+    "on_stream_delta",
+    "on_stream_end",
+    "on_interim_message",
+    "transform_api_error_classification",
+    "on_skill_lifecycle",
+    "agent_loop_stopped",
+    "pre_command",
+    "pre_transcription",
+    "on_room_member_activity",
+    "on_kanban_worker_spawned",
+    "on_kanban_worker_exited",
+    "on_kanban_worker_stale_claim",
+    "on_kanban_task_updated",
+    "on_kanban_dispatch_tick",
+    "gateway_platform_event",
 )
 """Every hook this module declares, in declaration order."""
 
