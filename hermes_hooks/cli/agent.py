@@ -111,6 +111,13 @@ def chat(ctx: click.Context) -> None:
     else:
         reader = StreamReader(stdin)
     session.on_pending = reader.wake
+    streamed: list[str] = []
+
+    def show(text: str) -> None:  # the model's text, printed as it arrives
+        streamed.append(text)
+        click.echo(text, nl=False)
+
+    session.on_text = show
     click.echo(f"hermes chat on {model.describe()}: /help lists the commands, /exit ends.")
     reason = "exit"
     try:
@@ -126,7 +133,12 @@ def chat(ctx: click.Context) -> None:
             else:
                 continue
             for reply in replies:
-                click.echo(reply.text)
+                shown = "".join(streamed)
+                streamed.clear()
+                if shown:
+                    click.echo("")  # end the streamed line
+                if not shown or not shown.rstrip().endswith(reply.text.strip()):
+                    click.echo(reply.text)  # not streamed, or changed by transform_llm_output
             if any(getattr(reply, "exit", False) for reply in replies):
                 break
     except KeyboardInterrupt:
