@@ -38,6 +38,8 @@ def _ask(
     """
     model = session.model
     observers = session.stream_observers()
+    if observers is not None and not observers.wants_stream():
+        observers = None
     sink = session.on_text
     if observers is None and sink is None:
         return model.complete(messages, definitions)

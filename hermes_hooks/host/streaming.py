@@ -113,9 +113,14 @@ class StreamObservers:
                 found.append(worker)
             return tuple(found)
 
-    def implemented(self) -> bool:
-        """Whether any plugin implements a stream hook (then the host streams)."""
-        return any(getattr(self.pm.hook, hook).get_hookimpls() for hook in STREAM_HOOKS)
+    def implemented(self, hooks: tuple[str, ...] = STREAM_HOOKS) -> bool:
+        """Whether any plugin implements one of ``hooks``."""
+        return any(getattr(self.pm.hook, hook).get_hookimpls() for hook in hooks)
+
+    def wants_stream(self) -> bool:
+        """Whether a plugin watches the stream itself (``on_interim_message`` alone does not
+        make the host stream)."""
+        return self.implemented(STREAM_HOOKS[:3])
 
     def start(self, **common: Any) -> StreamRun:
         """Fire ``on_stream_start`` and return the run its deltas and end go through.
