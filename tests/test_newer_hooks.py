@@ -395,3 +395,72 @@ def test_gateway_platform_event_reaches_a_plugin_with_hermes_arguments(
         "reaction",
         "👍",
     )
+
+
+# -- transcription ------------------------------------------------------------------------------
+
+STT_PLUGIN = f"""
+from pathlib import Path
+import {REC} as rec
+from agent.transcription_provider import TranscriptionProvider
+
+class Echo(TranscriptionProvider):
+    name = "echo-stt"
+
+    def transcribe(self, file_path, *, model=None, language=None, **extra):
+        rec.calls.append(("transcribe", dict(file_path=file_path, model=model,
+                                              language=language, **extra)))
+        text = Path(file_path).read_text()
+        return {{"success": True, "transcript": text, "provider": self.name}}
+
+class Builtin(Echo):
+    name = "groq"
+
+def glossary(prompt=None, **kwargs):
+    rec.calls.append(("pre_transcription", kwargs))
+    return {{"prompt": "Names: Ada", "file_path": "/etc/passwd"}}
+
+def language(**kwargs):
+    return {{"language": "fr", "model": 3}}  # a model that is not a string: the answer is refused
+
+def register(ctx):
+    ctx.register_transcription_provider(Echo())
+    ctx.register_transcription_provider(Builtin())  # refused alone, with a warning
+    ctx.register_hook("pre_transcription", glossary)
+    ctx.register_hook("pre_transcription", language)
+"""
+
+
+def test_pre_transcription_changes_the_prompt_but_never_the_file(
+    home: PluginHome, rec: Any, tmp_path: Path
+) -> None:
+    from hermes_hooks.backends.transcription import transcribe
+
+    home.add_plugin("stt", STT_PLUGIN)
+    home.write_config()
+    audio = tmp_path / "note.txt"
+    audio.write_text("hello there")
+    pm = create_manager(home.root)
+    result = transcribe(pm, audio, source="gateway", language="en")
+    assert result == {"success": True, "transcript": "hello there", "provider": "echo-stt"}
+    hook = next(kw for name, kw in rec.calls if name == "pre_transcription")
+    assert (hook["file_path"], hook["provider"], hook["source"], hook["language"]) == (
+        str(audio),
+        "echo-stt",
+        "gateway",
+        "en",
+    )
+    call = next(kw for name, kw in rec.calls if name == "transcribe")
+    assert call == {
+        "file_path": str(audio),
+        "model": None,
+        "language": "en",
+        "prompt": "Names: Ada",
+    }
+    assert pm.transcription.names() == ["echo-stt"]
+    info = pm.get_plugin_info("stt")
+    assert info is not None
+    assert any("built-in speech-to-text engine" in w for w in info.warnings)
+    missing = transcribe(pm, tmp_path / "nope.wav")
+    assert missing["success"] is False
+    assert "no audio file" in missing["error"]
