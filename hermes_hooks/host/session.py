@@ -158,6 +158,7 @@ class Session:
         #: with it set, or a plugin implementing a stream hook, the model is asked to stream.
         self.on_text: Callable[[str], None] | None = None
         self._streams: StreamObservers | None = None
+        self._sections: str | None = None
         self._previous_sink: Callable[[str, str], bool] | None = None
         self._attached = attach and parent is None
         if self._attached:
@@ -222,11 +223,30 @@ class Session:
         self.context_engine = SessionContext.for_session(self)
 
     def full_system_prompt(self) -> str:
-        """Return the system prompt sent: the session's, then the memory providers' blocks."""
+        """Return the system prompt sent: the session's, the memory providers' blocks, then the
+        plugins' sections (``ctx.register_system_prompt_section``), rendered once per session
+        and frozen."""
+        if self._sections is None:
+            from hermes_hooks.plugins.newer_ctx import render_system_prompt_sections
+
+            self._sections = render_system_prompt_sections(
+                self.pm,
+                {
+                    "session_id": self.session_id,
+                    "model": self.model.model,
+                    "provider": self.model.provider,
+                    "platform": self.platform,
+                    "profile_name": "default",
+                    "cwd": str(self.cwd),
+                },
+            )
+        parts = [self.system_prompt]
         memory = self.memory
-        if memory is None or not memory.prompt_block:
-            return self.system_prompt
-        return f"{self.system_prompt}\n\n{memory.prompt_block}"
+        if memory is not None and memory.prompt_block:
+            parts.append(memory.prompt_block)
+        if self._sections:
+            parts.append(self._sections)
+        return "\n\n".join(parts)
 
     def stream_observers(self) -> StreamObservers | None:
         """Return the stream hooks' workers, or ``None`` when no plugin implements one."""
@@ -516,6 +536,7 @@ class Session:
             self.context_engine.end(old, self.messages)
             self.context_engine.reset()
         self.session_id = new
+        self._sections = None  # a new session renders the plugins' sections anew
         self.messages.clear()
         self.approved_rules.clear()
         self._started = False

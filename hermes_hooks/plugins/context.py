@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from hermes_hooks.calling import aio
 from hermes_hooks.errors import PluginExitError, PluginToolOverrideError, RegistrationError
 from hermes_hooks.plugins import extensions
+from hermes_hooks.plugins.newer_ctx import NewerContextMembers
 from hermes_hooks.registries.base import Handle
 
 if TYPE_CHECKING:
@@ -47,8 +48,11 @@ def _pass_through() -> tuple[type[BaseException], ...]:
     return (GeneratorExit, *aio.pass_through())
 
 
-class PluginContext:
+class PluginContext(NewerContextMembers):
     """What a plugin's ``register(ctx)`` receives.
+
+    The members Hermes added since the seeds (``set_config``, ``state``, ``emit``...) come
+    from :class:`~hermes_hooks.plugins.newer_ctx.NewerContextMembers`.
 
     :param manager: the manager loading the plugin.
     :param plugin_id: the plugin's key (``name`` or ``category/name``).
