@@ -288,3 +288,46 @@ def register(ctx):
     assert (child["role"], child["depth"]) == ("leaf", 1)
     assert child["subagent_id"].startswith("subagent-")
     assert rec.ctx["p"].subagent_lifecycle.list_active() == []
+
+
+TTS_PLUGIN = """
+from pathlib import Path
+from agent.tts_provider import TTSProvider
+
+class Beep(TTSProvider):
+    name = "beep"
+
+    def synthesize(self, text, output_path, *, voice=None, model=None, speed=None,
+                   format="mp3", **extra):
+        Path(output_path).write_text(f"{format}:{voice}:{text}")
+        return output_path
+
+class Taken(Beep):
+    name = "edge"
+
+def register(ctx):
+    ctx.register_tts_provider(Beep())
+    ctx.register_tts_provider(Taken())   # refused alone: a built-in name
+    ctx.register_tts_provider("not a provider")
+"""
+
+
+def test_register_tts_provider_serves_tts_provider_and_refuses_builtin_names(
+    home: PluginHome, rec: Any, tmp_path: Path
+) -> None:
+    from hermes_hooks.backends.tts import synthesize
+
+    pm = load(home, rec, TTS_PLUGIN)
+    assert pm.tts.names() == ["beep"]
+    info = pm.get_plugin_info("p")
+    assert info is not None
+    warnings = " ".join(info.warnings)
+    assert "built-in text-to-speech engine" in warnings
+    assert "expected an TTSProvider instance" in warnings
+    result = synthesize(pm, "hello", tmp_path / "out" / "a.ogg", voice="v1", format="OGG")
+    assert result == {
+        "success": True,
+        "file_path": str(tmp_path / "out" / "a.ogg"),
+        "provider": "beep",
+    }
+    assert (tmp_path / "out" / "a.ogg").read_text() == "ogg:v1:hello"

@@ -41,6 +41,7 @@ MODULES: Final[dict[str, str]] = {
     "agent.browser_provider": "hermes_hooks.compat.browser_provider",
     # Issue 24: the transcription family.
     "agent.transcription_provider": "hermes_hooks.compat.transcription_provider",
+    "agent.tts_provider": "hermes_hooks.compat.tts_provider",
     # Model-provider profiles (the models family); providers.base is served below providers.
     "providers": "hermes_hooks.compat.providers",
     "providers.base": "hermes_hooks.compat.providers_base",
