@@ -464,3 +464,29 @@ def test_pre_transcription_changes_the_prompt_but_never_the_file(
     missing = transcribe(pm, tmp_path / "nope.wav")
     assert missing["success"] is False
     assert "no audio file" in missing["error"]
+
+
+def test_on_stream_delta_hermes_chat_prints_the_tokens_once_as_they_arrive(
+    home: PluginHome, rec: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli.main import cli
+
+    rec.hooks[:] = ["on_stream_delta"]
+    home.add_plugin("recorder", RECORD_ALL)
+    with ChatServer() as server:
+        server.reply(openai_chunks("Stream", "ed ", "answer"))
+        home.write_config()
+        config = home.root / "config.yaml"
+        config.write_text(
+            config.read_text()
+            + f"model:\n  provider: openai-compatible\n  base_url: {server.base_url}\n"
+            "  name: m\n"
+        )
+        monkeypatch.chdir(home.root)
+        result = CliRunner().invoke(cli, ["chat"], input="hello\n/exit\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("Streamed answer") == 1
+    assert "Streamed answer\n" in result.output
+    assert [kw["delta"] for _, kw in rec.calls] == ["Stream", "ed ", "answer"]
