@@ -12,10 +12,10 @@ refuses that entry alone; the rest of the plugin loads.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import fcntl
+import inspect
 import json
 import logging
 import os
@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 if TYPE_CHECKING:
+    import asyncio
+
     from hermes_hooks.plugins.manager import PluginManager
     from hermes_hooks.plugins.manifest import PluginManifest
 
@@ -125,7 +127,9 @@ class EventBus:
             for owner, callback in subscribers:
                 try:
                     result = callback(**copy.deepcopy(payload))
-                    if asyncio.iscoroutine(result):
+                    if inspect.iscoroutine(result):
+                        import asyncio
+
                         asyncio.run(result)
                 except Exception:
                     logger.warning(
@@ -463,6 +467,8 @@ class NewerContextMembers:
         :raises TypeError: ``coro`` is not a coroutine.
         :raises RuntimeError: no event loop runs in this thread.
         """
+        import asyncio
+
         if not asyncio.iscoroutine(coro):
             raise TypeError(
                 f"plugin {self._plugin_id!r}: spawn_task expects a coroutine, found "
