@@ -262,6 +262,19 @@ def approve_once(request: object) -> str:
     return "once"
 
 
+#: Delivered off the token path, each implementation on its own worker: their order among the
+#: other hooks is not the host's, so they are compared apart, sorted.
+STREAM_HOOKS: Final = frozenset(
+    {"on_stream_start", "on_stream_delta", "on_stream_end", "on_interim_message"}
+)
+
+
+def _in_host_order(hooks: list[str]) -> list[str]:
+    return [h for h in hooks if h not in STREAM_HOOKS] + sorted(
+        h for h in hooks if h in STREAM_HOOKS
+    )
+
+
 class Run:
     """What one workload left: the turn, the replies, and every hook each plugin ran."""
 
@@ -273,8 +286,8 @@ class Run:
         self.command_reply = command_reply
         self.gateway_action = gateway_action
         calls: list[tuple[str, str]] = sys.modules[LOG_MODULE].CALLS
-        self.witness = [hook for who, hook in calls if who == "witness"]
-        self.faulty = [hook for who, hook in calls if who == "faulty"]
+        self.witness = _in_host_order([hook for who, hook in calls if who == "witness"])
+        self.faulty = _in_host_order([hook for who, hook in calls if who == "faulty"])
 
     def info(self, key: str) -> PluginInfo:
         found = self.pm.get_plugin_info(key)

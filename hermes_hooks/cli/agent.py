@@ -117,7 +117,12 @@ def chat(ctx: click.Context) -> None:
         streamed.append(text)
         click.echo(text, nl=False)
 
+    def end_line() -> None:
+        streamed.append("\n")
+        click.echo("")
+
     session.on_text = show
+    session.on_text_end = end_line
     click.echo(f"hermes chat on {model.describe()}: /help lists the commands, /exit ends.")
     reason = "exit"
     try:
@@ -135,8 +140,6 @@ def chat(ctx: click.Context) -> None:
             for reply in replies:
                 shown = "".join(streamed)
                 streamed.clear()
-                if shown:
-                    click.echo("")  # end the streamed line
                 if not shown or not shown.rstrip().endswith(reply.text.strip()):
                     click.echo(reply.text)  # not streamed, or changed by transform_llm_output
             if any(getattr(reply, "exit", False) for reply in replies):

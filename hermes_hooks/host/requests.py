@@ -72,6 +72,8 @@ def _ask(
     if run is not None:
         run.end(response.text, finished=True)
     turn.streamed = bool(parts)
+    if parts and session.on_text_end is not None:
+        session.on_text_end()
     return response
 
 

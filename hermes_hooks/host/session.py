@@ -157,6 +157,9 @@ class Session:
         #: Told each piece of the model's text as it streams in (``hermes chat`` prints it);
         #: with it set, or a plugin implementing a stream hook, the model is asked to stream.
         self.on_text: Callable[[str], None] | None = None
+        #: Told when a model response whose text was streamed ends (``hermes chat`` ends the
+        #: line there).
+        self.on_text_end: Callable[[], None] | None = None
         self._streams: StreamObservers | None = None
         self._sections: str | None = None
         self._previous_sink: Callable[[str, str], bool] | None = None

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import fcntl
 import inspect
 import json
 import logging
@@ -318,6 +317,8 @@ class PluginState:
 
     @contextlib.contextmanager
     def _locked(self) -> Any:
+        import fcntl  # POSIX; imported where it is used, so the module imports anywhere
+
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path.with_suffix(".lock"), "a+", encoding="utf-8") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)

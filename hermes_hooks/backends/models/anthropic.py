@@ -226,7 +226,8 @@ class AnthropicMessagesModel(HttpModel):
         body, headers = self.request_body(messages, tools, model, temperature, max_tokens)
         body["stream"] = True
         url = self.messages_url
-        return AnthropicStream(on_delta).feed(stream_events(self, url, body, headers), url)
+        events = stream_events(self, url, body, headers)
+        return AnthropicStream(on_delta).feed(events, url, lambda data: self._parse(data, url))
 
     def request_body(
         self,

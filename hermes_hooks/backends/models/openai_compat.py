@@ -147,7 +147,10 @@ class OpenAICompatibleModel(HttpModel):
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
         url = f"{self.base_url}/chat/completions"
-        return ChatCompletionsStream(on_delta).feed(stream_events(self, url, body, headers), url)
+        events = stream_events(self, url, body, headers)
+        return ChatCompletionsStream(on_delta).feed(
+            events, url, lambda data: self._parse(data, url)
+        )
 
     def request_body(
         self,

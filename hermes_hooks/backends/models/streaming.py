@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
@@ -45,6 +45,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _MAX_ERROR_TEXT: Final = 500
+WHOLE: Final = "hermes-hooks.whole-response"
+"""The event name :func:`stream_events` gives a whole JSON answer (the server did not stream)."""
 _RETRYABLE: Final = frozenset({408, 409, 425, 429})
 
 
@@ -108,7 +110,19 @@ def stream_events(
                     reason=_reason(status),
                     retry_after=parse_retry_after(response.headers.get("Retry-After")),
                 )
-            yield from parse_sse(response.iter_lines())
+            if "event-stream" in response.headers.get("content-type", "").lower():
+                yield from parse_sse(response.iter_lines())
+                return
+            # Not announced as a stream: a server that ignores "stream": true answers whole.
+            text = response.read().decode("utf-8", "replace")
+            try:
+                whole = isinstance(json.loads(text), Mapping)
+            except ValueError:
+                whole = False
+            if whole:
+                yield SseEvent(WHOLE, text)
+            else:
+                yield from parse_sse(iter(text.splitlines()))
     except httpx.TimeoutException as exc:
         raise ModelError(
             f"{who} did not answer in time while streaming", retryable=True, reason="timeout"
@@ -129,6 +143,12 @@ def _json(event: SseEvent, url: str) -> Any:
         ) from exc
 
 
+def _whole(response: ModelResponse, sink: StreamSink) -> ModelResponse:
+    if response.text:
+        sink(response.text, "text")
+    return response
+
+
 class ChatCompletionsStream:
     """Assembles an OpenAI chat completions stream (``chat.completion.chunk`` events)."""
 
@@ -140,9 +160,14 @@ class ChatCompletionsStream:
         self.model: str | None = None
         self.usage: dict[str, Any] | None = None
 
-    def feed(self, events: Iterator[SseEvent], url: str) -> ModelResponse:
-        """Read ``events`` to the end (``[DONE]``) and return the assembled response."""
+    def feed(
+        self, events: Iterator[SseEvent], url: str, whole: Callable[[Any], ModelResponse]
+    ) -> ModelResponse:
+        """Read ``events`` to the end (``[DONE]``) and return the assembled response; a whole
+        answer (the server did not stream) is parsed by ``whole`` and told in one piece."""
         for event in events:
+            if event.event == WHOLE:
+                return _whole(whole(_json(event, url)), self.sink)
             if event.data.strip() == "[DONE]":
                 break
             self._chunk(_json(event, url), url)
@@ -226,9 +251,14 @@ class AnthropicStream:
         self.model: str | None = None
         self.usage: dict[str, Any] = {}
 
-    def feed(self, events: Iterator[SseEvent], url: str) -> ModelResponse:
-        """Read ``events`` to ``message_stop`` and return the assembled response."""
+    def feed(
+        self, events: Iterator[SseEvent], url: str, whole: Callable[[Any], ModelResponse]
+    ) -> ModelResponse:
+        """Read ``events`` to ``message_stop`` and return the assembled response; a whole
+        answer (the server did not stream) is parsed by ``whole`` and told in one piece."""
         for event in events:
+            if event.event == WHOLE:
+                return _whole(whole(_json(event, url)), self.sink)
             data = _json(event, url)
             if not isinstance(data, Mapping):
                 continue
