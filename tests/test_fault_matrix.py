@@ -41,6 +41,7 @@ import suite_size
 import yaml
 from plugin_builders import isolated_home
 
+from hermes_hooks import Hooks
 from hermes_hooks.backends.models import ModelError, ModelProvider, ModelResponse, ToolCall
 from hermes_hooks.host import Gateway, MessageEvent, Session, create_manager
 from hermes_hooks.host.records import TurnResult
@@ -306,9 +307,16 @@ def run_workload(pm: PluginManager, cwd: Path) -> Run:
         command = session.send("/faulty")[0].text
         session.send("/new")
     fired = set(sys.modules[LOG_MODULE].CALLS)
-    for name in HOOKS:  # hooks the reference host never fires itself (kanban_*)
+    hooks = Hooks(pm)
+    for name in HOOKS:  # hooks this workload does not reach (kanban_*, transcription...)
         if ("witness", name) not in fired:
-            pm.invoke_hook(name)
+            # Through the facade, as a host fires them: their results are checked there.
+            required = {
+                arg: {} if arg in ("args", "payload") else ""
+                for arg in pm.hook_argnames(name) or ()
+                if arg not in pm.get_hook_contract(name).defaults
+            }
+            getattr(hooks, name)(**required)
     return Run(pm, turn, command, outcome.action)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import collections
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -158,8 +159,9 @@ class StreamObservers:
         for worker in workers:
             worker.stopping = True
             worker.wake.set()
+        deadline = time.monotonic() + DRAIN_TIMEOUT
         for worker in workers:
-            worker.thread.join(DRAIN_TIMEOUT / max(len(workers), 1))
+            worker.thread.join(max(deadline - time.monotonic(), 0.0))
 
 
 class StreamRun:

@@ -294,9 +294,12 @@ def is_error_classification(value: object) -> bool:
 TRANSCRIPTION_FIELDS: Final = ("prompt", "language", "model")
 """What a ``pre_transcription`` answer may change; ``file_path`` is read-only."""
 
+_TRANSCRIPTION_KEYS: Final = frozenset({*TRANSCRIPTION_FIELDS, "file_path"})
+
 
 def is_transcription_override(value: object) -> bool:
-    """``pre_transcription``: a mapping whose ``prompt``, ``language``, ``model`` are strings."""
-    if not isinstance(value, Mapping):
+    """``pre_transcription``: a mapping of ``prompt``, ``language``, ``model`` (strings) and
+    perhaps ``file_path`` (ignored: it is read-only); another key does not fit."""
+    if not isinstance(value, Mapping) or any(k not in _TRANSCRIPTION_KEYS for k in value):
         return False
     return all(isinstance(value[key], str) for key in TRANSCRIPTION_FIELDS if key in value)
