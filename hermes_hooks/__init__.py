@@ -181,6 +181,8 @@ _extensions.add_family("memory", f"{_MEMORY}:MEMORY")
 _extensions.add_family("context_engine", f"{_CONTEXT_ENGINE}:CONTEXT_ENGINE")
 # Issue 28: the dashboard-auth providers (ctx.register_dashboard_auth_provider).
 _extensions.add_family("dashboard_auth", "hermes_hooks.backends.dashboard_auth:DASHBOARD_AUTH")
+_extensions.add_family("transcription", "hermes_hooks.backends.transcription:TRANSCRIPTION")
+_extensions.add_family("tts", "hermes_hooks.backends.tts:TTS")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")

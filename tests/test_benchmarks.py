@@ -86,3 +86,16 @@ def test_the_concurrency_benchmark_blocks_nothing_and_prints_its_table() -> None
     assert len(rows) == 2
     for row in rows:  # no call blocked or result lost, no plugin charged
         assert row.rstrip(" |").endswith("| 0 | 0")
+
+
+def test_the_streaming_benchmark_writes_its_block(tmp_path: Path) -> None:
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\n", encoding="utf-8")
+    argv = [sys.executable, "-m", "benchmarks.streaming", "--quick", "--doc", str(doc)]
+    for _ in range(2):  # the second run replaces the block
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    text = doc.read_text(encoding="utf-8")
+    assert text.count("### Stream observers and shell hooks (quick run)") == 1
+    assert "| 1 observer that blocks |" in text
+    assert "| shell hook call | bare command | overhead |" in text

@@ -41,6 +41,7 @@ import suite_size
 import yaml
 from plugin_builders import isolated_home
 
+from hermes_hooks import Hooks
 from hermes_hooks.backends.models import ModelError, ModelProvider, ModelResponse, ToolCall
 from hermes_hooks.host import Gateway, MessageEvent, Session, create_manager
 from hermes_hooks.host.records import TurnResult
@@ -264,6 +265,19 @@ def approve_once(request: object) -> str:
     return "once"
 
 
+#: Delivered off the token path, each implementation on its own worker: their order among the
+#: other hooks is not the host's, so they are compared apart, sorted.
+STREAM_HOOKS: Final = frozenset(
+    {"on_stream_start", "on_stream_delta", "on_stream_end", "on_interim_message"}
+)
+
+
+def _in_host_order(hooks: list[str]) -> list[str]:
+    return [h for h in hooks if h not in STREAM_HOOKS] + sorted(
+        h for h in hooks if h in STREAM_HOOKS
+    )
+
+
 class Run:
     """What one workload left: the turn, the replies, and every hook each plugin ran."""
 
@@ -275,8 +289,8 @@ class Run:
         self.command_reply = command_reply
         self.gateway_action = gateway_action
         calls: list[tuple[str, str]] = sys.modules[LOG_MODULE].CALLS
-        self.witness = [hook for who, hook in calls if who == "witness"]
-        self.faulty = [hook for who, hook in calls if who == "faulty"]
+        self.witness = _in_host_order([hook for who, hook in calls if who == "witness"])
+        self.faulty = _in_host_order([hook for who, hook in calls if who == "faulty"])
 
     def info(self, key: str) -> PluginInfo:
         found = self.pm.get_plugin_info(key)
@@ -295,9 +309,16 @@ def run_workload(pm: PluginManager, cwd: Path) -> Run:
         command = session.send("/faulty")[0].text
         session.send("/new")
     fired = set(sys.modules[LOG_MODULE].CALLS)
-    for name in HOOKS:  # hooks the reference host never fires itself (kanban_*)
+    hooks = Hooks(pm)
+    for name in HOOKS:  # hooks this workload does not reach (kanban_*, transcription...)
         if ("witness", name) not in fired:
-            pm.invoke_hook(name)
+            # Through the facade, as a host fires them: their results are checked there.
+            required = {
+                arg: {} if arg in ("args", "payload") else ""
+                for arg in pm.hook_argnames(name) or ()
+                if arg not in pm.get_hook_contract(name).defaults
+            }
+            getattr(hooks, name)(**required)
     return Run(pm, turn, command, outcome.action)
 
 

@@ -32,10 +32,12 @@ from hermes_hooks.spec.contract import (
     Policy,
     get_contract,
     is_context,
+    is_error_classification,
     is_gateway_decision,
     is_non_empty_str,
     is_str,
     is_tool_decision,
+    is_transcription_override,
     is_verify_decision,
 )
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
@@ -71,7 +73,26 @@ HOOKS_IN_THE_ISSUE = [
     "kanban_task_blocked",
 ]
 # Issue 23: Hermes' gateway observer, beyond the 23 of the first issue.
-GATEWAY_HOOKS = ["gateway_platform_event"]
+
+# The 16 hooks Hermes' hermes_cli/plugins.py added since (issue 24).
+NEWER_HOOKS = [
+    "on_stream_start",
+    "on_stream_delta",
+    "on_stream_end",
+    "on_interim_message",
+    "transform_api_error_classification",
+    "on_skill_lifecycle",
+    "agent_loop_stopped",
+    "pre_command",
+    "pre_transcription",
+    "on_room_member_activity",
+    "on_kanban_worker_spawned",
+    "on_kanban_worker_exited",
+    "on_kanban_worker_stale_claim",
+    "on_kanban_task_updated",
+    "on_kanban_dispatch_tick",
+    "gateway_platform_event",
+]
 
 # DESIGN.md §5: hook -> (mode, error policy, pluggy firstresult)
 OBSERVE = (Mode.OBSERVE, Policy.OPEN, False)
@@ -100,6 +121,21 @@ DESIGN_TABLE: dict[str, tuple[Mode, Policy, bool]] = {
     "kanban_task_claimed": OBSERVE,
     "kanban_task_completed": OBSERVE,
     "kanban_task_blocked": OBSERVE,
+    "on_stream_start": OBSERVE,
+    "on_stream_delta": OBSERVE,
+    "on_stream_end": OBSERVE,
+    "on_interim_message": OBSERVE,
+    "transform_api_error_classification": (Mode.COLLECT, Policy.OPEN, False),
+    "on_skill_lifecycle": OBSERVE,
+    "agent_loop_stopped": OBSERVE,
+    "pre_command": OBSERVE,
+    "pre_transcription": (Mode.COLLECT, Policy.OPEN, False),
+    "on_room_member_activity": OBSERVE,
+    "on_kanban_worker_spawned": OBSERVE,
+    "on_kanban_worker_exited": OBSERVE,
+    "on_kanban_worker_stale_claim": OBSERVE,
+    "on_kanban_task_updated": OBSERVE,
+    "on_kanban_dispatch_tick": OBSERVE,
 }
 
 # A fitting return value per result check, tagged so that two impls return different values.
@@ -111,6 +147,8 @@ SAMPLES: dict[Callable[[object], bool] | None, Callable[[str], object]] = {
     is_tool_decision: lambda tag: {"action": "block", "message": f"blocked by {tag}"},
     is_gateway_decision: lambda tag: {"action": "rewrite", "text": f"rewritten by {tag}"},
     is_verify_decision: lambda tag: {"action": "continue", "message": f"continue, {tag}"},
+    is_error_classification: lambda tag: {"reason": "rate_limit", "message": f"by {tag}"},
+    is_transcription_override: lambda tag: {"prompt": f"prompt from {tag}"},
 }
 
 # --- fixtures ---------------------------------------------------------------------------------
@@ -358,6 +396,25 @@ CONTRACT_CASES: dict[str, tuple[list[Any], list[Any]]] = {
             "continue",
         ],
     ),
+    "transform_api_error_classification": (
+        [
+            {"reason": "rate_limit"},
+            {"reason": "context_overflow", "should_compress": True, "retryable": True},
+            {"reason": "auth", "message": "rotate", "error_context": {"key": "k"}},
+        ],
+        [
+            {"reason": "not_a_reason"},
+            {"retryable": False},
+            {"reason": "timeout", "retryable": "yes"},
+            {"reason": "timeout", "message": 1},
+            {"reason": "timeout", "error_context": []},
+            "rate_limit",
+        ],
+    ),
+    "pre_transcription": (
+        [{"prompt": "names: Ada"}, {"language": "fr", "model": "whisper-1"}, {}],
+        [{"prompt": 1}, {"language": None}, "fr", ["prompt"]],
+    ),
 }
 
 
@@ -424,10 +481,12 @@ def test_markers_and_project_name(home: Path) -> None:
     assert on_session_start.hermes_impl["tryfirst"] is True  # type: ignore[attr-defined]
 
 
-def test_valid_hooks_is_the_frozenset_of_the_23_hermes_hooks(home: Path) -> None:
+def test_valid_hooks_is_the_frozenset_of_the_39_hermes_hooks(home: Path) -> None:
     assert isinstance(VALID_HOOKS, frozenset)
     assert len(HOOKS_IN_THE_ISSUE) == 23
-    assert frozenset(HOOKS_IN_THE_ISSUE + GATEWAY_HOOKS) == VALID_HOOKS
+    assert len(NEWER_HOOKS) == 16
+    assert frozenset(HOOKS_IN_THE_ISSUE + NEWER_HOOKS) == VALID_HOOKS
+    assert len(VALID_HOOKS) == 39
     assert set(PluginManager(home).known_hooks()) == VALID_HOOKS
     for hook in VALID_HOOKS:
         assert hookspec_opts(hook)["historic"] is False

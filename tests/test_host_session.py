@@ -111,7 +111,9 @@ def test_slash_commands(pm: PluginManager) -> None:
     assert "/nudge [text]" in help_reply.text
     assert "queue a message" in help_reply.text
     assert "/new" in help_reply.text
-    assert session.send("/tools")[0].text == "Tools: delegate_task, read_file, terminal"
+    assert session.send("/tools")[0].text == (
+        "Tools: delegate_task, patch, read_file, search_files, terminal, write_file"
+    )
     assert session.send("/plugins")[0].text == "Plugins: injector, recorder"
     assert session.send("/model")[0].text == "Model: scripted/scripted-1"
     assert (

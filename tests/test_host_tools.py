@@ -291,12 +291,26 @@ def test_hermes_tools_says_what_the_host_tools_depend_on(tmp_path: Path) -> None
 
 def test_host_tools_are_host_owned_and_installed_once(tmp_path: Path) -> None:
     pm = PluginManager(tmp_path / "home")
-    installed = ["read_file", "terminal", "delegate_task", "skill_view"]
+    installed = [
+        "read_file",
+        "write_file",
+        "patch",
+        "search_files",
+        "terminal",
+        "delegate_task",
+        "skill_view",
+    ]
     assert install_builtin_tools(pm) == installed
     assert install_builtin_tools(pm) == []
     assert {pm.tools.owner_of(n) for n in installed} == {HOST}
     # delegate_task is offered only inside a session's turn; skill_view when there are skills.
-    assert [d["function"]["name"] for d in pm.tools.definitions()] == ["read_file", "terminal"]
+    assert [d["function"]["name"] for d in pm.tools.definitions()] == [
+        "patch",
+        "read_file",
+        "search_files",
+        "terminal",
+        "write_file",
+    ]
 
 
 def test_read_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -166,10 +166,11 @@ def test_a_failing_model_ends_the_turn_as_failed_with_on_session_end(home: Path)
         "on_session_start",
         "pre_llm_call",
         "pre_api_request",
+        "transform_api_error_classification",
         "api_request_error",
         "on_session_end",
     ]
-    error = recorded(pm)[3][1]
+    error = recorded(pm)[4][1]
     assert (error["status_code"], error["retryable"], error["reason"]) == (401, False, "auth")
     end = recorded(pm)[-1][1]
     assert (end["failed"], end["completed"], end["turn_exit_reason"]) == (

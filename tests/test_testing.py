@@ -435,7 +435,15 @@ def test_a_scripted_turn_fires_every_hook_in_the_host_order(
     assert result.text == "It said hi."
     assert result.tool_results == ['{"output": "hi\\n", "exit_code": 0}']
     # The host's tools, then the builtin memory provider's (see test_memory.py).
-    tools = ("delegate_task", "read_file", "terminal", "memory")
+    tools = (
+        "delegate_task",
+        "patch",
+        "read_file",
+        "search_files",
+        "terminal",
+        "write_file",
+        "memory",
+    )
     assert [r.tools for r in result.requests] == [tools] * 2
     assert result.requests[1].last_message["role"] == "tool"
     assert result.recorder.names() == ONE_TOOL_TURN

@@ -425,8 +425,10 @@ def _is_installed(requirement: str) -> bool:
 
 
 def missing_pip_dependencies(manifest: PluginManifest) -> list[str]:
-    """Return the manifest's ``pip_dependencies`` whose distribution is not installed."""
-    return [r for r in manifest.pip_dependencies if not _is_installed(r)]
+    """Return the manifest's ``pip_dependencies`` and ``python_dependencies`` (manifest v2's
+    name for them) whose distribution is not installed, each once."""
+    wanted = dict.fromkeys((*manifest.pip_dependencies, *manifest.python_dependencies))
+    return [r for r in wanted if not _is_installed(r)]
 
 
 def missing_env(manifest: PluginManifest, home: Path) -> list[EnvRequirement]:

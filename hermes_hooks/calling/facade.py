@@ -32,12 +32,15 @@ from hermes_hooks.calling.gate import GateWatch
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import (
     UNATTRIBUTED,
+    ErrorClassification,
     GatewayDecision,
     ToolDecision,
     VerifyDecision,
     combine_tool_decisions,
+    error_classification,
     gateway_decision,
     join_context,
+    transcription_overrides,
     verify_decision,
 )
 
@@ -928,6 +931,8 @@ class Hooks:
 
     apre_gateway_dispatch = _async(pre_gateway_dispatch)
 
+    # -- gateway platform events ------------------------------------------------------------------
+
     def gateway_platform_event(
         self,
         *,
@@ -936,7 +941,7 @@ class Hooks:
         payload: dict[str, Any] | None = None,
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
-        """Tell the observers a platform reported an event that is no message."""
+        """Tell the observers the gateway normalized a platform event."""
         return self._fire(
             "gateway_platform_event",
             platform=platform,
@@ -1115,6 +1120,443 @@ class Hooks:
         )
 
     akanban_task_blocked = _async(kanban_task_blocked)
+
+    # -- streaming output -------------------------------------------------------------------------
+
+    def on_stream_start(
+        self,
+        *,
+        turn_id: str = "",
+        iteration: int = 0,
+        session_id: str = "",
+        model: str = "",
+        provider: str = "",
+        surface: str = "cli",
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a streaming response begins."""
+        return self._fire(
+            "on_stream_start",
+            turn_id=turn_id,
+            iteration=iteration,
+            session_id=session_id,
+            model=model,
+            provider=provider,
+            surface=surface,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_stream_start = _async(on_stream_start)
+
+    def on_stream_delta(
+        self,
+        *,
+        delta: str,
+        kind: Literal["text", "reasoning"],
+        turn_id: str = "",
+        iteration: int = 0,
+        session_id: str = "",
+        model: str = "",
+        provider: str = "",
+        surface: str = "cli",
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a streaming response brought ``delta``."""
+        return self._fire(
+            "on_stream_delta",
+            delta=delta,
+            kind=kind,
+            turn_id=turn_id,
+            iteration=iteration,
+            session_id=session_id,
+            model=model,
+            provider=provider,
+            surface=surface,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_stream_delta = _async(on_stream_delta)
+
+    def on_stream_end(
+        self,
+        *,
+        final_text: str,
+        finished: bool,
+        error: str | None = None,
+        turn_id: str = "",
+        iteration: int = 0,
+        session_id: str = "",
+        model: str = "",
+        provider: str = "",
+        surface: str = "cli",
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a streaming response ended."""
+        return self._fire(
+            "on_stream_end",
+            final_text=final_text,
+            finished=finished,
+            error=error,
+            turn_id=turn_id,
+            iteration=iteration,
+            session_id=session_id,
+            model=model,
+            provider=provider,
+            surface=surface,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_stream_end = _async(on_stream_end)
+
+    def on_interim_message(
+        self,
+        *,
+        text: str,
+        already_streamed: bool = False,
+        turn_id: str = "",
+        iteration: int = 0,
+        session_id: str = "",
+        model: str = "",
+        provider: str = "",
+        surface: str = "cli",
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers the model said ``text`` mid-turn."""
+        return self._fire(
+            "on_interim_message",
+            text=text,
+            already_streamed=already_streamed,
+            turn_id=turn_id,
+            iteration=iteration,
+            session_id=session_id,
+            model=model,
+            provider=provider,
+            surface=surface,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_interim_message = _async(on_interim_message)
+
+    # -- model errors -----------------------------------------------------------------------------
+
+    def transform_api_error_classification(
+        self,
+        *,
+        error: Any,
+        provider: str = "",
+        model: str = "",
+        status_code: int | None = None,
+        error_type: str = "",
+        error_code: str | None = None,
+        error_message: str = "",
+        error_body: Any = None,
+        approx_tokens: int = 0,
+        context_length: int | None = None,
+        num_messages: int = 0,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> ErrorClassification | None:
+        """Return the first plugin's classification of a failed model request, or ``None``."""
+        if not self._implemented("transform_api_error_classification"):
+            return None
+        return self._call(
+            "transform_api_error_classification",
+            error_classification,
+            provider=provider,
+            model=model,
+            status_code=status_code,
+            error_type=error_type,
+            error_code=error_code,
+            error_message=error_message,
+            error_body=error_body,
+            error=error,
+            approx_tokens=approx_tokens,
+            context_length=context_length,
+            num_messages=num_messages,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    atransform_api_error_classification = _async(transform_api_error_classification)
+
+    # -- skills -----------------------------------------------------------------------------------
+
+    def on_skill_lifecycle(
+        self,
+        *,
+        action: str,
+        skill_name: str,
+        provenance: str = "",
+        task_id: str = "",
+        session_id: str = "",
+        use_count: int = 0,
+        reused: bool = False,
+        reuse_after_patch: bool = False,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a skill's usage state changed."""
+        return self._fire(
+            "on_skill_lifecycle",
+            action=action,
+            skill_name=skill_name,
+            provenance=provenance,
+            task_id=task_id,
+            session_id=session_id,
+            use_count=use_count,
+            reused=reused,
+            reuse_after_patch=reuse_after_patch,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_skill_lifecycle = _async(on_skill_lifecycle)
+
+    # -- the agent loop and slash commands --------------------------------------------------------
+
+    def agent_loop_stopped(
+        self,
+        *,
+        session_key: str,
+        platform: str = "",
+        reason: str = "",
+        invalidation_reason: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a running turn was interrupted."""
+        return self._fire(
+            "agent_loop_stopped",
+            session_key=session_key,
+            platform=platform,
+            reason=reason,
+            invalidation_reason=invalidation_reason,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aagent_loop_stopped = _async(agent_loop_stopped)
+
+    def pre_command(
+        self,
+        *,
+        command: str,
+        surface: Literal["cli", "gateway"] = "cli",
+        alias_used: str | None = None,
+        args_raw: str = "",
+        session_key: str = "",
+        platform: str = "",
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a slash command is about to run."""
+        return self._fire(
+            "pre_command",
+            surface=surface,
+            command=command,
+            alias_used=alias_used,
+            args_raw=args_raw,
+            session_key=session_key,
+            platform=platform,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    apre_command = _async(pre_command)
+
+    # -- transcription ----------------------------------------------------------------------------
+
+    def pre_transcription(
+        self,
+        *,
+        file_path: str,
+        provider: str = "",
+        model: str | None = None,
+        language: str | None = None,
+        prompt: str | None = None,
+        source: str = "",
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> dict[str, str]:
+        """Return the plugins' changes to ``prompt``, ``language`` and ``model`` (later wins)."""
+        if not self._implemented("pre_transcription"):
+            return {}
+        return self._call(
+            "pre_transcription",
+            transcription_overrides,
+            file_path=file_path,
+            provider=provider,
+            model=model,
+            language=language,
+            prompt=prompt,
+            source=source,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    apre_transcription = _async(pre_transcription)
+
+    # -- group chat -------------------------------------------------------------------------------
+
+    def on_room_member_activity(
+        self,
+        *,
+        room_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        thread_id: str = "",
+        member_id: str = "",
+        turn_id: str = "",
+        task_id: str = "",
+        execution_generation: int = 0,
+        seq: int = 0,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a group-chat member's session emitted an event."""
+        return self._fire(
+            "on_room_member_activity",
+            room_id=room_id,
+            thread_id=thread_id,
+            member_id=member_id,
+            turn_id=turn_id,
+            task_id=task_id,
+            execution_generation=execution_generation,
+            kind=kind,
+            seq=seq,
+            payload=payload,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_room_member_activity = _async(on_room_member_activity)
+
+    # -- kanban workers ---------------------------------------------------------------------------
+
+    def on_kanban_worker_spawned(
+        self,
+        *,
+        task_id: str,
+        profile_name: str = "default",
+        board: str | None = None,
+        assignee: str | None = None,
+        run_id: int | None = None,
+        worker_pid: int | None = None,
+        workspace_path: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a task's worker started."""
+        return self._fire(
+            "on_kanban_worker_spawned",
+            task_id=task_id,
+            profile_name=profile_name,
+            board=board,
+            assignee=assignee,
+            run_id=run_id,
+            worker_pid=worker_pid,
+            workspace_path=workspace_path,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_kanban_worker_spawned = _async(on_kanban_worker_spawned)
+
+    def on_kanban_worker_exited(
+        self,
+        *,
+        task_id: str,
+        profile_name: str = "default",
+        board: str | None = None,
+        assignee: str | None = None,
+        run_id: int | None = None,
+        worker_pid: int | None = None,
+        exit_kind: str = "unknown",
+        exit_code: int | None = None,
+        outcome: str | None = None,
+        retry_status: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a task's worker was found dead."""
+        return self._fire(
+            "on_kanban_worker_exited",
+            task_id=task_id,
+            profile_name=profile_name,
+            board=board,
+            assignee=assignee,
+            run_id=run_id,
+            worker_pid=worker_pid,
+            exit_kind=exit_kind,
+            exit_code=exit_code,
+            outcome=outcome,
+            retry_status=retry_status,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_kanban_worker_exited = _async(on_kanban_worker_exited)
+
+    def on_kanban_worker_stale_claim(
+        self,
+        *,
+        task_id: str,
+        profile_name: str = "default",
+        board: str | None = None,
+        assignee: str | None = None,
+        run_id: int | None = None,
+        worker_pid: int | None = None,
+        heartbeat_stale: bool = True,
+        retry_status: str | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a stale claim was reclaimed."""
+        return self._fire(
+            "on_kanban_worker_stale_claim",
+            task_id=task_id,
+            profile_name=profile_name,
+            board=board,
+            assignee=assignee,
+            run_id=run_id,
+            worker_pid=worker_pid,
+            heartbeat_stale=heartbeat_stale,
+            retry_status=retry_status,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_kanban_worker_stale_claim = _async(on_kanban_worker_stale_claim)
+
+    def on_kanban_task_updated(
+        self,
+        *,
+        task_id: str,
+        profile_name: str = "default",
+        board: str | None = None,
+        assignee: str | None = None,
+        run_id: int | None = None,
+        changed_fields: list[str] | None = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a task's fields were written."""
+        return self._fire(
+            "on_kanban_task_updated",
+            task_id=task_id,
+            profile_name=profile_name,
+            board=board,
+            assignee=assignee,
+            run_id=run_id,
+            changed_fields=changed_fields if changed_fields is not None else [],
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_kanban_task_updated = _async(on_kanban_task_updated)
+
+    def on_kanban_dispatch_tick(
+        self,
+        *,
+        board: str | None = None,
+        profile_name: str = "default",
+        dry_run: bool = False,
+        outcome: Literal["ok", "skipped_locked", "idle"] = "ok",
+        result: Any = None,
+        telemetry_schema_version: str = "hermes.observer.v1",
+    ) -> None:
+        """Tell the observers a dispatcher tick ended."""
+        return self._fire(
+            "on_kanban_dispatch_tick",
+            board=board,
+            profile_name=profile_name,
+            dry_run=dry_run,
+            outcome=outcome,
+            result=result,
+            telemetry_schema_version=telemetry_schema_version,
+        )
+
+    aon_kanban_dispatch_tick = _async(on_kanban_dispatch_tick)
 
     # -- end of generated code --
 

@@ -109,6 +109,12 @@ ANSWERS: Final[Mapping[str, Answer]] = {
         returns="GatewayDecision", neutral="_ALLOW", finish="gateway_decision"
     ),
     "pre_verify": Answer(returns="VerifyDecision | None", neutral="None", finish="verify_decision"),
+    "transform_api_error_classification": Answer(
+        returns="ErrorClassification | None", neutral="None", finish="error_classification"
+    ),
+    "pre_transcription": Answer(
+        returns="dict[str, str]", neutral="{}", finish="transcription_overrides"
+    ),
 }
 """Every hook that is not an observer: what its method returns, and how."""
 
@@ -150,7 +156,26 @@ SUMMARIES: Final[Mapping[str, str]] = {
     "kanban_task_claimed": "Tell the observers a task was claimed.",
     "kanban_task_completed": "Tell the observers a task was completed.",
     "kanban_task_blocked": "Tell the observers a task moved to blocked.",
-    "gateway_platform_event": "Tell the observers a platform reported an event that is no message.",
+    "on_stream_start": "Tell the observers a streaming response begins.",
+    "on_stream_delta": "Tell the observers a streaming response brought ``delta``.",
+    "on_stream_end": "Tell the observers a streaming response ended.",
+    "on_interim_message": "Tell the observers the model said ``text`` mid-turn.",
+    "transform_api_error_classification": (
+        "Return the first plugin's classification of a failed model request, or ``None``."
+    ),
+    "on_skill_lifecycle": "Tell the observers a skill's usage state changed.",
+    "agent_loop_stopped": "Tell the observers a running turn was interrupted.",
+    "pre_command": "Tell the observers a slash command is about to run.",
+    "pre_transcription": (
+        "Return the plugins' changes to ``prompt``, ``language`` and ``model`` (later wins)."
+    ),
+    "on_room_member_activity": "Tell the observers a group-chat member's session emitted an event.",
+    "on_kanban_worker_spawned": "Tell the observers a task's worker started.",
+    "on_kanban_worker_exited": "Tell the observers a task's worker was found dead.",
+    "on_kanban_worker_stale_claim": "Tell the observers a stale claim was reclaimed.",
+    "on_kanban_task_updated": "Tell the observers a task's fields were written.",
+    "on_kanban_dispatch_tick": "Tell the observers a dispatcher tick ended.",
+    "gateway_platform_event": "Tell the observers the gateway normalized a platform event.",
 }
 """The summary line of each method's docstring; a hook not here gets its hookspec's first line."""
 
@@ -162,6 +187,14 @@ SECTIONS: Final[Mapping[str, str]] = {
     "pre_gateway_dispatch": "the gateway and the verify gate",
     "pre_approval_request": "approvals",
     "kanban_task_claimed": "the kanban board",
+    "on_stream_start": "streaming output",
+    "transform_api_error_classification": "model errors",
+    "on_skill_lifecycle": "skills",
+    "agent_loop_stopped": "the agent loop and slash commands",
+    "pre_transcription": "transcription",
+    "on_room_member_activity": "group chat",
+    "on_kanban_worker_spawned": "kanban workers",
+    "gateway_platform_event": "gateway platform events",
 }
 """The heading written before each of these hooks' methods."""
 

@@ -151,6 +151,8 @@ def chat(ctx: click.Context) -> None:
     terminal = sys.stdout.isatty()
     display = ChatDisplay(sys.stdout, terminal=terminal, color=use_color(ctx, sys.stdout))
     session.on_event = display
+    # Streamed text (the model clients call on_text per delta) goes to the live display.
+    session.on_text = lambda text: display("text_delta", {"text": text})
     click.echo(f"hermes chat on {model.describe()}: /help lists the commands, /exit ends.")
     reason = "exit"
     try:

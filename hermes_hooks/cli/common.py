@@ -57,6 +57,9 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
     if cached is not None:
         if load:
             cached.discover_and_load()
+            from hermes_hooks.host.shell_hooks import install_shell_hooks
+
+            install_shell_hooks(cached)
         return cached
     home = get_home(ctx)
     apply_env_file(home)
@@ -75,6 +78,9 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
     watch(pm)  # before plugins load: what they leave running is named at the end
     if load:
         pm.discover_and_load()
+        from hermes_hooks.host.shell_hooks import install_shell_hooks
+
+        install_shell_hooks(pm)  # the hooks: of config.yaml, once approved
     ctx.find_root().meta["hermes.manager"] = pm
     return pm
 

@@ -16,6 +16,7 @@ from hermes_hooks.cli.common import (
 )
 from hermes_hooks.cli.completion import complete_hooks
 from hermes_hooks.cli.families import family_commands
+from hermes_hooks.cli.shellhooks import add_shell_hook_commands
 
 __all__ = ["hooks", "tools"]
 
@@ -31,22 +32,51 @@ def _options(impl: object) -> str:
     return ",".join(flags) or "-"
 
 
-@click.command("hooks")
-@click.argument("name", required=False, shell_complete=complete_hooks)
+class HooksGroup(click.Group):
+    """``hermes hooks [NAME]``: a first argument that is no sub-command is a hook's name."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            args = ["show", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("hooks", cls=HooksGroup, invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hooks.")
 @click.pass_context
-def hooks(ctx: click.Context, name: str | None, as_json: bool) -> None:
-    """Show each hook's implementations in the order they run.
+def hooks(ctx: click.Context, as_json: bool) -> None:
+    """Show each hook's implementations in the order they run; manage the shell hooks.
 
     The first listed is entered first: pluggy runs later-registered plugins first, tryfirst
     and trylast move an implementation, and wrappers wrap around all the others. Without
-    NAME, only hooks that have implementations are listed.
+    NAME, only hooks that have implementations are listed. Shell hooks (hooks: in
+    config.yaml) show as plugin shell:COMMAND; list, test, revoke and doctor are about them.
 
     \b
     Examples:
       hermes hooks
       hermes hooks pre_tool_call --json
+      hermes hooks list
     """
+    if ctx.invoked_subcommand is None:
+        _show(ctx, None, as_json)
+
+
+@hooks.command("show", hidden=True)
+@click.argument("name", shell_complete=complete_hooks)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hooks.")
+@click.pass_context
+def show(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Show hook NAME's implementations in the order they run.
+
+    \b
+    Example:
+      hermes hooks pre_tool_call
+    """
+    _show(ctx, name, as_json)
+
+
+def _show(ctx: click.Context, name: str | None, as_json: bool) -> None:
     from hermes_hooks.admin.actions import closest_names
     from hermes_hooks.admin.introspect import list_hook_order
 
@@ -79,6 +109,9 @@ def hooks(ctx: click.Context, name: str | None, as_json: bool) -> None:
         inner = width - 2 if width is not None else None
         for line in fit_table(["#", "PLUGIN", "OPTIONS", "FUNCTION"], rows, inner):
             click.echo(f"  {line}")
+
+
+add_shell_hook_commands(hooks)
 
 
 class ToolsGroup(click.Group):
@@ -141,5 +174,3 @@ def _print_tools(infos: list[Any]) -> None:
     ]
     for line in fit_table(["NAME", "TOOLSET", "OWNER", "AVAILABLE"], rows, terminal_width()):
         click.echo(line)
-
-

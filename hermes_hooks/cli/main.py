@@ -210,6 +210,11 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return debug
 
 
+def _set_accept_hooks(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:  # the environment carries it to the manager the command builds
+        os.environ["HERMES_ACCEPT_HOOKS"] = "1"
+
+
 @click.group(
     cls=HermesGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -241,6 +246,14 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     is_eager=True,
     expose_value=False,
     help="Do not load plugin NAME in this run (repeatable; also HERMES_DISABLE_PLUGINS=a,b).",
+)
+@click.option(
+    "--accept-hooks",
+    is_flag=True,
+    callback=_set_accept_hooks,
+    is_eager=True,
+    expose_value=False,
+    help="Approve the shell hooks of config.yaml without asking (also HERMES_ACCEPT_HOOKS=1).",
 )
 @click.option(
     "--debug",
@@ -333,6 +346,7 @@ def _register_commands() -> None:
     cli.add_lazy_command("config", "hermes_hooks.cli.config:config")
     cli.add_lazy_command("completion", "hermes_hooks.cli.completion:completion")
     cli.add_lazy_command("version", "hermes_hooks.cli.completion:version")
+    cli.add_lazy_command("kanban", "hermes_hooks.cli.kanban:kanban")
 
 
 _register_commands()

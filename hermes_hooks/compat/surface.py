@@ -39,6 +39,9 @@ MODULES: Final[dict[str, str]] = {
     "agent.web_search_provider": "hermes_hooks.compat.web_search_provider",
     "agent.video_gen_provider": "hermes_hooks.compat.video_gen_provider",
     "agent.browser_provider": "hermes_hooks.compat.browser_provider",
+    # Issue 24: the transcription family.
+    "agent.transcription_provider": "hermes_hooks.compat.transcription_provider",
+    "agent.tts_provider": "hermes_hooks.compat.tts_provider",
     # Model-provider profiles (the models family); providers.base is served below providers.
     "providers": "hermes_hooks.compat.providers",
     "providers.base": "hermes_hooks.compat.providers_base",

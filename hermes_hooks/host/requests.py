@@ -23,6 +23,60 @@ if TYPE_CHECKING:
 __all__ = ["build_request_messages", "send_request"]
 
 
+def _ask(
+    session: Session,
+    turn: TurnState,
+    messages: list[dict[str, Any]],
+    definitions: list[dict[str, Any]],
+    iteration: int,
+) -> ModelResponse:
+    """Ask the model once: streamed when someone watches the text (``session.on_text``) or a
+    plugin implements a stream hook, else whole.
+
+    The stream hooks go through the session's :class:`~hermes_hooks.host.streaming.
+    StreamObservers`, off the token path; ``on_stream_end`` fires also when the stream fails.
+    """
+    model = session.model
+    observers = session.stream_observers()
+    if observers is not None and not observers.wants_stream():
+        observers = None
+    sink = session.on_text
+    if observers is None and sink is None:
+        return model.complete(messages, definitions)
+    run = None
+    if observers is not None:
+        run = observers.start(
+            turn_id=turn.turn_id,
+            iteration=iteration,
+            session_id=session.session_id,
+            model=model.model,
+            provider=model.provider,
+            surface=session.platform if session.surface == "gateway" else session.surface,
+        )
+    parts: list[str] = []
+
+    def on_delta(text: str, kind: str) -> None:
+        if kind == "text":
+            parts.append(text)
+            if sink is not None:
+                sink(text)
+        if run is not None:
+            run.delta(text, kind)
+
+    try:
+        response = model.stream(messages, definitions, on_delta=on_delta)
+    except Exception as exc:
+        if run is not None:
+            run.end("".join(parts), finished=False, error=str(exc))
+        raise
+    if run is not None:
+        run.end(response.text, finished=True)
+    turn.streamed = bool(parts)
+    if parts and session.on_text_end is not None:
+        session.on_text_end()
+    return response
+
+
 def build_request_messages(
     session: Session, user_index: int, context: str | None
 ) -> list[dict[str, Any]]:
@@ -51,6 +105,36 @@ def _envelope(session: Session, messages: list[dict[str, Any]], tools: list[str]
             "tools": tools,
         },
     }
+
+
+def _classify(
+    session: Session, error: ModelError, messages: list[dict[str, Any]], chars: int
+) -> None:
+    """Let ``transform_api_error_classification`` reclassify a failure before retry decides.
+
+    The first fitting answer sets the error's ``reason`` (a FailoverReason name) and, when it
+    says, whether it is ``retryable``; with no answer the client's own classification stands.
+    """
+    cause = error.__cause__ if error.__cause__ is not None else error
+    classification = session.hooks.transform_api_error_classification(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+        provider=session.model.provider,
+        model=session.model.model,
+        status_code=error.status_code,
+        error_type=type(cause).__name__,
+        error_code=None,
+        error_message=str(error),
+        error_body=None,
+        error=cause,
+        approx_tokens=chars // 4,
+        context_length=None,
+        num_messages=len(messages),
+    )
+    if classification is None:
+        return
+    error.reason = classification.reason
+    if classification.retryable is not None:
+        error.retryable = classification.retryable
 
 
 def send_request(
@@ -103,7 +187,7 @@ def send_request(
             request=request,
         )
         try:
-            response = model.complete(messages, definitions)
+            response = _ask(session, turn, messages, definitions, api_call_count)
         except ModelError as exc:
             error: ModelError = exc
         except Exception as exc:  # a provider bug must not skip the hooks or the turn's end
@@ -140,6 +224,7 @@ def send_request(
                 assistant_tool_call_count=len(response.tool_calls),
             )
             return response
+        _classify(session, error, messages, chars)
         delay = (
             retry_delay(retry, error, backoff=session.retry_backoff)
             if retry < session.max_retries

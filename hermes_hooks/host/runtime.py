@@ -31,4 +31,7 @@ def create_manager(
     install_builtin_tools(pm)
     if load:
         pm.discover_and_load()
+        from hermes_hooks.host.shell_hooks import install_shell_hooks
+
+        install_shell_hooks(pm)
     return pm

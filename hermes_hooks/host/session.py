@@ -42,6 +42,7 @@ from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 if TYPE_CHECKING:
     from hermes_hooks.host.context import SessionContext
     from hermes_hooks.host.memory import SessionMemory
+    from hermes_hooks.host.streaming import StreamObservers
     from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Session", "TurnState", "new_id"]
@@ -71,6 +72,7 @@ class TurnState:
     offered_tools: frozenset[str] = frozenset()
     changed_paths: set[str] = attrs.Factory(set)
     records: list[ToolCallRecord] = attrs.Factory(list)
+    streamed: bool = False
 
 
 class Session:
@@ -156,6 +158,14 @@ class Session:
         ``tool_call``, ``text_delta`` when the model streams, ``turn_end``...): a surface's
         live display (``hermes chat``). It must not raise."""
         self._interrupts: collections.deque[str] = collections.deque()
+        #: Told each piece of the model's text as it streams in (``hermes chat`` prints it);
+        #: with it set, or a plugin implementing a stream hook, the model is asked to stream.
+        self.on_text: Callable[[str], None] | None = None
+        #: Told when a model response whose text was streamed ends (``hermes chat`` ends the
+        #: line there).
+        self.on_text_end: Callable[[], None] | None = None
+        self._streams: StreamObservers | None = None
+        self._sections: str | None = None
         self._previous_sink: Callable[[str, str], bool] | None = None
         self._attached = attach and parent is None
         if self._attached:
@@ -227,11 +237,41 @@ class Session:
         self.context_engine = SessionContext.for_session(self)
 
     def full_system_prompt(self) -> str:
-        """Return the system prompt sent: the session's, then the memory providers' blocks."""
+        """Return the system prompt sent: the session's, the memory providers' blocks, then the
+        plugins' sections (``ctx.register_system_prompt_section``), rendered once per session
+        and frozen."""
+        if self._sections is None:
+            from hermes_hooks.plugins.newer_ctx import render_system_prompt_sections
+
+            self._sections = render_system_prompt_sections(
+                self.pm,
+                {
+                    "session_id": self.session_id,
+                    "model": self.model.model,
+                    "provider": self.model.provider,
+                    "platform": self.platform,
+                    "profile_name": "default",
+                    "cwd": str(self.cwd),
+                },
+            )
+        parts = [self.system_prompt]
         memory = self.memory
-        if memory is None or not memory.prompt_block:
-            return self.system_prompt
-        return f"{self.system_prompt}\n\n{memory.prompt_block}"
+        if memory is not None and memory.prompt_block:
+            parts.append(memory.prompt_block)
+        if self._sections:
+            parts.append(self._sections)
+        return "\n\n".join(parts)
+
+    def stream_observers(self) -> StreamObservers | None:
+        """Return the stream hooks' workers, or ``None`` when no plugin implements one."""
+        if self._streams is None:
+            from hermes_hooks.host.streaming import StreamObservers
+
+            observers = StreamObservers(self.pm)
+            if not observers.implemented():
+                return None
+            self._streams = observers
+        return self._streams
 
     def note_changed_path(self, path: str) -> None:
         """Record that a tool changed ``path`` during the running turn."""
@@ -394,6 +434,13 @@ class Session:
             if self._interrupts:
                 outcome.update(interrupted=True, exit_reason="interrupted")
                 outcome["text"] = "(interrupted by an injected message)"
+                self.hooks.agent_loop_stopped(
+                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                    session_key=self.session_id,
+                    platform=self.platform,
+                    reason="interrupt",
+                    invalidation_reason=None,
+                )
                 return calls
             if calls >= self.max_iterations:
                 outcome["exit_reason"] = f"max_iterations_reached({calls}/{self.max_iterations})"
@@ -409,6 +456,8 @@ class Session:
             if engine is not None:
                 engine.observe(response)
             if response.tool_calls:
+                if response.text:
+                    self._interim(turn, response.text, calls)
                 for call in response.tool_calls:
                     if self._interrupts:
                         result = '{"error": "skipped: the turn was interrupted"}'
@@ -466,6 +515,21 @@ class Session:
             )
             return calls
 
+    def _interim(self, turn: TurnState, text: str, iteration: int) -> None:
+        """Fire ``on_interim_message`` for text the model said beside its tool calls."""
+        observers = self.stream_observers()
+        if observers is not None:
+            observers.interim(
+                text,
+                already_streamed=turn.streamed,
+                turn_id=turn.turn_id,
+                iteration=iteration,
+                session_id=self.session_id,
+                model=self.model.model,
+                provider=self.model.provider,
+                surface=self.platform if self.surface == "gateway" else self.surface,
+            )
+
     def _request(
         self, turn: TurnState, user_index: int, context: str | None, api_call_count: int
     ) -> ModelResponse:
@@ -491,6 +555,7 @@ class Session:
             self.context_engine.end(old, self.messages)
             self.context_engine.reset()
         self.session_id = new
+        self._sections = None  # a new session renders the plugins' sections anew
         self.messages.clear()
         self.approved_rules.clear()
         self._started = False
@@ -530,6 +595,8 @@ class Session:
             platform=self.platform,
             reason=reason,
         )
+        if self._streams is not None:
+            self._streams.close()
         if self._attached and self.pm.message_sink == self.inject:
             self.pm.message_sink = self._previous_sink
             set_active_model(self.pm, None)

@@ -16,8 +16,10 @@ linked file's content. A name that escapes its folder (``..``, an absolute path)
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
+import weakref
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Final
@@ -26,6 +28,7 @@ import attrs
 
 from hermes_hooks.plugins.safe_yaml import YAMLLoadError, safe_load_yaml
 from hermes_hooks.registries.base import HOST
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
@@ -363,13 +366,46 @@ def _view_local_skill(name: str, skill_md: Path, file_path: str | None) -> str:
     )
 
 
+_USES: weakref.WeakKeyDictionary[PluginManager, collections.Counter[str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _note_loaded(pm: PluginManager, name: object, result: str) -> None:
+    """Fire ``on_skill_lifecycle`` with ``action="loaded"`` after a skill loaded whole."""
+    if not isinstance(name, str) or not json.loads(result).get("success"):
+        return
+    from hermes_hooks.calling.facade import Hooks
+    from hermes_hooks.host.tools import current_session
+
+    uses = _USES.setdefault(pm, collections.Counter())
+    uses[name] += 1
+    session = current_session.get()
+    hooks = session.hooks if session is not None else Hooks(pm)
+    turn = session.turn if session is not None else None
+    hooks.on_skill_lifecycle(
+        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+        action="loaded",
+        skill_name=name,
+        provenance="plugin" if ":" in name else "local",
+        task_id=turn.task_id if turn is not None else "",
+        session_id=session.session_id if session is not None else "",
+        use_count=uses[name],
+        reused=uses[name] > 1,
+        reuse_after_patch=False,
+    )
+
+
 def install_skill_view(pm: PluginManager) -> None:
     """Register ``skill_view`` as a host tool of ``pm``, offered while there is a skill to load."""
     if pm.tools.owner_of("skill_view") == HOST:
         return
 
     def skill_view(args: dict[str, Any], **kwargs: Any) -> str:
-        return view_skill(pm, args.get("name"), args.get("file_path"))
+        result = view_skill(pm, args.get("name"), args.get("file_path"))
+        if not args.get("file_path"):
+            _note_loaded(pm, args.get("name"), result)
+        return result
 
     def has_skills() -> bool:
         """Offered while a plugin has registered a skill or $HERMES_HOME/skills holds one."""

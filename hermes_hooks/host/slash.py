@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Final
 from hermes_hooks.calling import aio
 from hermes_hooks.calling.tracebacks import trimmed
 from hermes_hooks.host.records import CommandReply
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session
@@ -28,6 +29,7 @@ HOST_COMMANDS: Final[dict[str, str]] = {
 }
 _RESET: Final = frozenset({"new", "reset", "clear"})
 _EXIT: Final = frozenset({"exit", "quit"})
+_ALIASES: Final = {"reset": "new", "clear": "new", "quit": "exit"}
 
 
 def _help(session: Session) -> str:
@@ -44,6 +46,17 @@ def run_slash_command(session: Session, text: str) -> CommandReply:
     name, _, raw_args = text[1:].strip().partition(" ")
     name = name.lower()
     raw_args = raw_args.strip()
+    canonical = _ALIASES.get(name, name)
+    if canonical in HOST_COMMANDS or session.pm.commands.get(name) is not None:
+        session.hooks.pre_command(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            surface=session.surface,
+            command=canonical,
+            alias_used=name if canonical != name else None,
+            args_raw=raw_args,
+            session_key=session.session_id,
+            platform=session.platform,
+        )
     if name in _EXIT:
         return CommandReply(name, "Bye.", exit=True)
     if name in _RESET:

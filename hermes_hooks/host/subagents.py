@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.backends.models.base import dumps
@@ -11,6 +12,7 @@ from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session
+    from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["run_subagent", "tool_call_history"]
 
@@ -35,13 +37,42 @@ def tool_call_history(records: tuple[ToolCallRecord, ...]) -> list[dict[str, Any
     return history
 
 
+_RUNNING: weakref.WeakKeyDictionary[PluginManager, dict[str | None, Session]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The children running now, per manager (what ``ctx.subagent_lifecycle`` shows)."""
+
+
+def running_subagents(pm: PluginManager) -> list[dict[str, Any]]:
+    """Snapshots of the subagents running on ``pm``'s sessions."""
+    return [
+        {
+            "subagent_id": child.subagent_id,
+            "role": child.role,
+            "depth": child.depth,
+            "session_id": child.session_id,
+        }
+        for child in list(_RUNNING.get(pm, {}).values())
+    ]
+
+
 def run_subagent(
     parent: Session, goal: str, *, context: str = "", role: str = "leaf"
 ) -> SubagentOutcome:
     """Run one turn of a child session on ``goal`` and report how it went."""
     from hermes_hooks.host.session import new_id
+    from hermes_hooks.plugins.newer_ctx import extras
 
     child = parent.spawn_child(role)
+    lifecycle = extras(parent.pm)
+    if lifecycle.subagent_lookup is None:
+        manager = weakref.ref(parent.pm)  # the lookup lives in a table keyed weakly by it
+
+        def lookup() -> list[dict[str, Any]]:
+            pm = manager()
+            return running_subagents(pm) if pm is not None else []
+
+        lifecycle.subagent_lookup = lookup
     child.subagent_id = new_id("subagent")
     parent_turn_id = parent.turn.turn_id if parent.turn is not None else ""
     parent.hooks.subagent_start(
@@ -57,6 +88,7 @@ def run_subagent(
     started = time.perf_counter()
     status, summary = "error", None
     records: tuple[ToolCallRecord, ...] = ()
+    _RUNNING.setdefault(parent.pm, {})[child.subagent_id] = child
     try:
         result = child.run_turn(f"{goal}\n\n{context}" if context else goal)
         records = result.tool_calls
@@ -70,6 +102,7 @@ def run_subagent(
         status = "interrupted"
         raise
     finally:
+        _RUNNING.get(parent.pm, {}).pop(child.subagent_id, None)
         duration_ms = round((time.perf_counter() - started) * 1000)
         parent.hooks.subagent_stop(
             telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,

@@ -1,4 +1,5 @@
-"""The host's own tools: ``read_file``, ``terminal``, ``delegate_task`` and ``skill_view``.
+"""The host's own tools: ``read_file``, ``write_file``, ``patch``, ``search_files``
+(:mod:`hermes_hooks.host.filetools`), ``terminal``, ``delegate_task`` and ``skill_view``.
 
 They are registered in ``pm.tools`` with the host as owner, before plugins load, so a plugin
 can replace one only with the operator's grant (DESIGN §6). While a session runs a turn, the
@@ -48,7 +49,15 @@ OUTPUT_LIMIT: Final = 50_000
 READ_LIMIT_BYTES: Final = 2_000_000
 DEFAULT_READ_LINES: Final = 500
 
-BUILTIN_TOOLS: Final = ("read_file", "terminal", "delegate_task", "skill_view")
+BUILTIN_TOOLS: Final = (
+    "read_file",
+    "write_file",
+    "patch",
+    "search_files",
+    "terminal",
+    "delegate_task",
+    "skill_view",
+)
 
 
 def record_changed_path(path: str | os.PathLike[str]) -> None:
@@ -267,8 +276,14 @@ def install_builtin_tools(pm: PluginManager) -> list[str]:
     :returns: the names registered now; a name the host holds already is kept as it is, and
         one a plugin holds is left to the plugin (with a warning).
     """
+    from hermes_hooks.host.filetools import FILE_TOOL_SCHEMAS, patch, search_files, write_file
+
+    schemas = {**_SCHEMAS, **FILE_TOOL_SCHEMAS}
     handlers: dict[str, tuple[str, Callable[..., str], Callable[[], bool] | None]] = {
         "read_file": ("file", read_file, None),
+        "write_file": ("file", write_file, None),
+        "patch": ("file", patch, None),
+        "search_files": ("file", search_files, None),
         "terminal": ("terminal", make_terminal(pm), None),
         "delegate_task": ("delegation", delegate_task, _can_delegate),
     }
@@ -279,7 +294,7 @@ def install_builtin_tools(pm: PluginManager) -> list[str]:
             continue
         try:
             pm.tools.register_tool(
-                name, toolset, _SCHEMAS[name], handler, check_fn=check, owner=HOST
+                name, toolset, schemas[name], handler, check_fn=check, owner=HOST
             )
         except RegistrationError as exc:
             logger.warning("host tool %r not installed: %s", name, exc)

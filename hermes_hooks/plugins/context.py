@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from hermes_hooks.errors import PluginToolOverrideError, RegistrationError
 from hermes_hooks.plugins import extensions
+from hermes_hooks.plugins.newer_ctx import NewerContextMembers
 from hermes_hooks.registries.base import Handle
 
 if TYPE_CHECKING:
@@ -37,8 +38,11 @@ _R = TypeVar("_R")
 _SETTING_SEGMENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _RESERVED_ROOTS: Final = frozenset({"model", "plugins", "security", "settings"})
 
-class PluginContext:
+class PluginContext(NewerContextMembers):
     """What a plugin's ``register(ctx)`` receives.
+
+    The members Hermes added since the seeds (``set_config``, ``state``, ``emit``...) come
+    from :class:`~hermes_hooks.plugins.newer_ctx.NewerContextMembers`.
 
     :param manager: the manager loading the plugin.
     :param plugin_id: the plugin's key (``name`` or ``category/name``).

@@ -241,3 +241,65 @@ def is_verify_decision(value: object) -> bool:
     if value.get("decision") == "block":
         return _str_or_missing(value, "reason")
     return False
+
+
+FAILOVER_REASONS: Final[frozenset[str]] = frozenset(
+    {
+        "auth",
+        "auth_permanent",
+        "billing",
+        "rate_limit",
+        "overloaded",
+        "server_error",
+        "timeout",
+        "context_overflow",
+        "payload_too_large",
+        "image_too_large",
+        "model_not_found",
+        "provider_policy_blocked",
+        "content_policy_blocked",
+        "format_error",
+        "invalid_encrypted_content",
+        "multimodal_tool_content_unsupported",
+        "thinking_signature",
+        "long_context_tier",
+        "oauth_long_context_beta_forbidden",
+        "llama_cpp_grammar_pattern",
+        "unknown",
+    }
+)
+"""The names of Hermes' ``agent.error_classifier.FailoverReason``, which a classification names."""
+
+_CLASSIFICATION_FLAGS: Final = (
+    "retryable",
+    "should_compress",
+    "should_rotate_credential",
+    "should_fallback",
+)
+
+
+def is_error_classification(value: object) -> bool:
+    """``transform_api_error_classification``: ``{"reason": <FailoverReason name>, ...}``.
+
+    The optional ``retryable``, ``should_compress``, ``should_rotate_credential`` and
+    ``should_fallback`` must be booleans, ``message`` a string and ``error_context`` a mapping.
+    """
+    if not isinstance(value, Mapping) or value.get("reason") not in FAILOVER_REASONS:
+        return False
+    if any(not isinstance(value.get(flag, False), bool) for flag in _CLASSIFICATION_FLAGS):
+        return False
+    return _str_or_missing(value, "message") and isinstance(value.get("error_context", {}), Mapping)
+
+
+TRANSCRIPTION_FIELDS: Final = ("prompt", "language", "model")
+"""What a ``pre_transcription`` answer may change; ``file_path`` is read-only."""
+
+_TRANSCRIPTION_KEYS: Final = frozenset({*TRANSCRIPTION_FIELDS, "file_path"})
+
+
+def is_transcription_override(value: object) -> bool:
+    """``pre_transcription``: a mapping of ``prompt``, ``language``, ``model`` (strings) and
+    perhaps ``file_path`` (ignored: it is read-only); another key does not fit."""
+    if not isinstance(value, Mapping) or any(k not in _TRANSCRIPTION_KEYS for k in value):
+        return False
+    return all(isinstance(value[key], str) for key in TRANSCRIPTION_FIELDS if key in value)

@@ -13,22 +13,28 @@ from typing import Any, Final, Literal
 import attrs
 
 from hermes_hooks.spec.contract import (
+    TRANSCRIPTION_FIELDS,
     is_context,
+    is_error_classification,
     is_gateway_decision,
     is_tool_decision,
+    is_transcription_override,
     is_verify_decision,
 )
 
 __all__ = [
     "UNATTRIBUTED",
+    "ErrorClassification",
     "GatewayDecision",
     "ModifyConflict",
     "Tampering",
     "ToolDecision",
     "VerifyDecision",
     "combine_tool_decisions",
+    "error_classification",
     "gateway_decision",
     "join_context",
+    "transcription_overrides",
     "verify_decision",
 ]
 
@@ -320,3 +326,60 @@ def verify_decision(value: object) -> VerifyDecision | None:
         return VerifyDecision(message=message or "Keep going: the work is not done yet.")
     reason = value.get("reason")
     return VerifyDecision(message=reason or "Keep going: the work is not done yet.", form="block")
+
+
+@attrs.frozen
+class ErrorClassification:
+    """A plugin's classification of a failed model request (``transform_api_error_classification``).
+
+    :param reason: a FailoverReason name (``rate_limit``, ``context_overflow``, ``auth``...).
+    :param retryable: whether trying again may succeed; ``None`` leaves it to the host.
+    :param should_compress: whether the context should be compressed before trying again.
+    :param should_rotate_credential: whether another credential should be tried.
+    :param should_fallback: whether another provider or model should be tried.
+    :param message: a person-readable text for the error, if given.
+    :param error_context: what else the plugin said about the error.
+    """
+
+    reason: str
+    retryable: bool | None = None
+    should_compress: bool = False
+    should_rotate_credential: bool = False
+    should_fallback: bool = False
+    message: str | None = None
+    error_context: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+def error_classification(results: object) -> ErrorClassification | None:
+    """Return the first fitting ``transform_api_error_classification`` answer, or ``None``.
+
+    Every implementation ran before this is called (run all, then pick the first).
+    """
+    for value in results if isinstance(results, list) else []:
+        if not is_error_classification(value):
+            continue
+        assert isinstance(value, Mapping)
+        retryable = value.get("retryable")
+        message = value.get("message")
+        return ErrorClassification(
+            reason=value["reason"],
+            retryable=retryable if isinstance(retryable, bool) else None,
+            should_compress=bool(value.get("should_compress", False)),
+            should_rotate_credential=bool(value.get("should_rotate_credential", False)),
+            should_fallback=bool(value.get("should_fallback", False)),
+            message=message if message else None,
+            error_context=dict(value.get("error_context", {})),
+        )
+    return None
+
+
+def transcription_overrides(results: object) -> dict[str, str]:
+    """Merge the ``pre_transcription`` answers: ``prompt``, ``language`` and ``model`` only,
+    in the order the implementations ran, a later answer winning per field."""
+    merged: dict[str, str] = {}
+    for value in results if isinstance(results, list) else []:
+        if not is_transcription_override(value):
+            continue
+        assert isinstance(value, Mapping)
+        merged.update({key: value[key] for key in TRANSCRIPTION_FIELDS if key in value})
+    return merged

@@ -18,10 +18,12 @@ from hermes_hooks.spec.contract import (
     Policy,
     contract,
     is_context,
+    is_error_classification,
     is_gateway_decision,
     is_non_empty_str,
     is_str,
     is_tool_decision,
+    is_transcription_override,
     is_verify_decision,
 )
 from hermes_hooks.spec.markers import hookspec
@@ -1141,6 +1143,538 @@ def subagent_stop(
     """
 
 
+# -- streaming output ----------------------------------------------------------------------------
+
+_STREAM_DEFAULTS: Final[dict[str, object]] = {
+    "turn_id": "",
+    "iteration": 0,
+    "session_id": "",
+    "model": "",
+    "provider": "",
+    "surface": "cli",
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+}
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults=_STREAM_DEFAULTS)
+def on_stream_start(
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires when a streaming model response begins, before its first delta.
+
+    :param turn_id: The turn streaming; `""` when unknown.
+    :param iteration: The model call of the turn (1 for the first).
+    :param session_id: The current session.
+    :param model: The model identifier.
+    :param provider: The model's provider (`model.provider`).
+    :param surface: Where the stream is shown: `"cli"`, `"gateway"` or a platform name.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped, and the stream goes
+    on. Delivered off the token path: the host puts each event on a bounded queue per
+    implementation, with one worker each, so a slow implementation never delays the tokens; when its
+    queue is full its own oldest event is dropped. Not bounded by the callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_stream_start", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_stream_start", observe)
+    ```
+    """
+
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults=_STREAM_DEFAULTS)
+def on_stream_delta(
+    delta: str,
+    kind: Literal["text", "reasoning"],
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires for each piece of text a streaming response brings, in order.
+
+    :param delta: The new text (raw model output).
+    :param kind: `"text"`, or `"reasoning"` when `plugins.stream_reasoning_deltas` is on.
+    :type kind: `Literal['text', 'reasoning']`
+    :param turn_id: The turn streaming; `""` when unknown.
+    :param iteration: The model call of the turn (1 for the first).
+    :param session_id: The current session.
+    :param model: The model identifier.
+    :param provider: The model's provider (`model.provider`).
+    :param surface: Where the stream is shown: `"cli"`, `"gateway"` or a platform name.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped, and the stream goes
+    on. Delivered off the token path: the host puts each event on a bounded queue per
+    implementation, with one worker each, so a slow implementation never delays the tokens; when its
+    queue is full its own oldest event is dropped. Not bounded by the callback timeout.
+
+    ```python
+    def on_delta(delta, kind, **kwargs):
+        if kind == "text":
+            print(delta, end="", flush=True)
+
+
+    def register(ctx):
+        ctx.register_hook("on_stream_delta", on_delta)
+    ```
+    """
+
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults={**_STREAM_DEFAULTS, "error": None})
+def on_stream_end(
+    final_text: str,
+    finished: bool,
+    error: str | None,
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires when a streaming response finished or failed, after the stream closed.
+
+    :param final_text: The whole text the stream assembled.
+    :param finished: Whether the stream ended normally.
+    :param error: What went wrong when it did not, else `None`.
+    :type error: `str | None`
+    :param turn_id: The turn streaming; `""` when unknown.
+    :param iteration: The model call of the turn (1 for the first).
+    :param session_id: The current session.
+    :param model: The model identifier.
+    :param provider: The model's provider (`model.provider`).
+    :param surface: Where the stream is shown: `"cli"`, `"gateway"` or a platform name.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped, and the stream goes
+    on. Delivered off the token path: the host puts each event on a bounded queue per
+    implementation, with one worker each, so a slow implementation never delays the tokens; when its
+    queue is full its own oldest event is dropped. Not bounded by the callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_stream_end", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_stream_end", observe)
+    ```
+    """
+
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults={**_STREAM_DEFAULTS, "already_streamed": False})
+def on_interim_message(
+    text: str,
+    already_streamed: bool,
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires when the model says something mid-turn (beside tool calls), before its answer.
+
+    It fires after streaming and non-streaming responses alike.
+
+    :param text: The interim assistant text.
+    :param already_streamed: Whether the person already saw it as stream deltas.
+    :param turn_id: The turn streaming; `""` when unknown.
+    :param iteration: The model call of the turn (1 for the first).
+    :param session_id: The current session.
+    :param model: The model identifier.
+    :param provider: The model's provider (`model.provider`).
+    :param surface: Where the stream is shown: `"cli"`, `"gateway"` or a platform name.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped, and the stream goes
+    on. Delivered off the token path: the host puts each event on a bounded queue per
+    implementation, with one worker each, so a slow implementation never delays the tokens; when its
+    queue is full its own oldest event is dropped. Not bounded by the callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_interim_message", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_interim_message", observe)
+    ```
+    """
+
+
+
+# -- model errors --------------------------------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.COLLECT,
+    check=is_error_classification,
+    expects=(
+        '{"reason": <FailoverReason name>, "retryable"?: bool, "should_compress"?: bool, '
+        '"should_rotate_credential"?: bool, "should_fallback"?: bool, "message"?: str, '
+        '"error_context"?: {...}}'
+    ),
+    defaults={
+        "provider": "",
+        "model": "",
+        "status_code": None,
+        "error_type": "",
+        "error_code": None,
+        "error_message": "",
+        "error_body": None,
+        "approx_tokens": 0,
+        "context_length": None,
+        "num_messages": 0,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def transform_api_error_classification(
+    provider: str,
+    model: str,
+    status_code: int | None,
+    error_type: str,
+    error_code: str | None,
+    error_message: str,
+    error_body: Any,
+    error: Any,
+    approx_tokens: int,
+    context_length: int | None,
+    num_messages: int,
+    telemetry_schema_version: str,
+) -> dict[str, Any] | None:
+    """Fires once per failed model request, before the host classifies it for retry and failover.
+
+    :param provider: The model's provider.
+    :param model: The model identifier.
+    :param status_code: The HTTP status, when there was one.
+    :type status_code: `int | None`
+    :param error_type: The exception's class name.
+    :param error_code: The provider's error code, when it sent one.
+    :type error_code: `str | None`
+    :param error_message: The error's text (may be unredacted provider or user data).
+    :param error_body: The provider's error body, when there was one (may be unredacted).
+    :param error: The exception itself.
+    :param approx_tokens: The request's size in tokens, roughly (characters / 4).
+    :param context_length: The model's context window, when known.
+    :type context_length: `int | None`
+    :param num_messages: How many messages the request sent.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: `None` to leave the classification to the host, or a dict naming a `reason` (a
+        FailoverReason name: `rate_limit`, `context_overflow`, `auth`...) with optional `retryable`,
+        `should_compress`, `should_rotate_credential`, `should_fallback` (bools), `message` and
+        `error_context`. Every implementation runs, then the first fitting answer wins (run all,
+        then pick the first); the host's retry decision follows its `retryable`.
+
+    Error policy: Open; a raising implementation is skipped and the host classifies the error.
+
+    ```python
+    def classify(status_code=None, error_message="", **kwargs):
+        if status_code == 400 and "quota" in error_message:
+            return {"reason": "billing", "retryable": False, "should_fallback": True}
+        return None
+
+
+    def register(ctx):
+        ctx.register_hook("transform_api_error_classification", classify)
+    ```
+    """
+
+
+# -- skills --------------------------------------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "provenance": "",
+        "task_id": "",
+        "session_id": "",
+        "use_count": 0,
+        "reused": False,
+        "reuse_after_patch": False,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def on_skill_lifecycle(
+    action: str,
+    skill_name: str,
+    provenance: str,
+    task_id: str,
+    session_id: str,
+    use_count: int,
+    reused: bool,
+    reuse_after_patch: bool,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires after a skill's usage state changed: loaded, created, patched, archived, restored...
+
+    :param action: What happened: `"loaded"`, `"created"`, `"patched"`, `"installed"`, `"archived"`,
+        `"restored"`, `"stale"`.
+    :param skill_name: The skill's local name (`plugin:skill` for a plugin's skill).
+    :param provenance: Where the skill comes from: `"local"`, `"plugin"`, `"hub"`...
+    :param task_id: The task that caused it; `""` when none.
+    :param session_id: The session that caused it; `""` when none.
+    :param use_count: How often the skill was used, this time included.
+    :param reused: Whether the skill had been used before.
+    :param reuse_after_patch: Whether this use is the first after a patch.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped.
+
+    ```python
+    def on_skill(action, skill_name, **kwargs):
+        print(f"skill {skill_name}: {action}")
+
+
+    def register(ctx):
+        ctx.register_hook("on_skill_lifecycle", on_skill)
+    ```
+    """
+
+
+# -- the agent loop and slash commands -----------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "platform": "",
+        "reason": "",
+        "invalidation_reason": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def agent_loop_stopped(
+    session_key: str,
+    platform: str,
+    reason: str,
+    invalidation_reason: str | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires right after a running agent turn was interrupted (``/stop``, ``/new`` mid-turn).
+
+    :param session_key: The session whose turn stopped.
+    :param platform: Where the session runs.
+    :param reason: Why: `"stop"`, `"new"`, `"interrupt"`...
+    :param invalidation_reason: Why the session was invalidated too, if it was.
+    :type invalidation_reason: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped.
+
+    ```python
+    def observe(**kwargs):
+        print("agent_loop_stopped", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("agent_loop_stopped", observe)
+    ```
+    """
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    defaults={
+        "surface": "cli",
+        "alias_used": None,
+        "args_raw": "",
+        "session_key": "",
+        "platform": "",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def pre_command(
+    surface: Literal["cli", "gateway"],
+    command: str,
+    alias_used: str | None,
+    args_raw: str,
+    session_key: str,
+    platform: str,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires before a recognized slash command's handler runs, on the CLI and the gateway.
+
+    :param surface: `"cli"` or `"gateway"`.
+    :type surface: `Literal['cli', 'gateway']`
+    :param command: The command's canonical name, without the slash.
+    :param alias_used: The alias typed, when it was not the canonical name; else `None`.
+    :type alias_used: `str | None`
+    :param args_raw: What followed the command (may hold user content or secrets).
+    :param session_key: The session the command runs in.
+    :param platform: Where the session runs.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored (in Hermes' v1 of this hook, a directive is logged, not obeyed).
+
+    Error policy: Open; a raising implementation is logged, counted and skipped, and the command
+    runs.
+
+    ```python
+    def audit(command, args_raw="", surface="cli", **kwargs):
+        print(f"/{command} {args_raw} on {surface}")
+
+
+    def register(ctx):
+        ctx.register_hook("pre_command", audit)
+    ```
+    """
+
+
+# -- transcription -------------------------------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.COLLECT,
+    check=is_transcription_override,
+    expects='{"prompt"?: str, "language"?: str, "model"?: str}',
+    defaults={
+        "provider": "",
+        "model": None,
+        "language": None,
+        "prompt": None,
+        "source": "",
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def pre_transcription(
+    file_path: str,
+    provider: str,
+    model: str | None,
+    language: str | None,
+    prompt: str | None,
+    source: str,
+    telemetry_schema_version: str,
+) -> dict[str, str] | None:
+    """Fires after the transcription provider is chosen and before it runs.
+
+    :param file_path: The audio file (read-only: an answer cannot change it).
+    :param provider: The transcription provider chosen (`stt.provider`).
+    :param model: The model the provider will use, if set.
+    :type model: `str | None`
+    :param language: The language hint, if set.
+    :type language: `str | None`
+    :param prompt: The prompt sent with the audio, if set.
+    :type prompt: `str | None`
+    :param source: What asked for the transcription: `"tool"`, `"gateway"`, `"cli"`.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: `None`, or a dict changing `prompt`, `language` and `model`; answers are applied in
+        the order the implementations ran, a later one winning per field.
+
+    Error policy: Open; a raising implementation is skipped and the transcription runs with what the
+    others answered.
+
+    ```python
+    def glossary(prompt=None, **kwargs):
+        return {"prompt": ((prompt or "") + " Names: Hermes, Ada.").strip()}
+
+
+    def register(ctx):
+        ctx.register_hook("pre_transcription", glossary)
+    ```
+    """
+
+
+# -- group chat ----------------------------------------------------------------------------------
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "thread_id": "",
+        "member_id": "",
+        "turn_id": "",
+        "task_id": "",
+        "execution_generation": 0,
+        "seq": 0,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def on_room_member_activity(
+    room_id: str,
+    thread_id: str,
+    member_id: str,
+    turn_id: str,
+    task_id: str,
+    execution_generation: int,
+    kind: str,
+    seq: int,
+    payload: dict[str, Any],
+    telemetry_schema_version: str,
+) -> None:
+    """Fires per runtime event of a hosted group-chat member's turn (tool started, delta...).
+
+    :param room_id: The room.
+    :param thread_id: The thread in the room; `""` for the main one.
+    :param member_id: The member whose session emitted the event.
+    :param turn_id: The member's turn.
+    :param task_id: The member's task.
+    :param execution_generation: Which run of the member this is (it grows on restarts).
+    :param kind: The event: `"tool.started"`, `"tool.completed"`, `"message.delta"`...
+    :param seq: The event's number in the member's stream.
+    :param payload: The client-safe event body (approval commands redacted).
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped. Delivered off the
+    token path, on the same bounded queues as the stream hooks. Not bounded by the callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_room_member_activity", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_room_member_activity", observe)
+    ```
+    """
+
+
 # -- the gateway and the verify gate --------------------------------------------------------------
 
 
@@ -1596,6 +2130,298 @@ def kanban_task_blocked(
     """
 
 
+_KANBAN_DEFAULTS: Final[dict[str, object]] = {
+    "profile_name": "default",
+    "board": None,
+    "assignee": None,
+    "run_id": None,
+    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+}
+
+_KANBAN_COMMON: Final = """
+    :param task_id: the task.
+    :param profile_name: the active profile; ``"default"`` when it cannot be resolved.
+    :param board: the board the task is on; ``None`` for the default board.
+    :param assignee: who the task is assigned to, if anyone.
+    :param run_id: the task's current run, if known.
+    :param telemetry_schema_version: the schema of the payload, ``"hermes.observer.v1"`` (Hermes'
+        observer contract), so a plugin can tell which payload shape it receives.
+    :returns: ignored.
+
+    Error policy: open; a raising implementation is logged, counted and skipped. Fired after the
+    board's write is committed, never inside it.
+"""
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={**_KANBAN_DEFAULTS, "worker_pid": None, "workspace_path": None},
+)
+def on_kanban_worker_spawned(
+    task_id: str,
+    profile_name: str,
+    board: str | None,
+    assignee: str | None,
+    run_id: int | None,
+    worker_pid: int | None,
+    workspace_path: str | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires in the dispatcher after a task's worker started and its pid was stored.
+
+    :param task_id: The task.
+    :param profile_name: The active profile; `"default"` when it cannot be resolved.
+    :param board: The board the task is on; `None` for the default board.
+    :type board: `str | None`
+    :param assignee: Who the task is assigned to, if anyone.
+    :type assignee: `str | None`
+    :param run_id: The task's current run, if known.
+    :type run_id: `int | None`
+    :param worker_pid: The worker's process id.
+    :type worker_pid: `int | None`
+    :param workspace_path: The worker's folder (may reveal project layout or user names).
+    :type workspace_path: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped. Fired after the
+    board's write is committed, never inside it. Not bounded by the callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_kanban_worker_spawned", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_kanban_worker_spawned", observe)
+    ```
+    """
+
+
+on_kanban_worker_spawned.__doc__ = (on_kanban_worker_spawned.__doc__ or "") + _KANBAN_COMMON
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        **_KANBAN_DEFAULTS,
+        "worker_pid": None,
+        "exit_kind": "unknown",
+        "exit_code": None,
+        "outcome": None,
+        "retry_status": None,
+    },
+)
+def on_kanban_worker_exited(
+    task_id: str,
+    profile_name: str,
+    board: str | None,
+    assignee: str | None,
+    run_id: int | None,
+    worker_pid: int | None,
+    exit_kind: str,
+    exit_code: int | None,
+    outcome: str | None,
+    retry_status: str | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires after the dispatcher found a task's worker dead and reclaimed the task.
+
+    :param task_id: The task.
+    :param profile_name: The active profile; `"default"` when it cannot be resolved.
+    :param board: The board the task is on; `None` for the default board.
+    :type board: `str | None`
+    :param assignee: Who the task is assigned to, if anyone.
+    :type assignee: `str | None`
+    :param run_id: The task's current run, if known.
+    :type run_id: `int | None`
+    :param worker_pid: The dead worker's process id.
+    :type worker_pid: `int | None`
+    :param exit_kind: `"clean_exit"`, `"rate_limited"`, `"nonzero_exit"`, `"signaled"` or
+        `"unknown"`.
+    :param exit_code: The worker's exit code, when known.
+    :type exit_code: `int | None`
+    :param outcome: What the reclaim did with the task (`"requeued"`, `"blocked"`...).
+    :type outcome: `str | None`
+    :param retry_status: Whether the task will be retried, and how.
+    :type retry_status: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped. Fired after the
+    board's write is committed, never inside it. Not bounded by the callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_kanban_worker_exited", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_kanban_worker_exited", observe)
+    ```
+    """
+
+
+on_kanban_worker_exited.__doc__ = (on_kanban_worker_exited.__doc__ or "") + _KANBAN_COMMON
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        **_KANBAN_DEFAULTS,
+        "worker_pid": None,
+        "heartbeat_stale": True,
+        "retry_status": None,
+    },
+)
+def on_kanban_worker_stale_claim(
+    task_id: str,
+    profile_name: str,
+    board: str | None,
+    assignee: str | None,
+    run_id: int | None,
+    worker_pid: int | None,
+    heartbeat_stale: bool,
+    retry_status: str | None,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires after a claim whose time ran out was reclaimed (a live worker extending it does not).
+
+    :param task_id: The task.
+    :param profile_name: The active profile; `"default"` when it cannot be resolved.
+    :param board: The board the task is on; `None` for the default board.
+    :type board: `str | None`
+    :param assignee: Who the task is assigned to, if anyone.
+    :type assignee: `str | None`
+    :param run_id: The task's current run, if known.
+    :type run_id: `int | None`
+    :param worker_pid: The claiming worker's process id, if known.
+    :type worker_pid: `int | None`
+    :param heartbeat_stale: Whether the worker's heartbeat had stopped too.
+    :param retry_status: Whether the task will be retried, and how.
+    :type retry_status: `str | None`
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped. Fired after the
+    board's write is committed, never inside it. Not bounded by the callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_kanban_worker_stale_claim", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_kanban_worker_stale_claim", observe)
+    ```
+    """
+
+
+on_kanban_worker_stale_claim.__doc__ = (on_kanban_worker_stale_claim.__doc__ or "") + _KANBAN_COMMON
+
+
+@hookspec
+@contract(Mode.OBSERVE, timeout=False, defaults={**_KANBAN_DEFAULTS, "changed_fields": []})
+def on_kanban_task_updated(
+    task_id: str,
+    profile_name: str,
+    board: str | None,
+    assignee: str | None,
+    run_id: int | None,
+    changed_fields: list[str],
+    telemetry_schema_version: str,
+) -> None:
+    """Fires after a committed write of a task outside claim, complete and block (edits, assign).
+
+    :param task_id: The task.
+    :param profile_name: The active profile; `"default"` when it cannot be resolved.
+    :param board: The board the task is on; `None` for the default board.
+    :type board: `str | None`
+    :param assignee: Who the task is assigned to, if anyone.
+    :type assignee: `str | None`
+    :param run_id: The task's current run, if known.
+    :type run_id: `int | None`
+    :param changed_fields: The names of the fields written, never their values.
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped. Fired after the
+    board's write is committed, never inside it. Not bounded by the callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_kanban_task_updated", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_kanban_task_updated", observe)
+    ```
+    """
+
+
+on_kanban_task_updated.__doc__ = (on_kanban_task_updated.__doc__ or "") + _KANBAN_COMMON
+
+
+@hookspec
+@contract(
+    Mode.OBSERVE,
+    timeout=False,
+    defaults={
+        "board": None,
+        "profile_name": "default",
+        "dry_run": False,
+        "outcome": "ok",
+        "result": None,
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    },
+)
+def on_kanban_dispatch_tick(
+    board: str | None,
+    profile_name: str,
+    dry_run: bool,
+    outcome: Literal["ok", "skipped_locked", "idle"],
+    result: Any,
+    telemetry_schema_version: str,
+) -> None:
+    """Fires once per dispatcher tick, after the board's dispatch lock was released.
+
+    :param board: The board ticked; `None` for the default board.
+    :type board: `str | None`
+    :param profile_name: The active profile; `"default"` when it cannot be resolved.
+    :param dry_run: Whether the tick only looked.
+    :param outcome: `"ok"`, `"skipped_locked"` (another dispatcher held the lock) or `"idle"`
+        (nothing to do).
+    :type outcome: `Literal['ok', 'skipped_locked', 'idle']`
+    :param result: What the tick did (tasks spawned, reclaimed, blocked...; holds task ids,
+        assignees and workspace paths).
+    :param telemetry_schema_version: The payload schema, `"hermes.observer.v1"`; see [the observer
+        schema](#the-observer-schema).
+    :returns: Ignored.
+
+    Error policy: Open; a raising implementation is logged, counted and skipped. Not bounded by the
+    callback timeout.
+
+    ```python
+    def observe(**kwargs):
+        print("on_kanban_dispatch_tick", sorted(kwargs))
+
+
+    def register(ctx):
+        ctx.register_hook("on_kanban_dispatch_tick", observe)
+    ```
+    """
+
+
 HOOK_NAMES: Final[tuple[str, ...]] = (
     "pre_tool_call",
     "post_tool_call",
@@ -1621,6 +2447,21 @@ HOOK_NAMES: Final[tuple[str, ...]] = (
     "kanban_task_claimed",
     "kanban_task_completed",
     "kanban_task_blocked",
+    "on_stream_start",
+    "on_stream_delta",
+    "on_stream_end",
+    "on_interim_message",
+    "transform_api_error_classification",
+    "on_skill_lifecycle",
+    "agent_loop_stopped",
+    "pre_command",
+    "pre_transcription",
+    "on_room_member_activity",
+    "on_kanban_worker_spawned",
+    "on_kanban_worker_exited",
+    "on_kanban_worker_stale_claim",
+    "on_kanban_task_updated",
+    "on_kanban_dispatch_tick",
 )
 """Every hook this module declares, in declaration order."""
 

@@ -1,4 +1,4 @@
-"""``api_mode: anthropic_messages``: the Anthropic Messages API over ``httpx``, non-streaming.
+"""``api_mode: anthropic_messages``: the Anthropic Messages API over ``httpx``, whole or streamed.
 
 The host's conversation is in OpenAI's chat format; this client translates it both ways:
 
@@ -25,7 +25,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from hermes_hooks.backends.models.base import ModelResponse, ToolCall, dumps, message_text
+from hermes_hooks.backends.models.base import (
+    ModelResponse,
+    StreamSink,
+    ToolCall,
+    dumps,
+    message_text,
+)
 from hermes_hooks.backends.models.transport import HttpModel
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_MAX_TOKENS", "AnthropicMessagesModel", "to_anthropic"]
@@ -195,6 +201,43 @@ class AnthropicMessagesModel(HttpModel):
         :raises ModelError: the server could not be reached, timed out, answered with an HTTP
             error, or sent something that is not a message.
         """
+        body, headers = self.request_body(messages, tools, model, temperature, max_tokens)
+        url = self.messages_url
+        data = self.post_json(url, body, headers)
+        return self._parse(data, url)
+
+    def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] = (),
+        *,
+        on_delta: StreamSink,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelResponse:
+        """Send one Messages request with ``"stream": true``, telling ``on_delta`` the text as
+        it arrives, and return the assembled answer.
+
+        :raises ModelError: as :meth:`complete`, or the stream sent an ``error`` event.
+        """
+        from hermes_hooks.backends.models.streaming import AnthropicStream, stream_events
+
+        body, headers = self.request_body(messages, tools, model, temperature, max_tokens)
+        body["stream"] = True
+        url = self.messages_url
+        events = stream_events(self, url, body, headers)
+        return AnthropicStream(on_delta).feed(events, url, lambda data: self._parse(data, url))
+
+    def request_body(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        model: str | None,
+        temperature: float | None,
+        max_tokens: int | None,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """Return the body of a request, and its headers (the version and the profile's)."""
         model_id = model or self.model
         system, turns = to_anthropic(self.prepare_messages(messages))
         body: dict[str, Any] = {
@@ -211,9 +254,7 @@ class AnthropicMessagesModel(HttpModel):
             body["temperature"] = temperature
         fields, headers = self.profile_extras(model_id)
         body.update(fields)
-        url = self.messages_url
-        data = self.post_json(url, body, {"anthropic-version": ANTHROPIC_VERSION, **headers})
-        return self._parse(data, url)
+        return body, {"anthropic-version": ANTHROPIC_VERSION, **headers}
 
     def _parse(self, data: Any, url: str) -> ModelResponse:
         content = data.get("content") if isinstance(data, Mapping) else None

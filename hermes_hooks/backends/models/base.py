@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -20,10 +20,15 @@ __all__ = [
     "ModelResponse",
     "ModelSettings",
     "ProviderEntry",
+    "StreamSink",
     "ToolCall",
     "dumps",
     "message_text",
 ]
+
+StreamSink = Callable[[str, str], None]
+"""Told each piece of a streaming answer as it arrives: ``(delta, kind)``, where ``kind`` is
+``"text"`` or ``"reasoning"``."""
 
 DEFAULT_PROVIDER: Final = "offline"
 """The provider used when ``config.yaml`` names none: embedded, deterministic, no network."""
@@ -135,6 +140,31 @@ class ModelProvider(abc.ABC):
         :param json_schema: ask for a JSON answer that fits this schema.
         :raises ModelError: the request failed.
         """
+
+    def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] = (),
+        *,
+        on_delta: StreamSink,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelResponse:
+        """Return the model's answer as :meth:`complete` does, telling ``on_delta`` its text as
+        it arrives.
+
+        A provider that cannot stream (this default) answers whole and tells ``on_delta`` the
+        text in one piece. ``on_delta`` runs on the token path: it must return quickly.
+
+        :raises ModelError: the request failed (possibly after some deltas were told).
+        """
+        response = self.complete(
+            messages, tools, model=model, temperature=temperature, max_tokens=max_tokens
+        )
+        if response.text:
+            on_delta(response.text, "text")
+        return response
 
     def close(self) -> None:  # noqa: B027 - most providers hold nothing to release
         """Release what the provider holds (connections); it is not used afterwards."""

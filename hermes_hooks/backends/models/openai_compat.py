@@ -18,6 +18,7 @@ from typing import Any
 from hermes_hooks.backends.models.base import (
     ModelResponse,
     ModelSettings,
+    StreamSink,
     ToolCall,
     dumps,
     message_text,
@@ -116,6 +117,50 @@ class OpenAICompatibleModel(HttpModel):
         :raises ModelError: the server could not be reached, timed out, answered with an HTTP
             error, or sent something that is not a chat completion.
         """
+        body, headers = self.request_body(messages, tools, model, temperature, max_tokens)
+        if json_schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "response", "schema": dict(json_schema)},
+            }
+        url = f"{self.base_url}/chat/completions"
+        return self._parse(self.post_json(url, body, headers), url)
+
+    def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] = (),
+        *,
+        on_delta: StreamSink,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelResponse:
+        """Send one chat completions request with ``"stream": true``, telling ``on_delta`` the
+        text as it arrives, and return the assembled answer.
+
+        :raises ModelError: as :meth:`complete`, or the stream reported an error.
+        """
+        from hermes_hooks.backends.models.streaming import ChatCompletionsStream, stream_events
+
+        body, headers = self.request_body(messages, tools, model, temperature, max_tokens)
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+        url = f"{self.base_url}/chat/completions"
+        events = stream_events(self, url, body, headers)
+        return ChatCompletionsStream(on_delta).feed(
+            events, url, lambda data: self._parse(data, url)
+        )
+
+    def request_body(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        model: str | None,
+        temperature: float | None,
+        max_tokens: int | None,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """Return the body of a request, and the profile's extra headers."""
         model_id = model or self.model
         body: dict[str, Any] = {"model": model_id, "messages": self.prepare_messages(messages)}
         if tools:
@@ -126,15 +171,9 @@ class OpenAICompatibleModel(HttpModel):
         max_tokens = self.max_tokens_for(max_tokens, model_id)
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
-        if json_schema is not None:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "response", "schema": dict(json_schema)},
-            }
         fields, headers = self.profile_extras(model_id)
         body.update(fields)
-        url = f"{self.base_url}/chat/completions"
-        return self._parse(self.post_json(url, body, headers), url)
+        return body, headers
 
     def _parse(self, data: Any, url: str) -> ModelResponse:
         try:

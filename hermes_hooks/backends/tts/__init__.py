@@ -1,0 +1,120 @@
+"""Text to speech: the provider contract, its family (``tts.provider``) and the dispatcher.
+
+A provider written for Hermes works unchanged (``agent.tts_provider`` is served by the
+compatibility layer) and registers with ``ctx.register_tts_provider(provider)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from hermes_hooks.backends.calls import call_provider, read_timeout
+from hermes_hooks.backends.family import Family, FamilyError, ProviderRegistry, Selection
+from hermes_hooks.backends.tts.provider import (
+    BUILTIN_TTS_PROVIDERS,
+    DEFAULT_OUTPUT_FORMAT,
+    VALID_OUTPUT_FORMATS,
+    TTSProvider,
+    resolve_output_format,
+)
+from hermes_hooks.errors import HermesHooksError, RegistrationError
+from hermes_hooks.registries.base import HOST, Handle
+
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.manager import PluginManager
+
+__all__ = [
+    "BUILTIN_TTS_PROVIDERS",
+    "DEFAULT_OUTPUT_FORMAT",
+    "TTS",
+    "VALID_OUTPUT_FORMATS",
+    "TTSProvider",
+    "TTSRegistry",
+    "resolve_output_format",
+    "synthesize",
+]
+
+
+class TTSRegistry(ProviderRegistry[TTSProvider]):
+    """The family's registry: a built-in engine's name is refused."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        super().__init__(TTS, home)
+
+    def register_provider(self, provider: object, *, owner: str = HOST) -> Handle:
+        """Register ``provider`` as the family does; a built-in engine's name is refused.
+
+        :raises RegistrationError: as the family's, or the name is one of
+            :data:`BUILTIN_TTS_PROVIDERS`.
+        """
+        try:
+            name = provider.name if isinstance(provider, TTSProvider) else None
+        except Exception:
+            name = None  # the family's check says what is wrong with it
+        if isinstance(name, str) and name.strip().lower() in BUILTIN_TTS_PROVIDERS:
+            raise RegistrationError(
+                f"TTS provider {name!r} from plugin {owner!r} is refused: that is the name of a "
+                f"built-in text-to-speech engine of Hermes "
+                f"({', '.join(sorted(BUILTIN_TTS_PROVIDERS))}); choose another name"
+            )
+        return super().register_provider(provider, owner=owner)
+
+
+TTS: Final[Family[TTSProvider]] = Family(
+    name="tts",
+    title="text to speech",
+    provider_type=TTSProvider,
+    selections=(Selection("tts.provider"),),
+    model_key="tts.model",
+    ctx_method="register_tts_provider",
+    provider_kind="TTS provider",
+    registry_class=TTSRegistry,
+    categories=("tts",),
+    timeout_key="tts.timeout",
+    default_timeout=120.0,
+)
+"""The text-to-speech family."""
+
+
+def synthesize(
+    pm: PluginManager,
+    text: str,
+    output_path: str | Path,
+    *,
+    voice: str | None = None,
+    model: str | None = None,
+    speed: float | None = None,
+    format: str = DEFAULT_OUTPUT_FORMAT,
+) -> dict[str, Any]:
+    """Speak ``text`` into ``output_path`` with the provider ``tts.provider`` selects.
+
+    :returns: ``{"success": True, "file_path", "provider"}``, or ``{"success": False,
+        "error", "provider"}`` when there is no provider or it failed.
+    """
+    registry = TTS.registry(pm)
+    try:
+        settings = registry.settings()
+        provider = registry.select_provider(settings)
+        timeout = read_timeout(TTS, getattr(settings, "section", {}), None)
+    except HermesHooksError as exc:
+        return {"success": False, "error": str(exc), "provider": ""}
+    target = Path(output_path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        written = call_provider(
+            TTS,
+            provider,
+            "synthesize",
+            text,
+            str(target),
+            timeout=timeout,
+            registry=registry,
+            voice=voice,
+            model=model,
+            speed=speed,
+            format=resolve_output_format(format),
+        )
+    except FamilyError as exc:
+        return {"success": False, "error": str(exc), "provider": provider.name}
+    return {"success": True, "file_path": str(written), "provider": provider.name}
