@@ -173,7 +173,7 @@ def _manifest_findings(candidate: Candidate) -> list[Finding]:
         if not os.environ.get(env.name):
             findings.append(
                 Finding(
-                    "error",
+                    "warning",  # as in Hermes: the plugin loads; it may read config instead
                     "requires-env",
                     f"requires environment variable {env.name}, which is not set "
                     f"(set it, or add it to $HERMES_HOME/.env)",

@@ -3,8 +3,9 @@
 The plugin manager asks :func:`gate` for each candidate (:mod:`hermes_hooks.plugins.manager`):
 ``plugins.disabled`` and ``HERMES_DISABLE_PLUGINS`` first, then the provider family that serves
 the plugin's kind (:func:`family_gate`: ``memory.provider``, ``context.engine``, the first
-profile lookup for model providers) or ``plugins.enabled``, then project trust, the Hermes
-version the plugin requires and its ``requires_env``. Config matches plugin keys (and the
+profile lookup for model providers) or ``plugins.enabled``, then project trust and the Hermes
+version the plugin requires. An unset ``requires_env`` variable is a warning on the plugin's
+status, as in Hermes (strict mode refuses the plugin). Config matches plugin keys (and the
 aliases of old folder keys), never a manifest name.
 """
 
@@ -85,10 +86,17 @@ def gate(
     )
     if missing:
         plural = "s" if len(missing) > 1 else ""
-        return "error", (
+        said = (
             f"requires environment variable{plural} {', '.join(missing)}, which "
             f"{'are' if plural else 'is'} not set"
         )
+        if strict:
+            return "error", said
+        # As in Hermes: requires_env is what to ask for at install and in the doctor, never a
+        # refusal; plugins read their settings from the environment or config themselves.
+        warning = f"{said}; loaded all the same (strict mode refuses it)"
+        if warning not in record.warnings:
+            record.warnings.append(warning)
     return "enabled", why
 
 
