@@ -95,6 +95,29 @@ def _evict_aliases(name: str) -> None:
         sys.modules.pop(alias, None)
 
 
+def release_self_imports(key: str, real: str) -> None:
+    """Forget the ``plugins.<key>`` aliases (and those below) of another module than ``real``.
+
+    Called as plugin ``key`` is imported as ``real``: when another manager loaded a plugin of
+    the same key, its Hermes self-imports (``from plugins.<key>.tools import ...``) must now
+    find this plugin's own modules, not the other's.
+    """
+    alias = "plugins." + key.replace("/", ".")
+    below = alias + "."
+    mine = real + "."
+    with _ALIASES_LOCK:
+        gone = [
+            a
+            for a, target in _ALIASES.items()
+            if (a == alias or a.startswith(below))
+            and not (target == real or target.startswith(mine))
+        ]
+        for name in gone:
+            del _ALIASES[name]
+    for name in gone:
+        sys.modules.pop(name, None)
+
+
 class _SubmoduleLog:
     """Notes every module imported below a plugin's package, by the package it belongs to.
 
@@ -282,6 +305,7 @@ def _import_folder(
         if checked is not None:
             _CHECKED.packages[name] = checked
         sys.modules[name] = module
+        release_self_imports(candidate.key, name)
     try:
         if entered is not None:
             entered(module)

@@ -44,7 +44,7 @@ from hermes_hooks.plugins.loading import (
 from hermes_hooks.plugins.records import LoadGate as _LoadGate
 from hermes_hooks.plugins.records import PluginInfo, Status
 from hermes_hooks.plugins.records import Record as _Record
-from hermes_hooks.plugins.replacing import settle_replacement
+from hermes_hooks.plugins.replacing import describe_place, settle_replacement
 from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
 from hermes_hooks.registries.platforms import PlatformRegistry
@@ -362,8 +362,35 @@ class PluginManager(GuardedManager):
         elif status == "enabled":
             logger.debug("plugin %r is to be loaded: %s", record.candidate.key, reason)
             self._load(record)
+            if record.status == "error" and record.candidate.displaces is not None:
+                self._fall_back(record, lookup=lookup)
         else:
             logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
+
+    def _fall_back(self, record: _Record, *, lookup: bool) -> None:
+        """A plugin that failed to load gives its key back to the one it displaced.
+
+        A user's broken copy of ``model-providers/openai`` never takes the working bundled
+        profile away: the earlier plugin of the key is gated and loaded instead, and its
+        status says what failed.
+        """
+        failed, earlier = record.candidate, record.candidate.displaces
+        if earlier is None or earlier.error is not None:
+            return
+        warning = (
+            f"{describe_place(failed)} failed to load ({record.error}); "
+            f"{describe_place(earlier)} is loaded instead"
+        )
+        record.candidate, record.error, record.reason = earlier, None, None
+        record.replacement, record.checked, record.module = None, None, None
+        record.warnings.append(warning)
+        logger.warning("plugin %r: %s", earlier.key, warning)
+        status, reason = self._gate(record, lookup=lookup)
+        record.status, record.reason = status, reason
+        if status == "error":
+            record.error, record.reason = reason, None
+        elif status == "enabled":
+            self._load(record)
 
     def _note_alias(self, record: _Record, listed_as: str, field: str) -> None:
         """Warn (once per process, and on the plugin's status) that config uses an old key."""
