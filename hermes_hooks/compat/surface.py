@@ -42,6 +42,8 @@ MODULES: Final[dict[str, str]] = {
     # Model-provider profiles (the models family); providers.base is served below providers.
     "providers": "hermes_hooks.compat.providers",
     "providers.base": "hermes_hooks.compat.providers_base",
+    # Issue 30: middleware, cron, the helper modules.
+    "hermes_cli.middleware": "hermes_hooks.compat.hermes_cli_middleware",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
