@@ -263,6 +263,7 @@ def _register_commands() -> None:
     cli.add_lazy_command("chat", "hermes_hooks.cli.agent:chat")
     cli.add_lazy_command("gateway", "hermes_hooks.cli.agent:gateway")
     cli.add_lazy_command("models", "hermes_hooks.cli.models:models")
+    cli.add_lazy_command("cron", "hermes_hooks.cli.cron:cron")
 
 
 _register_commands()

@@ -44,6 +44,11 @@ MODULES: Final[dict[str, str]] = {
     "providers.base": "hermes_hooks.compat.providers_base",
     # Issue 30: middleware, cron, the helper modules.
     "hermes_cli.middleware": "hermes_hooks.compat.hermes_cli_middleware",
+    "cron.jobs": "hermes_hooks.compat.cron_jobs",
+    "cron.executions": "hermes_hooks.compat.cron_executions",
+    "cron.scheduler_provider": "hermes_hooks.compat.cron_scheduler_provider",
+    "cron.scheduler": "hermes_hooks.compat.cron_scheduler",
+    "hermes_cli.auth": "hermes_hooks.compat.hermes_cli_auth",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
