@@ -88,3 +88,82 @@ def test_a_broken_user_copy_alone_is_an_error(home: PluginHome) -> None:
     assert plugin.status == "error"
     assert "broken" in (plugin.error or "")
     assert "hermes_plugins.mine" not in sys.modules
+
+
+NAMED_MEMORY = '''
+from agent.memory_provider import MemoryProvider
+
+class Named(MemoryProvider):
+    @property
+    def name(self):
+        return "named"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        pass
+
+    def get_tool_schemas(self):
+        return []
+
+
+def register(ctx):
+    # Hermes imports a user's memory plugin as _hermes_user_memory.<name>; some check it
+    if __name__ == "_hermes_user_memory.named":
+        ctx.register_memory_provider(Named())
+'''
+
+
+def test_a_user_memory_plugin_is_imported_under_hermes_module_name(home: PluginHome) -> None:
+    home.add_plugin("memory/named", NAMED_MEMORY, enable=False)
+    home.entries.clear()
+    from plugin_builders import write_config
+
+    write_config(home.root, memory={"provider": "named"})
+    pm = home.manager()
+    pm.discover_and_load()
+    plugin = info(pm, "memory/named")
+    assert (plugin.status, plugin.error) == ("enabled", None)
+    assert plugin.providers == ("memory:named",)
+    assert "_hermes_user_memory.named" in sys.modules
+    pm.unload_all()
+    assert "_hermes_user_memory.named" not in sys.modules
+
+
+def test_a_context_engine_named_by_context_engine_loads_whatever_its_kind_was_read_as(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from plugin_builders import isolated_home, user_plugin, write_config
+    from test_context_engine import LEAN
+
+    path = isolated_home(tmp_path, monkeypatch)
+    # a flat folder, and a comment naming MemoryProvider: its kind is read as "exclusive"
+    code = LEAN.replace("def register(ctx):", "# not a MemoryProvider\n    def register(ctx):")
+    user_plugin(path, "lean", code)
+    write_config(path, context={"engine": "lean"}, memory={"builtin": False})
+    from hermes_hooks.host import create_manager
+
+    pm = create_manager(path)
+    plugin = info(pm, "lean")
+    assert (plugin.kind, plugin.status) == ("exclusive", "enabled")
+    assert plugin.reason == "selected by context.engine (its kind was read as 'exclusive')"
+    assert pm.context_engine.get_provider("lean") is not None  # type: ignore[attr-defined]
+    pm.unload_all()
+
+
+def test_an_inferred_context_engine_listed_in_plugins_enabled_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from plugin_builders import isolated_home, user_plugin, write_config
+    from test_context_engine import LEAN
+
+    path = isolated_home(tmp_path, monkeypatch)
+    user_plugin(path, "lean", LEAN)  # a flat folder: Hermes loads it by plugins.enabled
+    write_config(path, ["lean"], memory={"builtin": False})
+    from hermes_hooks.host import create_manager
+
+    pm = create_manager(path)
+    plugin = info(pm, "lean")
+    assert (plugin.kind, plugin.kind_inferred, plugin.status) == ("context-engine", True, "enabled")
+    pm.unload_all()

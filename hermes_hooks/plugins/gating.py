@@ -53,7 +53,10 @@ def gate(
     if served is not None:
         selected, why = served
         if not selected:
-            return "not enabled", why
+            chosen = _chosen_anyway(record, config, plugins_config)
+            if chosen is None:
+                return "not enabled", why
+            why = chosen
     elif (enabled_as := plugins_config.listed_as(candidate.key, "enabled")) is not None:
         note_alias(record, enabled_as, "plugins.enabled")
         why = "listed in plugins.enabled"
@@ -98,6 +101,34 @@ def gate(
         if warning not in record.warnings:
             record.warnings.append(warning)
     return "enabled", why
+
+
+def _chosen_anyway(
+    record: Record, config: Mapping[str, Any], plugins_config: PluginsConfig
+) -> str | None:
+    """Why a plugin its inferred kind does not select loads all the same, or ``None``.
+
+    As Hermes: a context engine named by ``context.engine`` loads whatever kind its source
+    was read as (Hermes infers only ``exclusive`` and ``model-provider``), and one whose kind
+    was inferred ``context-engine`` loads when ``plugins.enabled`` lists it.
+    """
+    candidate = record.candidate
+    if candidate.kind_inferred and candidate.kind != "context-engine":
+        engines = extensions.find_kind_family("context-engine")
+        if engines is not None:
+            try:
+                named = engines.selected_name(config)
+            except ConfigError:
+                named = None
+            names = {candidate.key, candidate.key.rsplit("/", 1)[-1], candidate.name}
+            if named is not None and named in names:
+                key = engines.selection_key
+                return f"selected by {key} (its kind was read as {candidate.kind!r})"
+    listed = plugins_config.listed_as(candidate.key, "enabled") is not None
+    if candidate.kind_inferred and candidate.kind == "context-engine" and listed:
+        # Hermes does not infer this kind: to it, such a plugin is one plugins.enabled loads
+        return "listed in plugins.enabled (its kind 'context-engine' was only inferred)"
+    return None
 
 
 def family_gate(
