@@ -167,3 +167,22 @@ def test_an_inferred_context_engine_listed_in_plugins_enabled_loads(
     plugin = info(pm, "lean")
     assert (plugin.kind, plugin.kind_inferred, plugin.status) == ("context-engine", True, "enabled")
     pm.unload_all()
+
+
+def test_the_doctor_says_when_a_real_package_shadows_a_hermes_name(tmp_path: Path) -> None:
+    from cli_support import hermes
+    from plugin_builders import write_plugin
+
+    checkout = tmp_path / "hermes-agent"  # a Hermes Agent checkout on sys.path
+    (checkout / "tools").mkdir(parents=True)
+    (checkout / "tools" / "__init__.py").write_text("", encoding="utf-8")
+    (checkout / "tools" / "registry.py").write_text("def tool_result(x):\n    return x\n")
+    (checkout / "run_agent.py").write_text("", encoding="utf-8")
+    code = "from tools.registry import tool_result\n\ndef register(ctx):\n    pass\n"
+    folder = write_plugin(tmp_path, "shadowed", code)
+    result = hermes(tmp_path / "home", "plugins", "doctor", str(folder),
+                    PYTHONPATH=str(checkout))  # fmt: skip
+    assert (
+        f"imports tools.registry, but a Hermes Agent install at "
+        f"{checkout / 'tools' / '__init__.py'} shadows Hermes' name 'tools'"
+    ) in " ".join(result.stdout.split()), result.stdout
