@@ -186,3 +186,29 @@ def test_the_doctor_says_when_a_real_package_shadows_a_hermes_name(tmp_path: Pat
         f"imports tools.registry, but a Hermes Agent install at "
         f"{checkout / 'tools' / '__init__.py'} shadows Hermes' name 'tools'"
     ) in " ".join(result.stdout.split()), result.stdout
+
+
+def test_lazy_deps_refuses_and_names_the_package_and_interrupts_are_per_thread(
+    home: PluginHome,
+) -> None:
+    home.load()
+    import threading
+
+    from tools.interrupt import is_interrupted, is_thread_interrupted, set_interrupt
+    from tools.lazy_deps import FeatureUnavailable, ensure
+
+    with pytest.raises(FeatureUnavailable, match="pip install 'honcho-ai'") as raised:
+        ensure("memory.honcho")
+    assert raised.value.missing == ("honcho-ai",)
+    seen: list[bool] = []
+    worker = threading.Thread(target=lambda: seen.append(is_interrupted()))
+    set_interrupt(True, reason="stop")
+    try:
+        worker.start()
+        worker.join()
+        assert is_interrupted()
+        assert seen == [False]  # another session's thread goes on
+        assert not is_thread_interrupted(None)
+    finally:
+        set_interrupt(False)
+    assert not is_interrupted()

@@ -49,6 +49,8 @@ MODULES: Final[dict[str, str]] = {
     "cron.scheduler_provider": "hermes_hooks.compat.cron_scheduler_provider",
     "cron.scheduler": "hermes_hooks.compat.cron_scheduler",
     "hermes_cli.auth": "hermes_hooks.compat.hermes_cli_auth",
+    "tools.interrupt": "hermes_hooks.compat.tools_interrupt",
+    "tools.lazy_deps": "hermes_hooks.compat.tools_lazy_deps",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
