@@ -187,6 +187,10 @@ _extensions.add_family("tts", "hermes_hooks.backends.tts:TTS")
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")
 _extensions.set_mcp_caller("hermes_hooks.bridges.mcp_client:call_from_plugin")
+# Cron: the scheduler family, and what firing a job means (the reference host's session).
+_extensions.add_family("cron", "hermes_hooks.backends.cron:CRON")
+_extensions.add_service("cron.run_one_job", "hermes_hooks.host.cron:run_one_job")
+_extensions.add_service("cron.tick", "hermes_hooks.host.cron:tick")
 
 
 def __getattr__(name: str) -> Any:

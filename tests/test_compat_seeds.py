@@ -102,8 +102,12 @@ def test_the_seed_004_provider_without_its_key_says_so(tmp_path: Path) -> None:
     )
     listed = hermes(home, "plugins", "list", "--json", PYTHONPATH=str(SEED_004 / "sdk"))
     (plugin,) = [p for p in json.loads(listed.stdout) if p["key"] == "image_gen/my-backend"]
-    assert plugin["status"] == "error"
-    assert "MY_BACKEND_API_KEY" in plugin["error"]
+    # As in Hermes: it loads, its status warns of the key, and its provider is unavailable.
+    assert plugin["status"] == "enabled"
+    assert "MY_BACKEND_API_KEY" in " ".join(plugin["warnings"])
+    tools = hermes(home, "tools", "image-gen", PYTHONPATH=str(SEED_004 / "sdk"))
+    assert "(not available; plugin image_gen/my-backend)" in tools.stdout
+    assert "needs MY_BACKEND_API_KEY (missing)" in tools.stdout
 
 
 SPOTIFY_TOOLS = '''"""Spotify tools, shaped as Hermes' plugins/spotify/tools.py (not its code)."""

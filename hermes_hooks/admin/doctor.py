@@ -173,7 +173,7 @@ def _manifest_findings(candidate: Candidate) -> list[Finding]:
         if not os.environ.get(env.name):
             findings.append(
                 Finding(
-                    "error",
+                    "warning",  # as in Hermes: the plugin loads; it may read config instead
                     "requires-env",
                     f"requires environment variable {env.name}, which is not set "
                     f"(set it, or add it to $HERMES_HOME/.env)",
@@ -340,6 +340,31 @@ def _listing(uses: list[HermesImport]) -> str:
     return ", ".join(f"{m} ({', '.join(n)})" if n else m for m, n in by_module.items())
 
 
+def _shadowed(tops: set[str]) -> dict[str, str]:
+    """Return each of Hermes' top-level names that a real module on ``sys.path`` takes, with
+    where that module is (the finder serves a name only when no real module has it)."""
+    import importlib.machinery
+
+    found: dict[str, str] = {}
+    for top in tops:
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(top)
+        except (ImportError, ValueError):
+            continue
+        if spec is None or spec.origin in (None, "namespace"):
+            continue  # a bare folder without __init__.py does not count
+        found[top] = str(spec.origin)
+    return found
+
+
+def _is_hermes_agent(origin: str) -> bool:
+    """Whether a shadowing module sits in a Hermes Agent checkout or install."""
+    from pathlib import Path
+
+    root = Path(origin).parent.parent
+    return (root / "run_agent.py").is_file() or (root / "hermes_cli" / "plugins.py").is_file()
+
+
 def _compat_findings(candidate: Candidate) -> list[Finding]:
     """Say which Hermes modules the plugin imports, from a static scan of its files."""
     if candidate.path is None:
@@ -347,6 +372,15 @@ def _compat_findings(candidate: Candidate) -> list[Finding]:
     uses = scan_plugin(candidate.path)
     findings: list[Finding] = []
     served = [u for u in uses if u.kind == "served"]
+    for top, origin in sorted(_shadowed({u.module.partition(".")[0] for u in served}).items()):
+        use = next(u for u in served if u.module.partition(".")[0] == top)
+        what = "a Hermes Agent install" if _is_hermes_agent(origin) else f"a real package {top!r}"
+        message = (
+            f"imports {use.module}, but {what} at {origin} shadows Hermes' name {top!r} on "
+            f"sys.path: the plugin gets that package's modules, not hermes-hooks' (a real "
+            f"module always wins; see docs/reference/compat.md)"
+        )
+        findings.append(Finding("warning", "compat-shadowed", message, use.file, use.line))
     if served:
         message = f"imports Hermes modules served by hermes-hooks: {_listing(served)}"
         findings.append(Finding("info", "compat", message, served[0].file, served[0].line))

@@ -347,6 +347,7 @@ def _register_commands() -> None:
     cli.add_lazy_command("completion", "hermes_hooks.cli.completion:completion")
     cli.add_lazy_command("version", "hermes_hooks.cli.completion:version")
     cli.add_lazy_command("kanban", "hermes_hooks.cli.kanban:kanban")
+    cli.add_lazy_command("cron", "hermes_hooks.cli.cron:cron")
 
 
 _register_commands()

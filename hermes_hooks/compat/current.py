@@ -8,6 +8,7 @@ workers of bounded hook calls), else the most recently created one: see
 
 from __future__ import annotations
 
+import contextvars
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,18 @@ from hermes_hooks.registries.base import HOST
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
 
-__all__ = ["NoManagerError", "current_home", "current_owner", "require_manager"]
+__all__ = [
+    "HOME_OVERRIDE",
+    "NoManagerError",
+    "current_home",
+    "current_owner",
+    "require_manager",
+]
+
+HOME_OVERRIDE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "hermes_constants_home_override", default=None
+)
+"""Hermes' context-local home override (``hermes_constants.set_hermes_home_override``)."""
 
 
 class NoManagerError(HermesHooksError, RuntimeError):
@@ -42,8 +54,17 @@ def require_manager(what: str) -> PluginManager:
 
 
 def current_home() -> Path:
-    """Return the current manager's Hermes home, else ``$HERMES_HOME`` (or ``~/.hermes``)."""
-    manager = active.current_manager()
+    """Return Hermes' home override when set, else the home of the manager loading, activated
+    for or calling plugin code, else ``$HERMES_HOME`` read now (or ``~/.hermes``), as Hermes'
+    ``get_hermes_home`` does.
+
+    A manager merely alive does not count: a plugin's test suite that sets ``HERMES_HOME``
+    between tests reads the new home, whatever managers earlier tests left behind.
+    """
+    override = HOME_OVERRIDE.get()
+    if override:
+        return Path(override)
+    manager = active.engaged_manager()
     return manager.hermes_home if manager is not None else get_hermes_home().absolute()
 
 

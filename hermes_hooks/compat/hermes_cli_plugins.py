@@ -21,7 +21,9 @@ __all__ = [
     "PluginManager",
     "discover_plugins",
     "get_plugin_manager",
+    "has_middleware",
     "invoke_hook",
+    "invoke_middleware",
 ]
 
 
@@ -43,3 +45,27 @@ def invoke_hook(hook_name: str, **kwargs: Any) -> list[Any]:
     ``None``.
     """
     return get_plugin_manager().invoke_hook(hook_name, **kwargs)
+
+
+def has_middleware(kind: str) -> bool:
+    """Tell whether the current manager has middleware of ``kind`` (an alias is accepted)."""
+    manager = active.current_manager()
+    return manager is not None and manager.middleware.has(kind)
+
+
+def invoke_middleware(kind: str, **kwargs: Any) -> list[Any]:
+    """Call each middleware of ``kind`` with ``kwargs``; return the non-``None`` results.
+
+    A failing one is counted on its plugin and skipped, as Hermes skips it.
+    """
+    manager = get_plugin_manager()
+    results: list[Any] = []
+    for entry in manager.middleware.entries(kind):
+        try:
+            result = entry.callback(**kwargs)
+        except Exception as exc:
+            manager.count_failure(entry.owner, f"middleware {entry.kind!r}", repr(exc))
+            continue
+        if result is not None:
+            results.append(result)
+    return results

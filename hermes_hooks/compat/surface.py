@@ -64,6 +64,15 @@ MODULES: Final[dict[str, str]] = {
     "agent.i18n": "hermes_hooks.compat.agent_i18n",
     "hermes_cli.colors": "hermes_hooks.compat.hermes_cli_colors",
     "hermes_cli._subprocess_compat": "hermes_hooks.compat.hermes_cli_subprocess_compat",
+    # Issue 30: middleware, cron, the helper modules.
+    "hermes_cli.middleware": "hermes_hooks.compat.hermes_cli_middleware",
+    "cron.jobs": "hermes_hooks.compat.cron_jobs",
+    "cron.executions": "hermes_hooks.compat.cron_executions",
+    "cron.scheduler_provider": "hermes_hooks.compat.cron_scheduler_provider",
+    "cron.scheduler": "hermes_hooks.compat.cron_scheduler",
+    "hermes_cli.auth": "hermes_hooks.compat.hermes_cli_auth",
+    "tools.interrupt": "hermes_hooks.compat.tools_interrupt",
+    "tools.lazy_deps": "hermes_hooks.compat.tools_lazy_deps",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.backends.models import ModelError, ModelResponse
 from hermes_hooks.backends.models.retry import retry_delay
+from hermes_hooks.calling.middleware import LLMExecutionBlocked
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -167,6 +168,32 @@ def send_request(
         "api_call_count": api_call_count,
     }
     user_message = session.messages[user_index]["content"]
+    pm = session.pm
+    # llm_request middleware: the provider's request (model, messages, tools), before the hooks
+    provider_request: dict[str, Any] = {
+        "model": model.model,
+        "messages": messages,
+        "tools": definitions,
+    }
+    applied = pm.apply_middleware("llm_request", "request", provider_request, **common)
+    if applied.changed:
+        provider_request = applied.payload
+        if isinstance(provider_request.get("messages"), list):
+            messages = provider_request["messages"]
+        if isinstance(provider_request.get("tools"), list):
+            definitions = provider_request["tools"]
+
+    def call_model(effective: dict[str, Any]) -> ModelResponse:
+        sent = effective.get("messages")
+        tools = effective.get("tools")
+        return _ask(
+            session,
+            turn,
+            sent if isinstance(sent, list) else messages,
+            tools if isinstance(tools, list) else definitions,
+            api_call_count,
+        )
+
     retry = 0
     while True:
         started_at = time.time()
@@ -187,9 +214,23 @@ def send_request(
             request=request,
         )
         try:
-            response = _ask(session, turn, messages, definitions, api_call_count)
+            # llm_execution middleware wraps the model call itself (next_call is the call)
+            response = pm.run_middleware(
+                "llm_execution", "request", provider_request, call_model,
+                original_request=applied.original_payload, **common,
+            )  # fmt: skip
+            if not isinstance(response, ModelResponse):
+                raise ModelError(
+                    f"llm_execution middleware returned {type(response).__name__}, "
+                    f"not the model's response",
+                    reason="bad_response",
+                )
+        except LLMExecutionBlocked as exc:
+            error: ModelError = ModelError(
+                f"blocked by llm_execution middleware: {exc.reason}", reason="blocked"
+            )
         except ModelError as exc:
-            error: ModelError = exc
+            error = exc
         except Exception as exc:  # a provider bug must not skip the hooks or the turn's end
             error = ModelError(f"{type(exc).__name__}: {exc}", reason="provider_error")
             error.__cause__ = exc

@@ -79,6 +79,9 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
     except ValueError as exc:
         message = f"the arguments of {call.name!r} are not a JSON object: {exc}"
         return _finish(session, call, {}, dumps({"error": message}), 0, ids)
+    # tool_request middleware: the arguments every hook, gate and handler then sees
+    applied = session.pm.apply_middleware("tool_request", "args", args, tool_name=call.name, **ids)
+    args = applied.payload
     decision = hooks.pre_tool_call(
         telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
         tool_name=call.name,
@@ -149,7 +152,16 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
         result = dumps({"error": f"tool {call.name!r} is not available: {why}"})
         return _finish(session, call, effective, result, 0, ids, conflicts)
     started = time.perf_counter()
-    result = session.dispatch_tool(call.name, effective, task_id=turn.task_id)
+
+    def handler(final_args: dict[str, Any]) -> str:
+        return session.dispatch_tool(call.name, final_args, task_id=turn.task_id)
+
+    # tool_execution middleware wraps the tool's handler (next_call runs it)
+    result = session.pm.run_middleware(
+        "tool_execution", "args", effective, handler, tool_name=call.name, **ids
+    )
+    if not isinstance(result, str):
+        result = dumps(result)
     duration_ms = round((time.perf_counter() - started) * 1000)
     return _finish(session, call, effective, result, duration_ms, ids, conflicts)
 

@@ -25,6 +25,7 @@ __all__ = [
     "activated",
     "current_manager",
     "current_plugin",
+    "engaged_manager",
     "live_managers",
     "loading",
     "note_created",
@@ -97,6 +98,22 @@ def current_manager() -> PluginManager | None:
         return on_stack[0]
     managers = live_managers()
     return managers[0] if managers else None
+
+
+def engaged_manager() -> PluginManager | None:
+    """Return the manager loading, activated for, or calling plugin code now, or ``None``.
+
+    As :func:`current_manager`, without its last resort (the most recently created manager):
+    what Hermes' home override is, so that outside any manager ``$HERMES_HOME`` decides.
+    """
+    found = _loading.get()
+    if found is not None:
+        return found[0]
+    active = _active.get()
+    if active is not None:
+        return active
+    on_stack = _on_stack()
+    return on_stack[0] if on_stack is not None else None
 
 
 def current_plugin(manager: PluginManager | None = None) -> str | None:

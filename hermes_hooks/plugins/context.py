@@ -148,6 +148,23 @@ class PluginContext(NewerContextMembers):
 
         self._refusable("hook", hook_name, add)
 
+    def register_middleware(self, kind: str, callback: Callable[..., Any]) -> None:
+        """Register middleware of ``kind``: ``tool_request``, ``tool_execution``,
+        ``llm_request`` or ``llm_execution`` (``api_request``/``api_execution`` are aliases),
+        as Hermes' ``ctx.register_middleware``.
+
+        Request middleware returns ``{"args": ...}`` / ``{"request": ...}`` to replace the
+        payload; execution middleware receives ``next_call`` (see
+        :mod:`hermes_hooks.calling.middleware`). An unknown kind is refused alone (a warning on
+        the plugin's status; strict mode raises :class:`RegistrationError`).
+        """
+        self._check_active("middleware", kind)
+
+        def add() -> None:
+            self._manager.middleware.add(self._plugin_id, kind, callback)
+
+        self._refusable("middleware", kind, add)
+
     # -- tools, commands, skills ---------------------------------------------------------------
 
     def register_tool(

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from hermes_hooks.registries.base import Handle
 
 __all__ = [
+    "add_service",
+    "service",
     "Family",
     "FamilyRegistry",
     "add_family",
@@ -278,3 +280,35 @@ def mcp_caller() -> Callable[..., Any] | None:
     except (ImportError, AttributeError) as exc:
         raise ExtensionError(f"MCP caller {target!r} cannot be imported: {exc}") from exc
     return caller
+
+
+_services: dict[str, str] = {}
+
+
+def add_service(name: str, target: str) -> None:
+    """List service ``name`` (a function a lower layer calls, written in a higher one), found at
+    ``"package.module:function"`` when first asked for: the cron scheduler of the backends
+    layer runs a job through the reference host this way."""
+    if ":" not in target:
+        raise ValueError(f"service {name!r}: target must be 'module:function', found {target!r}")
+    with _lock:
+        _services[name] = target
+
+
+def service(name: str) -> Callable[..., Any]:
+    """Return the function listed as service ``name``.
+
+    :raises ExtensionError: none is listed, or it cannot be imported.
+    """
+    with _lock:
+        target = _services.get(name)
+    if target is None:
+        raise ExtensionError(f"no service {name!r} is listed at the extension point")
+    module_name, _, attribute = target.partition(":")
+    try:
+        found: Callable[..., Any] = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ExtensionError(
+            f"service {name!r} is listed at {target!r}, which cannot be imported: {exc}"
+        ) from exc
+    return found

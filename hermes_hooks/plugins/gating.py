@@ -3,8 +3,9 @@
 The plugin manager asks :func:`gate` for each candidate (:mod:`hermes_hooks.plugins.manager`):
 ``plugins.disabled`` and ``HERMES_DISABLE_PLUGINS`` first, then the provider family that serves
 the plugin's kind (:func:`family_gate`: ``memory.provider``, ``context.engine``, the first
-profile lookup for model providers) or ``plugins.enabled``, then project trust, the Hermes
-version the plugin requires and its ``requires_env``. Config matches plugin keys (and the
+profile lookup for model providers) or ``plugins.enabled``, then project trust and the Hermes
+version the plugin requires. An unset ``requires_env`` variable is a warning on the plugin's
+status, as in Hermes (strict mode refuses the plugin). Config matches plugin keys (and the
 aliases of old folder keys), never a manifest name.
 """
 
@@ -58,7 +59,10 @@ def gate(
     if served is not None:
         selected, why = served
         if not selected:
-            return "not enabled", why
+            chosen = _chosen_anyway(record, config, plugins_config)
+            if chosen is None:
+                return "not enabled", why
+            why = chosen
     elif (enabled_as := plugins_config.listed_as(candidate.key, "enabled")) is not None:
         note_alias(record, enabled_as, "plugins.enabled")
         why = "listed in plugins.enabled"
@@ -98,11 +102,46 @@ def gate(
         missing = [n for n in missing if not stored.get(n)]
     if missing:
         plural = "s" if len(missing) > 1 else ""
-        return "error", (
+        said = (
             f"requires environment variable{plural} {', '.join(missing)}, which "
             f"{'are' if plural else 'is'} not set"
         )
+        if strict:
+            return "error", said
+        # As in Hermes: requires_env is what to ask for at install and in the doctor, never a
+        # refusal; plugins read their settings from the environment or config themselves.
+        warning = f"{said}; loaded all the same (strict mode refuses it)"
+        if warning not in record.warnings:
+            record.warnings.append(warning)
     return "enabled", why
+
+
+def _chosen_anyway(
+    record: Record, config: Mapping[str, Any], plugins_config: PluginsConfig
+) -> str | None:
+    """Why a plugin its inferred kind does not select loads all the same, or ``None``.
+
+    As Hermes: a context engine named by ``context.engine`` loads whatever kind its source
+    was read as (Hermes infers only ``exclusive`` and ``model-provider``), and one whose kind
+    was inferred ``context-engine`` loads when ``plugins.enabled`` lists it.
+    """
+    candidate = record.candidate
+    if candidate.kind_inferred and candidate.kind != "context-engine":
+        engines = extensions.find_kind_family("context-engine")
+        if engines is not None:
+            try:
+                named = engines.selected_name(config)
+            except ConfigError:
+                named = None
+            names = {candidate.key, candidate.key.rsplit("/", 1)[-1], candidate.name}
+            if named is not None and named in names:
+                key = engines.selection_key
+                return f"selected by {key} (its kind was read as {candidate.kind!r})"
+    listed = plugins_config.listed_as(candidate.key, "enabled") is not None
+    if candidate.kind_inferred and candidate.kind == "context-engine" and listed:
+        # Hermes does not infer this kind: to it, such a plugin is one plugins.enabled loads
+        return "listed in plugins.enabled (its kind 'context-engine' was only inferred)"
+    return None
 
 
 def family_gate(

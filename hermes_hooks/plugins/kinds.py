@@ -40,6 +40,7 @@ FAMILY_KINDS: Final[dict[str, tuple[str, str]]] = {
     "exclusive": ("memory provider", "memory.provider"),
     "model-provider": ("model provider", "model.provider"),
     "context-engine": ("context engine", "context.engine"),
+    "cron-provider": ("cron scheduler", "cron.provider"),
 }
 """The kinds a provider family serves instead of ``plugins.enabled``: what such a plugin is,
 and the config key that selects it in Hermes (named in messages while no family serves it)."""
@@ -52,6 +53,7 @@ user plugins of such a kind need no ``plugins.enabled``; project and pip-install
 CATEGORY_KINDS: Final[dict[str, str]] = {
     "memory": "exclusive",
     "context_engine": "context-engine",
+    "cron_providers": "cron-provider",
 }
 """Category folders whose plugins are of a family's kind by where they sit, as in Hermes
 (``plugins/memory/<name>``, ``plugins/context_engine/<name>``)."""
@@ -63,7 +65,8 @@ def infer_kind(source: str) -> str | None:
     A memory provider (``register_memory_provider`` or ``MemoryProvider`` in the text) is
     ``exclusive``; ``register_provider`` together with ``ProviderProfile`` is
     ``model-provider``; a context engine (``register_context_engine`` or ``ContextEngine``) is
-    ``context-engine``, in that order. Only the first :data:`SCAN_LIMIT` characters are looked
+    ``context-engine``; a cron scheduler (``register_cron_scheduler`` or ``CronScheduler``)
+    ``cron-provider``, in that order. Only the first :data:`SCAN_LIMIT` characters are looked
     at.
     """
     text = source[:SCAN_LIMIT]
@@ -73,6 +76,8 @@ def infer_kind(source: str) -> str | None:
         return "model-provider"
     if "register_context_engine" in text or "ContextEngine" in text:
         return "context-engine"
+    if "register_cron_scheduler" in text or "CronScheduler" in text:
+        return "cron-provider"
     return None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import keyword
@@ -52,6 +53,9 @@ __all__ = [
 ]
 
 NAMESPACE: Final = "hermes_plugins"
+USER_MEMORY_NAMESPACE: Final = "_hermes_user_memory"
+"""Where Hermes imports a user's memory plugin: ``_hermes_user_memory.<name>`` (a plugin that
+checks its ``__name__`` registers nothing under another name)."""
 _IMPL_ATTR: Final = PROJECT_NAME + "_impl"
 _SLUG_BAD: Final = re.compile(r"[^0-9a-zA-Z_]")
 _NAMES_LOCK: Final = threading.Lock()
@@ -95,6 +99,29 @@ def _evict_aliases(name: str) -> None:
         sys.modules.pop(alias, None)
 
 
+def release_self_imports(key: str, real: str) -> None:
+    """Forget the ``plugins.<key>`` aliases (and those below) of another module than ``real``.
+
+    Called as plugin ``key`` is imported as ``real``: when another manager loaded a plugin of
+    the same key, its Hermes self-imports (``from plugins.<key>.tools import ...``) must now
+    find this plugin's own modules, not the other's.
+    """
+    alias = "plugins." + key.replace("/", ".")
+    below = alias + "."
+    mine = real + "."
+    with _ALIASES_LOCK:
+        gone = [
+            a
+            for a, target in _ALIASES.items()
+            if (a == alias or a.startswith(below))
+            and not (target == real or target.startswith(mine))
+        ]
+        for name in gone:
+            del _ALIASES[name]
+    for name in gone:
+        sys.modules.pop(name, None)
+
+
 class _SubmoduleLog:
     """Notes every module imported below a plugin's package, by the package it belongs to.
 
@@ -104,16 +131,18 @@ class _SubmoduleLog:
     costs one ``startswith`` per module imported in the process.
     """
 
-    _PREFIX: Final = NAMESPACE + "."
+    _PREFIXES: Final = (NAMESPACE + ".", USER_MEMORY_NAMESPACE + ".")
 
     def __init__(self) -> None:
         self.below: dict[str, set[str]] = {}
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
-        if fullname.startswith(self._PREFIX):
-            package, dot, _ = fullname[len(self._PREFIX) :].partition(".")
-            if dot:
-                self.below.setdefault(self._PREFIX + package, set()).add(fullname)
+        for prefix in self._PREFIXES:
+            if fullname.startswith(prefix):
+                package, dot, _ = fullname[len(prefix) :].partition(".")
+                if dot:
+                    self.below.setdefault(prefix + package, set()).add(fullname)
+                return
 
     def install(self) -> None:
         """Put this log first on ``sys.meta_path``, once."""
@@ -260,6 +289,15 @@ def _import_folder(
     assert candidate.path is not None
     _SUBMODULES.install()
     importlib.import_module(NAMESPACE)  # the parent package must exist for relative imports
+    base_name = module_name_for(candidate.key)
+    if candidate.source == "user" and candidate.kind == "exclusive":
+        # As Hermes' plugins/memory loader names a user's memory plugin.
+        slug = module_name_for(candidate.key.rsplit("/", 1)[-1]).rpartition(".")[2]
+        base_name = f"{USER_MEMORY_NAMESPACE}.{slug}"
+        if USER_MEMORY_NAMESPACE not in sys.modules:
+            parent = importlib.machinery.ModuleSpec(USER_MEMORY_NAMESPACE, None, is_package=True)
+            parent.submodule_search_locations = []
+            sys.modules[USER_MEMORY_NAMESPACE] = importlib.util.module_from_spec(parent)
     init = candidate.path / "__init__.py"
     loader: Any = None
     if checked is not None:
@@ -271,7 +309,7 @@ def _import_folder(
     # Choose the name and enter the module in sys.modules in one step: two managers loading
     # plugins with the same slug in parallel threads would otherwise both take one name.
     with _NAMES_LOCK:
-        name = _free_module_name(module_name_for(candidate.key), init)
+        name = _free_module_name(base_name, init)
         spec = importlib.util.spec_from_file_location(
             name, init, loader=loader, submodule_search_locations=[str(candidate.path)]
         )
@@ -282,6 +320,7 @@ def _import_folder(
         if checked is not None:
             _CHECKED.packages[name] = checked
         sys.modules[name] = module
+        release_self_imports(candidate.key, name)
     try:
         if entered is not None:
             entered(module)

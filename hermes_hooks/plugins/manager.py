@@ -16,6 +16,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.calling import handoff, workers
 from hermes_hooks.calling.guarded import FailureCount, GuardedManager
+from hermes_hooks.calling.middleware import (
+    RequestMiddlewareResult,
+    apply_request_middleware,
+    run_execution_middleware,
+)
 from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
 from hermes_hooks.plugins import active, extensions, gating
 from hermes_hooks.plugins.config import (
@@ -47,9 +52,10 @@ from hermes_hooks.plugins.records import (
     Record as _Record,
     Status,
 )
-from hermes_hooks.plugins.replacing import settle_replacement
+from hermes_hooks.plugins.replacing import describe_place, settle_replacement
 from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
+from hermes_hooks.registries.middleware import MiddlewareRegistry
 from hermes_hooks.registries.platforms import PlatformRegistry
 from hermes_hooks.registries.skills import SkillRegistry
 from hermes_hooks.registries.tools import ToolRegistry
@@ -114,6 +120,8 @@ class PluginManager(GuardedManager):
         self.cli_commands = CliCommandRegistry()
         self.skills = SkillRegistry()
         self.platforms = PlatformRegistry()
+        self.middleware = MiddlewareRegistry()
+        """The plugins' middleware (``ctx.register_middleware``): see :meth:`apply_middleware`."""
         # Plugin code may register only as itself, whatever owner it passes to a registry.
         self._code_owners = CodeOwners()
         for registry in self._registries():
@@ -367,8 +375,35 @@ class PluginManager(GuardedManager):
         elif status == "enabled":
             logger.debug("plugin %r is to be loaded: %s", record.candidate.key, reason)
             self._load(record)
+            if record.status == "error" and record.candidate.displaces is not None:
+                self._fall_back(record, lookup=lookup)
         else:
             logger.debug("plugin %r %s: %s", record.candidate.key, status, reason)
+
+    def _fall_back(self, record: _Record, *, lookup: bool) -> None:
+        """A plugin that failed to load gives its key back to the one it displaced.
+
+        A user's broken copy of ``model-providers/openai`` never takes the working bundled
+        profile away: the earlier plugin of the key is gated and loaded instead, and its
+        status says what failed.
+        """
+        failed, earlier = record.candidate, record.candidate.displaces
+        if earlier is None or earlier.error is not None:
+            return
+        warning = (
+            f"{describe_place(failed)} failed to load ({record.error}); "
+            f"{describe_place(earlier)} is loaded instead"
+        )
+        record.candidate, record.error, record.reason = earlier, None, None
+        record.replacement, record.checked, record.module = None, None, None
+        record.warnings.append(warning)
+        logger.warning("plugin %r: %s", earlier.key, warning)
+        status, reason = self._gate(record, lookup=lookup)
+        record.status, record.reason = status, reason
+        if status == "error":
+            record.error, record.reason = reason, None
+        elif status == "enabled":
+            self._load(record)
 
     def _note_alias(self, record: _Record, listed_as: str, field: str) -> None:
         """Warn (once per process, and on the plugin's status) that config uses an old key."""
@@ -610,7 +645,50 @@ class PluginManager(GuardedManager):
         return any(r.names(owner=key) for r in (*self._registries(), *self._backends.values()))
 
     def _registries(self) -> tuple[Any, ...]:
-        return (self.tools, self.commands, self.cli_commands, self.skills, self.platforms)
+        return (
+            self.tools,
+            self.commands,
+            self.cli_commands,
+            self.skills,
+            self.platforms,
+            self.middleware,
+        )
+
+    # -- middleware (Hermes' hermes_cli.middleware) ------------------------------------------------
+
+    def apply_middleware(
+        self, kind: str, payload_key: str, payload: dict[str, Any], **context: Any
+    ) -> RequestMiddlewareResult:
+        """Run the request middleware of ``kind`` (``tool_request``, ``llm_request``) over
+        ``payload``; failures count on their plugins, each call is bounded like a hook's."""
+        return apply_request_middleware(
+            self.middleware.entries(kind),
+            payload_key,
+            payload,
+            context,
+            count_failure=self.count_failure,
+            seconds=self.callback_bound.seconds,
+        )
+
+    def run_middleware(
+        self,
+        kind: str,
+        payload_key: str,
+        payload: Any,
+        terminal: Callable[[Any], Any],
+        **context: Any,
+    ) -> Any:
+        """Run ``terminal(payload)`` through the execution middleware of ``kind``
+        (``tool_execution``, ``llm_execution``), the first registered outermost."""
+        return run_execution_middleware(
+            self.middleware.entries(kind),
+            payload_key,
+            payload,
+            terminal,
+            context,
+            count_failure=self.count_failure,
+            seconds=self.callback_bound.seconds,
+        )
 
     def add_unload_callback(self, key: str, callback: Callable[[], Any]) -> Handle:
         """Run ``callback()`` when plugin ``key`` unloads or fails (``ctx.on_unload``)."""

@@ -1,0 +1,122 @@
+"""Hermes' ``hermes_cli.middleware``: the middleware vocabulary and the four chains.
+
+Each function runs the current manager's middleware (``ctx.register_middleware``) with
+Hermes' semantics (see :mod:`hermes_hooks.calling.middleware`); with no manager in the
+process there is no middleware, and the payload passes through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from hermes_hooks.calling.middleware import (
+    MIDDLEWARE_SCHEMA_VERSION,
+    OBSERVER_SCHEMA_VERSION,
+    LLMExecutionBlocked,
+    RequestMiddlewareResult,
+    middleware_payload,
+    observer_payload,
+)
+from hermes_hooks.plugins import active
+
+__all__ = [
+    "API_EXECUTION_MIDDLEWARE",
+    "API_REQUEST_MIDDLEWARE",
+    "LLM_EXECUTION_MIDDLEWARE",
+    "LLM_REQUEST_MIDDLEWARE",
+    "MIDDLEWARE_SCHEMA_VERSION",
+    "OBSERVER_SCHEMA_VERSION",
+    "TOOL_EXECUTION_MIDDLEWARE",
+    "TOOL_REQUEST_MIDDLEWARE",
+    "VALID_MIDDLEWARE",
+    "LLMExecutionBlocked",
+    "RequestMiddlewareResult",
+    "apply_api_request_middleware",
+    "apply_llm_request_middleware",
+    "apply_tool_request_middleware",
+    "middleware_payload",
+    "observer_payload",
+    "run_api_execution_middleware",
+    "run_llm_execution_middleware",
+    "run_tool_execution_middleware",
+]
+
+TOOL_REQUEST_MIDDLEWARE: Final = "tool_request"
+TOOL_EXECUTION_MIDDLEWARE: Final = "tool_execution"
+LLM_REQUEST_MIDDLEWARE: Final = "llm_request"
+LLM_EXECUTION_MIDDLEWARE: Final = "llm_execution"
+API_REQUEST_MIDDLEWARE: Final = LLM_REQUEST_MIDDLEWARE
+API_EXECUTION_MIDDLEWARE: Final = LLM_EXECUTION_MIDDLEWARE
+VALID_MIDDLEWARE: set[str] = {
+    TOOL_REQUEST_MIDDLEWARE,
+    TOOL_EXECUTION_MIDDLEWARE,
+    LLM_REQUEST_MIDDLEWARE,
+    LLM_EXECUTION_MIDDLEWARE,
+}
+
+
+def _request(kind: str, key: str, payload: dict[str, Any], **context: Any) -> Any:
+    manager = active.current_manager()
+    if manager is None or not manager.middleware.has(kind):
+        return RequestMiddlewareResult(payload, payload)
+    return manager.apply_middleware(kind, key, payload, **context)
+
+
+def apply_llm_request_middleware(
+    request: dict[str, Any], **context: Any
+) -> RequestMiddlewareResult:
+    """Apply ``llm_request`` middleware: one may return ``{"request": {...}}`` to replace it."""
+    result: RequestMiddlewareResult = _request(LLM_REQUEST_MIDDLEWARE, "request", request,
+                                               **context)  # fmt: skip
+    return result
+
+
+def apply_tool_request_middleware(
+    tool_name: str, args: dict[str, Any], **context: Any
+) -> RequestMiddlewareResult:
+    """Apply ``tool_request`` middleware: one may return ``{"args": {...}}`` to replace them."""
+    context.pop("skip_relay", None)
+    result: RequestMiddlewareResult = _request(
+        TOOL_REQUEST_MIDDLEWARE, "args", args, tool_name=tool_name, **context
+    )
+    return result
+
+
+def apply_api_request_middleware(
+    request: dict[str, Any], **context: Any
+) -> RequestMiddlewareResult:
+    """The older name of :func:`apply_llm_request_middleware`."""
+    return apply_llm_request_middleware(request, **context)
+
+
+def run_llm_execution_middleware(
+    request: dict[str, Any], next_call: Callable[[dict[str, Any]], Any], **context: Any
+) -> Any:
+    """Run the model call ``next_call(request)`` through ``llm_execution`` middleware."""
+    manager = active.current_manager()
+    if manager is None or not manager.middleware.has(LLM_EXECUTION_MIDDLEWARE):
+        return next_call(request)
+    return manager.run_middleware(LLM_EXECUTION_MIDDLEWARE, "request", request, next_call,
+                                  **context)  # fmt: skip
+
+
+def run_tool_execution_middleware(
+    tool_name: str,
+    args: dict[str, Any],
+    next_call: Callable[[dict[str, Any]], Any],
+    **context: Any,
+) -> Any:
+    """Run the tool call ``next_call(args)`` through ``tool_execution`` middleware."""
+    manager = active.current_manager()
+    if manager is None or not manager.middleware.has(TOOL_EXECUTION_MIDDLEWARE):
+        return next_call(args)
+    return manager.run_middleware(TOOL_EXECUTION_MIDDLEWARE, "args", args, next_call,
+                                  tool_name=tool_name, **context)  # fmt: skip
+
+
+def run_api_execution_middleware(
+    request: dict[str, Any], next_call: Callable[[dict[str, Any]], Any], **context: Any
+) -> Any:
+    """The older name of :func:`run_llm_execution_middleware`."""
+    return run_llm_execution_middleware(request, next_call, **context)
