@@ -295,3 +295,10 @@ def test_two_homes_sharing_one_symlinked_config_never_lose_an_update(tmp_path: P
     assert not shared.is_symlink()
     assert config_path(first).is_symlink()
     assert config_path(second).is_symlink()
+
+
+@pytest.mark.parametrize("text", ["{}\n", "--- {}\n", "# only a comment\n", "", "---\n"])
+def test_a_config_without_block_sections_is_written_whole(tmp_path: Path, text: str) -> None:
+    write(tmp_path, text)
+    set_plugin_enabled(tmp_path, "audit", True)
+    assert load_config(tmp_path) == {"plugins": {"enabled": ["audit"]}}

@@ -476,7 +476,11 @@ def _splice(
 
     Each rewritten section is read back alone and must give exactly its new value.
     """
-    if not text.strip() or len(layout) != len(before) or any(k not in before for k, _ in layout):
+    if not layout and any(
+        line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()
+    ):
+        return None  # a flow mapping (``{}``), a document marker, or not a block mapping
+    if len(layout) != len(before) or any(key not in before for key, _ in layout):
         return None
     changed = [
         key
