@@ -1,5 +1,8 @@
 """One HTTP model request: timeouts, failures classified, ``Retry-After`` read, keys redacted.
 
+The answer is read through :func:`hermes_hooks.backends.http.read_response`: ``model.timeout``
+bounds the whole request and ``model.max_response_bytes`` its decoded size.
+
 :class:`HttpModel` is the base of the clients that speak a provider's wire protocol over
 ``httpx`` (:class:`~hermes_hooks.backends.models.openai_compat.OpenAICompatibleModel`,
 :class:`~hermes_hooks.backends.models.anthropic.AnthropicMessagesModel`). It makes one attempt
@@ -23,6 +26,14 @@ from typing import Any, Final
 import httpx
 
 from hermes_hooks import __version__
+from hermes_hooks.backends.http import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    Bounds,
+    DeadlineExceeded,
+    Fetched,
+    ResponseTooLarge,
+    read_response,
+)
 from hermes_hooks.backends.models.base import ModelError, ModelProvider
 from hermes_hooks.backends.models.profiles import OMIT_TEMPERATURE, ProviderProfile
 from hermes_hooks.backends.models.retry import parse_retry_after
@@ -61,7 +72,7 @@ def _reason_for(status: int) -> str:
     return "bad_request"
 
 
-def _error_text(response: httpx.Response) -> str:
+def _error_text(response: Fetched) -> str:
     """The error message a provider sent: OpenAI's and Anthropic's shapes, else the body."""
     try:
         data = response.json()
@@ -83,6 +94,8 @@ class HttpModel(ModelProvider):
     :param api_key: the key, sent the way the subclass says; ``None`` sends none.
     :param timeout: the read timeout: seconds to wait for the answer.
     :param connect_timeout: seconds to wait for a connection.
+    :param deadline: seconds the whole request may take (``model.timeout``); ``None`` for none.
+    :param max_response_bytes: the most bytes of one answer, decoded.
     :param profile: the provider profile whose quirks apply (headers, temperature, hooks).
     :param provider: the name reported as :attr:`provider` (the profile's by default).
     :param client: an ``httpx.Client`` to use instead of making one (it is not closed here).
@@ -98,6 +111,8 @@ class HttpModel(ModelProvider):
         api_key: str | None = None,
         timeout: float = 60.0,
         connect_timeout: float = 10.0,
+        deadline: float | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         profile: ProviderProfile | None = None,
         provider: str | None = None,
         client: httpx.Client | None = None,
@@ -110,6 +125,7 @@ class HttpModel(ModelProvider):
         elif profile is not None:
             self.provider = profile.name
         self.timeouts = httpx.Timeout(timeout, connect=connect_timeout)
+        self.bounds = Bounds(deadline=deadline, max_bytes=max_response_bytes)
         self._secrets = (api_key,) if api_key else ()
         headers = {"User-Agent": f"hermes-hooks/{__version__}"}
         if profile is not None:
@@ -240,7 +256,28 @@ class HttpModel(ModelProvider):
             logger.debug("%s: POST %s headers=%s", self.provider, url, self.redact(str(shown)))
         who = f"{url} ({self.provider})"
         try:
-            response = self._client.post(url, json=dict(body), headers=sent)
+            response = read_response(
+                self._client,
+                "POST",
+                url,
+                bounds=self.bounds,
+                timeout=self.timeouts,
+                headers=sent,
+                json=dict(body),
+            )
+        except DeadlineExceeded as exc:
+            raise ModelError(
+                f"{who} did not finish in time: the whole request took more than "
+                f"{exc.deadline:g} s (model.timeout)",
+                retryable=True,
+                reason="timeout",
+            ) from exc
+        except ResponseTooLarge as exc:
+            raise ModelError(
+                f"{who} sent an answer larger than {exc.max_bytes} bytes once decoded "
+                f"(model.max_response_bytes); not read further",
+                reason="bad_response",
+            ) from exc
         except httpx.TimeoutException as exc:
             kind = "connect" if isinstance(exc, httpx.ConnectTimeout) else "read"
             limit = self.timeouts.connect if kind == "connect" else self.timeouts.read
@@ -250,7 +287,7 @@ class HttpModel(ModelProvider):
                 retryable=True,
                 reason="timeout",
             ) from exc
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, ValueError) as exc:
             raise ModelError(
                 f"cannot reach {who}: {self.redact(str(exc))}", retryable=True, reason="connection"
             ) from exc
