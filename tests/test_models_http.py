@@ -307,3 +307,36 @@ def test_a_plain_answer_past_the_bound_is_refused_and_one_within_it_read(tmp_pat
         finally:
             model.close()
             server.close()
+
+
+def test_a_key_read_with_a_trailing_cr_is_stripped_and_never_shown(
+    chat_server: ChatServer,
+) -> None:
+    """A key from a CRLF file (issue 26, item 10) is sent stripped, and neither it nor its
+    lower-cased, URL-encoded, base64 or truncated forms appear in an error."""
+    import base64
+    import urllib.parse
+
+    encoded = base64.b64encode(SECRET.encode()).decode()
+    echoed = (
+        f"bad key {SECRET}; lower {SECRET.lower()}; upper {SECRET.upper()}; url "
+        f"{urllib.parse.quote(SECRET + '/x', safe='')}; b64 {encoded}; cut {SECRET[:14]}..."
+    )
+    chat_server.reply({"error": {"message": echoed}}, status=401)
+    model = OpenAICompatibleModel(chat_server.base_url, "m", api_key=SECRET + "\r")
+    with pytest.raises(ModelError) as caught:
+        model.complete([{"role": "user", "content": "x"}])
+    model.close()
+    assert chat_server.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
+    shown = str(caught.value)
+    for form in (SECRET, SECRET.lower(), SECRET.upper(), encoded, SECRET[:14],
+                 urllib.parse.quote(SECRET + "/x", safe="")[:20]):  # fmt: skip
+        assert form not in shown, form
+    assert shown.count("***") >= 6
+
+
+def test_a_key_with_a_control_character_inside_is_refused_without_showing_it() -> None:
+    with pytest.raises(ModelError, match="API key") as caught:
+        OpenAICompatibleModel("http://127.0.0.1:9/v1", "m", api_key=SECRET[:8] + "\n" + SECRET)
+    assert SECRET not in str(caught.value)
+    assert SECRET[:8] not in str(caught.value)

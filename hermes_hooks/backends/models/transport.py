@@ -20,6 +20,7 @@ headers with the key replaced by ``***``.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
@@ -53,13 +54,52 @@ _SECRET_HEADERS: Final = frozenset({"authorization", "x-api-key", "api-key", "x-
 _MIN_SECRET: Final = 4  # a shorter "key" would redact ordinary words
 
 
+def secret_forms(secret: str) -> set[str]:
+    """Every form of *secret* a server or a library may show: as it is, lower- and upper-cased,
+    URL-encoded, base64 (of the key and of ``Bearer <key>``), and escaped by ``repr``."""
+    import base64
+    import urllib.parse
+
+    forms = {secret, secret.lower(), secret.upper(), repr(secret)[1:-1]}
+    for quoted in (urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)):
+        forms |= {quoted, quoted.lower()}
+    for raw in (secret, f"Bearer {secret}"):
+        encoded = base64.b64encode(raw.encode()).decode()
+        forms |= {encoded, encoded.rstrip("=")}
+    return {form for form in forms if len(form) >= _MIN_SECRET}
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Return ``text`` with every secret in it replaced by :data:`REDACTED`."""
-    for secret in sorted(
-        {s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True
-    ):
-        text = text.replace(secret, REDACTED)
+    """Return ``text`` with every secret in it replaced by :data:`REDACTED`: every form
+    :func:`secret_forms` knows, and a truncated prefix of at least half the key (12 characters
+    or more), matched without regard to case."""
+    keys = {s for s in secrets if s and len(s) >= _MIN_SECRET}
+    forms = set().union(*(secret_forms(s) for s in keys)) if keys else set()
+    for form in sorted(forms, key=len, reverse=True):
+        text = re.sub(re.escape(form), REDACTED, text, flags=re.IGNORECASE)
+    for key in keys:
+        shortest = max(12, len(key) // 2)
+        if len(key) > shortest:
+            prefixes = "|".join(re.escape(key[:n]) for n in range(len(key) - 1, shortest - 1, -1))
+            text = re.sub(prefixes, REDACTED, text, flags=re.IGNORECASE)
     return text
+
+
+def clean_key(api_key: str | None) -> str | None:
+    """Return *api_key* without the whitespace around it (a key file with CRLF line ends).
+
+    :raises ModelError: a control character remains inside it (it is not shown).
+    """
+    if api_key is None:
+        return None
+    key = api_key.strip()
+    if any(ord(c) < 32 or ord(c) == 127 for c in key):
+        raise ModelError(
+            f"the API key ({len(key)} characters) holds a control character inside it; expected "
+            f"one line of text (check the file or variable it is read from)",
+            reason="auth",
+        )
+    return key or None
 
 
 def _reason_for(status: int) -> str:
@@ -124,6 +164,7 @@ class HttpModel(ModelProvider):
             self.provider = provider
         elif profile is not None:
             self.provider = profile.name
+        api_key = clean_key(api_key)
         self.timeouts = httpx.Timeout(timeout, connect=connect_timeout)
         self.bounds = Bounds(deadline=deadline, max_bytes=max_response_bytes)
         self._secrets = (api_key,) if api_key else ()
