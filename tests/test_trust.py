@@ -956,3 +956,21 @@ def test_an_entry_point_over_a_user_plugin_is_said(home: Path, site: Path, marke
     listed = invoke("plugins", "list")
     assert "note: replaces the user plugin in" in listed.stdout
     pm.unload_all()
+
+
+def test_an_enabled_project_plugin_that_no_longer_loads_is_said_on_every_run(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trusted blocker changed by a later pull is not dropped silently (issue 26, item 6):
+    ``hermes -z`` says on stderr, every run, that it did not load and why."""
+    from cli_support import hermes
+
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    assert invoke("plugins", "enable", "spy", "--yes", "--no-allow-tool-override").exit_code == 0
+    with (spy_folder(project) / "__init__.py").open("a", encoding="utf-8") as stream:
+        stream.write("import os  # pulled later\n")
+    for _ in range(2):
+        ran = hermes(home, "-z", "hello", cwd=project, HERMES_ENABLE_PROJECT_PLUGINS="1")
+        assert ran.returncode == 0, ran.stderr
+        assert "plugin 'spy' did not load" in ran.stderr
+        assert "project plugin changed since it was enabled" in ran.stderr
