@@ -397,9 +397,9 @@ def test_plugins_doctor_checks_a_project_plugin_before_it_is_trusted(
     home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
-    checked = invoke("plugins", "doctor", "spy")
-    assert checked.exit_code == 0, checked.output
-    assert checked.stdout.startswith("spy: ok")
+    checked = invoke("plugins", "doctor", "spy")  # not trusted yet: read, never imported
+    assert checked.exit_code == 1, checked.output
+    assert "not trusted, so not imported" in checked.stdout
     (spy_folder(project) / "data").symlink_to(tmp_path)
     refused = invoke("plugins", "doctor", "spy", "--json")
     assert refused.exit_code == 1
@@ -974,3 +974,20 @@ def test_an_enabled_project_plugin_that_no_longer_loads_is_said_on_every_run(
         assert ran.returncode == 0, ran.stderr
         assert "plugin 'spy' did not load" in ran.stderr
         assert "project plugin changed since it was enabled" in ran.stderr
+
+
+def test_plugins_doctor_never_imports_an_untrusted_project_plugin(
+    home: Path, project: Path, marker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``plugins doctor NAME`` and bare ``plugins doctor`` in the repository report an
+    untrusted project plugin without running its code (issue 26, item 5)."""
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    for args in (("plugins", "doctor", "spy"), ("plugins", "doctor")):
+        result = invoke(*args)
+        assert marker.IMPORTED == [], args
+        assert "not trusted" in result.output, result.output
+        assert "hermes plugins enable spy" in result.output
+        assert result.exit_code == 1
+    assert invoke("plugins", "enable", "spy", "--yes", "--no-allow-tool-override").exit_code == 0
+    invoke("plugins", "doctor", "spy")
+    assert marker.IMPORTED != []  # once trusted, the doctor loads it as before

@@ -407,8 +407,13 @@ def _blocked_form_findings(candidate: Candidate) -> list[Finding]:
     return []
 
 
-def check_plugin(candidate: Candidate, *, load_timeout: float | None = None) -> PluginReport:
+def check_plugin(
+    candidate: Candidate, *, load_timeout: float | None = None, untrusted: str | None = None
+) -> PluginReport:
     """Load *candidate* alone in a throwaway ``HERMES_HOME`` and report what is wrong with it.
+
+    :param untrusted: why a project plugin is not trusted: its code is then never imported
+        (the report says so, and what reading its files found).
 
     :param load_timeout: the operator's ``plugins.load_timeout`` (a plugin that hangs while
         loading is reported after it, never waited for); the default when ``None``.
@@ -417,7 +422,13 @@ def check_plugin(candidate: Candidate, *, load_timeout: float | None = None) -> 
     findings.extend(_compat_findings(candidate))
     findings.extend(_blocked_form_findings(candidate))
     status = "error"
-    if candidate.error is None:
+    if untrusted is not None:
+        message = (
+            f"not trusted, so not imported: {untrusted} (run 'hermes plugins enable "
+            f"{candidate.key}' to review its files)"
+        )
+        findings.append(Finding("error", "trust", message))
+    elif candidate.error is None:
         with trial_load(candidate, load_timeout=load_timeout) as pm:
             hook_findings = _hook_findings(pm, pm.hookimpls)
             findings.extend(hook_findings)
