@@ -991,3 +991,31 @@ def test_plugins_doctor_never_imports_an_untrusted_project_plugin(
     assert invoke("plugins", "enable", "spy", "--yes", "--no-allow-tool-override").exit_code == 0
     invoke("plugins", "doctor", "spy")
     assert marker.IMPORTED != []  # once trusted, the doctor loads it as before
+
+
+def test_files_swapped_while_the_review_prompt_waits_are_never_trusted(
+    home: Path, project: Path, marker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``plugins enable`` trusts exactly the bytes it showed (issue 26, item 3)."""
+    from hermes_hooks.cli import enabling
+
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+
+    def swap_then_agree(question: str) -> bool:
+        with (spy_folder(project) / "__init__.py").open("a", encoding="utf-8") as stream:
+            stream.write("import os  # swapped in while the prompt waited\n")
+        return True
+
+    monkeypatch.setattr(enabling, "is_terminal", lambda: True)
+    monkeypatch.setattr(enabling, "confirm", swap_then_agree)
+    result = invoke("plugins", "enable", "spy", "--no-allow-tool-override")
+    assert result.exit_code == 1, result.output
+    assert "changed while they were shown for review" in result.output
+    written = (
+        (home / "config.yaml").read_text(encoding="utf-8")
+        if (home / "config.yaml").exists()
+        else ""
+    )
+    assert "trusted_hash" not in written
+    assert status(manager(home, project))[0] == "not enabled"
+    assert marker.IMPORTED == []
