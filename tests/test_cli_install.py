@@ -265,3 +265,18 @@ def test_installing_over_a_bundled_enabled_name_needs_force_and_never_inherits_e
     config = read_config(home)
     assert isinstance(config, dict)
     assert "command-guard" not in config["plugins"].get("enabled", [])
+
+
+def test_a_plugin_past_the_size_bound_is_refused_before_anything_is_copied(
+    home: Path, tmp_path: Path
+) -> None:
+    """A 300 MB file installed (issue 26, item 13): the bound is checked first, from the sizes
+    the files say (a sparse file here, so the test writes nothing)."""
+    source = write_plugin(tmp_path / "src", "huge", GOOD)
+    with (source / "blob.bin").open("wb") as blob:
+        blob.truncate(installer.MAX_PLUGIN_BYTES + 1)
+    refused = invoke("plugins", "install", str(source))
+    assert refused.exit_code == 1
+    assert f"at most {installer.MAX_PLUGIN_BYTES} bytes" in refused.stderr
+    assert not (home / "plugins" / "huge").exists()
+    assert [p.name for p in (home / "plugins").iterdir()] == []  # no staging left either
