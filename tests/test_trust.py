@@ -1019,3 +1019,37 @@ def test_files_swapped_while_the_review_prompt_waits_are_never_trusted(
     assert "trusted_hash" not in written
     assert status(manager(home, project))[0] == "not enabled"
     assert marker.IMPORTED == []
+
+
+@pytest.mark.parametrize("when", ["at import", "lazily, inside a hook"])
+def test_a_sibling_imported_through_sys_path_runs_the_checked_bytes_not_planted_bytecode(
+    home: Path, project: Path, marker: Any, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """``sys.path.insert(0, dirname(__file__)); import helper`` in a trusted project plugin
+    (issue 26, item 2): the planted unchecked-hash ``.pyc`` never runs, whenever it is imported."""
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    name = "sibling_now" if when == "at import" else "sibling_later"
+    folder = spy_folder(project)
+    (folder / f"{name}.py").write_text(f"import {MARKER} as M\nM.IMPORTED.append('{name}')\n")
+    importing = "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n"
+    if when == "at import":
+        importing += f"import {name}\n"
+    else:
+        importing += f"def later():\n    import {name}\n"
+    with (folder / "__init__.py").open("a", encoding="utf-8") as stream:
+        stream.write(importing)
+    assert invoke("plugins", "enable", "spy", "--yes", "--no-allow-tool-override").exit_code == 0
+    plant_bytecode(folder / f"{name}.py", EVIL)
+    marker.IMPORTED.clear()
+    pm = manager(home, project)
+    try:
+        assert status(pm) == ("enabled", None)
+        if when != "at import":
+            sys.modules["hermes_plugins.spy"].later()
+        assert "bytecode nobody reviewed" not in marker.IMPORTED
+        assert ["hermes_plugins.spy", name] == marker.IMPORTED
+    finally:
+        pm.unload_all()
+        sys.modules.pop(name, None)

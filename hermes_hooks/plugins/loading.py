@@ -160,8 +160,10 @@ class _CheckedSources:
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
         packages = self.packages
-        if not packages or not fullname.startswith(NAMESPACE):
+        if not packages:
             return None
+        if not fullname.startswith(NAMESPACE):
+            return self._through_path(fullname, path)
         head, _, rest = fullname.partition(".")
         package, _, rest = rest.partition(".")
         content = packages.get(f"{head}.{package}")
@@ -170,10 +172,52 @@ class _CheckedSources:
         _SUBMODULES.find_spec(fullname)  # answered here, so noted here, to be evicted with it
         return _checked_spec(fullname, content, rest.replace(".", "/"))
 
+    def _through_path(self, fullname: str, path: object) -> importlib.machinery.ModuleSpec | None:
+        """A module a trusted plugin's folder provides under another name (its folder put on
+        ``sys.path``, ``import helper``): served from the checked bytes too, or refused.
+
+        Only looked for when a search location lies inside a trusted plugin's folder; the
+        path finder then says which file the import would run, and a file inside the folder
+        is answered as the plugin's own modules are.
+        """
+        locations = list(path) if isinstance(path, list | tuple) else list(sys.path)
+        contents = list(self.packages.values())
+        inside = [
+            c
+            for c in contents
+            if any(isinstance(p, str) and _is_within(p, c.folder) for p in locations)
+        ]
+        if not inside:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, locations)
+        origin = spec.origin if spec is not None else None
+        if spec is None or not origin or not spec.has_location:
+            return None  # the other finders answer as they would have
+        for content in inside:
+            if _is_within(origin, content.folder):
+                relative = Path(os.path.relpath(origin, content.folder)).as_posix()
+                parent, _, leaf = relative.rpartition("/")
+                if leaf == "__init__.py":
+                    relative = parent
+                else:
+                    stem = leaf.split(".", 1)[0]  # helper.py, helper.pyc, helper.cpython-311.so
+                    relative = f"{parent}/{stem}" if parent else stem
+                return _checked_spec(fullname, content, relative)
+        return None
+
     def install(self) -> None:
         """Put this finder first on ``sys.meta_path``, once."""
         if not any(finder is self for finder in sys.meta_path):
             sys.meta_path.insert(0, self)
+
+
+def _is_within(path: str, folder: Path) -> bool:
+    try:
+        return os.path.commonpath([os.path.realpath(path), os.path.realpath(folder)]) == (
+            os.path.realpath(folder)
+        )
+    except ValueError:
+        return False
 
 
 def _checked_spec(
