@@ -31,10 +31,11 @@ def test_the_manager_imports_without_asyncio() -> None:
 
 #: Libraries that cost start-up time and that listing plugins never needs: HTTP and TLS (web,
 #: models), HTML parsing (web_extract), images, the round-trip YAML writer and the file lock
-#: (config writes), JSON Schema (the doctor), prompt_toolkit (the chat).
+#: (config writes), JSON Schema (the doctor), prompt_toolkit (the chat), python-dotenv (read
+#: only when a .env exists).
 _HEAVY = ("ssl", "httpx", "bs4", "markdownify", "PIL", "ruamel", "filelock", "jsonschema",
           "prompt_toolkit", "asyncio", "sqlite3", "fastapi", "starlette", "uvicorn",
-          "jwt")  # fmt: skip
+          "jwt", "dotenv")  # fmt: skip
 
 _LIST = """
 import sys

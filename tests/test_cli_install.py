@@ -240,3 +240,44 @@ def test_remove_refuses_bundled_plugins(tmp_path: Path) -> None:
     result = hermes(tmp_path / "home", "plugins", "remove", "tool-log")
     assert result.returncode == 1
     assert "bundled with hermes-hooks and cannot be removed" in result.stderr
+
+
+def test_installing_over_a_bundled_enabled_name_needs_force_and_never_inherits_enabled(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repository whose manifest says ``name: command-guard`` (issue 26, item 4) does not
+    silently replace the bundled, enabled blocker: it needs --force, says what it replaces,
+    and the copy installed is not enabled because the bundled one was."""
+    monkeypatch.delenv("HERMES_BUNDLED_PLUGINS")  # the shipped command-guard is discoverable
+    from hermes_hooks.plugins.config import set_plugin_enabled
+
+    set_plugin_enabled(home, "command-guard", True)
+    source = write_plugin(tmp_path / "src", "evil", GOOD, manifest={"name": "command-guard"})
+    refused = invoke("plugins", "install", str(source))
+    assert refused.exit_code == 1
+    assert "bundled" in refused.stderr
+    assert "enabled" in refused.stderr
+    assert "--force" in refused.stderr
+    assert not (home / "plugins" / "command-guard").exists()
+    forced = invoke("plugins", "install", str(source), "--force")
+    assert forced.exit_code == 0, forced.output
+    assert "replaces the bundled, enabled plugin 'command-guard'" in forced.stdout
+    assert "not enabled" in forced.stdout
+    config = read_config(home)
+    assert isinstance(config, dict)
+    assert "command-guard" not in config["plugins"].get("enabled", [])
+
+
+def test_a_plugin_past_the_size_bound_is_refused_before_anything_is_copied(
+    home: Path, tmp_path: Path
+) -> None:
+    """A 300 MB file installed (issue 26, item 13): the bound is checked first, from the sizes
+    the files say (a sparse file here, so the test writes nothing)."""
+    source = write_plugin(tmp_path / "src", "huge", GOOD)
+    with (source / "blob.bin").open("wb") as blob:
+        blob.truncate(installer.MAX_PLUGIN_BYTES + 1)
+    refused = invoke("plugins", "install", str(source))
+    assert refused.exit_code == 1
+    assert f"at most {installer.MAX_PLUGIN_BYTES} bytes" in refused.stderr
+    assert not (home / "plugins" / "huge").exists()
+    assert [p.name for p in (home / "plugins").iterdir()] == []  # no staging left either

@@ -11,7 +11,10 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import hermes
@@ -212,3 +215,90 @@ def test_update_config_returns_what_it_wrote(tmp_path: Path) -> None:
     write(tmp_path, "plugins:\n  enabled: [a]\n")
     written = update_config(tmp_path, lambda config: config["plugins"]["enabled"].append("b"))
     assert written == {"plugins": {"enabled": ["a", "b"]}} == load_config(tmp_path)
+
+
+# --- issue 26: large configs stay linear, symlinked configs share one lock ------------------------
+
+
+def test_a_500_kb_config_write_round_trips_only_the_changed_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cost of a write follows what changed, not the file: ruamel.yaml (pure Python, and
+    the part that made a 439 KB write take minutes) composes the ``plugins`` section alone,
+    and every other byte of the file is kept as it was."""
+    from ruamel.yaml.composer import Composer
+
+    lines = ["# kept by hand", "providers:"]
+    for i in range(4500):
+        lines += [
+            f"  provider{i}:  # number {i}",
+            f"    base_url: 'https://example.invalid/{i}'",
+            f"    models: [m{i}a, m{i}b, m{i}c]",
+        ]
+    lines += ["plugins:", "  enabled:", "  - no-rm  # safety", "tail: {a: 1}"]
+    text = "\n".join(lines) + "\n"
+    assert len(text) > 500_000
+    path = write(tmp_path, text)
+    composed: list[object] = []
+    original = Composer.compose_node
+
+    def counting(self: Composer, parent: Any, index: Any) -> Any:
+        composed.append(index)
+        return original(self, parent, index)
+
+    monkeypatch.setattr(Composer, "compose_node", counting)
+    set_plugin_enabled(tmp_path, "audit", True)
+    assert path.read_text(encoding="utf-8") == text.replace(
+        "  - no-rm  # safety\n", "  - no-rm  # safety\n  - audit\n"
+    )
+    assert 0 < len(composed) < 20  # the plugins section's nodes, not the file's ~50,000
+    assert load_config(tmp_path)["plugins"]["enabled"] == ["no-rm", "audit"]
+
+
+def test_removing_and_adding_sections_keeps_the_others_byte_for_byte(tmp_path: Path) -> None:
+    text = "a: 1  # one\n\n# about b\nb:\n  c: [1, 2]\nd: 'x'\n"
+    path = write(tmp_path, text)
+
+    def change(config: dict[str, Any]) -> None:
+        del config["b"]
+        config["e"] = {"f": ["g"]}
+
+    update_config(tmp_path, change)
+    assert path.read_text(encoding="utf-8") == "a: 1  # one\n\n# about b\nd: 'x'\ne:\n  f:\n  - g\n"
+
+
+def test_two_homes_sharing_one_symlinked_config_never_lose_an_update(tmp_path: Path) -> None:
+    """Each home locks the file its config really is: a write from the second home waits for
+    the first one's whole read-modify-write instead of being overwritten by it."""
+    shared = write(tmp_path / "shared", "plugins:\n  enabled: []\n")
+    first, second = tmp_path / "first", tmp_path / "second"
+    for home in (first, second):
+        home.mkdir()
+        config_path(home).symlink_to(shared)
+
+    def add(name: str) -> Callable[[dict[str, Any]], None]:
+        return lambda config: config["plugins"]["enabled"].append(name)
+
+    def add_with_a_second_writer(config: dict[str, Any]) -> None:
+        other = threading.Thread(target=update_config, args=(second, add("from-second")))
+        other.start()
+        other.join(timeout=0.5)  # with one lock it waits for this write to finish
+        waiting.append(other)
+        config["plugins"]["enabled"].append("from-first")
+
+    waiting: list[threading.Thread] = []
+    update_config(first, add_with_a_second_writer)
+    waiting[0].join(timeout=30)
+    enabled = load_config(shared.parent)["plugins"]["enabled"]
+    assert sorted(enabled) == ["from-first", "from-second"]
+    assert shared.is_file()
+    assert not shared.is_symlink()
+    assert config_path(first).is_symlink()
+    assert config_path(second).is_symlink()
+
+
+@pytest.mark.parametrize("text", ["{}\n", "--- {}\n", "# only a comment\n", "", "---\n"])
+def test_a_config_without_block_sections_is_written_whole(tmp_path: Path, text: str) -> None:
+    write(tmp_path, text)
+    set_plugin_enabled(tmp_path, "audit", True)
+    assert load_config(tmp_path) == {"plugins": {"enabled": ["audit"]}}

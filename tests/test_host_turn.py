@@ -269,3 +269,29 @@ def test_hook_failures_never_end_the_turn(tmp_path: Path, monkeypatch: pytest.Mo
     info = pm.get_plugin_info("noisy")
     assert info is not None
     assert info.hook_errors == 2
+
+
+def test_one_answer_asking_for_thousands_of_tool_calls_runs_only_the_bound(home: Path) -> None:
+    """``max_iterations`` bounds model calls; ``max_tool_calls`` bounds the calls of one answer
+    (issue 26, item 14): the rest are not run, the model is told, and the turn goes on."""
+    from hermes_hooks.backends.models.base import ToolCall
+
+    pm = create_manager(home)
+    flood = ModelResponse(
+        tool_calls=tuple(ToolCall(f"c{i}", "read_file", '{"path": "x"}') for i in range(20_000)),
+        finish_reason="tool_calls",
+    )
+    model = ScriptedModel(flood, text("done"))
+    session = Session(pm, model, max_tool_calls=4)
+    result = session.run_turn("flood")
+    assert result.completed
+    assert result.text == "done"
+    assert len(result.tool_calls) == 4
+    second = model.requests[1]["messages"]
+    assistant = next(m for m in second if m["role"] == "assistant")
+    assert [c["id"] for c in assistant["tool_calls"]] == ["c0", "c1", "c2", "c3"]
+    tool_messages = [m for m in second if m["role"] == "tool"]
+    assert len(tool_messages) == 4
+    assert "19996 more tool calls" in tool_messages[-1]["content"]
+    assert "max_tool_calls (4)" in tool_messages[-1]["content"]
+    assert Session(pm, ScriptedModel()).max_tool_calls == 32

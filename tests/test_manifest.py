@@ -747,3 +747,23 @@ def test_a_requires_hermes_that_is_no_requirement_is_refused() -> None:
 def test_an_invalid_version_is_a_problem_to_warn_about(version: str, ok: bool) -> None:
     manifest = PluginManifest.from_mapping({"name": "p", "version": version})
     assert (manifest.version_problem is None) is ok
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "lines"),
+    [
+        ("name: good\nversion: 1\nname: evil\n", "name", (1, 3)),
+        ("name: x\nrequires_env:\n  - A\nhooks: [a]\nhooks: [b]\n", "hooks", (4, 5)),
+        ("name: x\nauthor:\n  name: a\n  name: b\n", "name", (3, 4)),
+    ],
+)
+def test_a_key_written_twice_in_a_manifest_is_refused_naming_both_lines(
+    tmp_path: Path, text: str, key: str, lines: tuple[int, int]
+) -> None:
+    """As config.yaml: YAML would keep the later value silently (issue 26, item 18)."""
+    with pytest.raises(ManifestError) as caught:
+        parse(tmp_path, text)
+    message = str(caught.value)
+    assert f"found the key {key!r} twice in one mapping (first at line {lines[0]})" in message
+    assert f"line {lines[1]}" in message
+    assert "plugin.yaml" in message

@@ -397,9 +397,9 @@ def test_plugins_doctor_checks_a_project_plugin_before_it_is_trusted(
     home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
-    checked = invoke("plugins", "doctor", "spy")
-    assert checked.exit_code == 0, checked.output
-    assert checked.stdout.startswith("spy: ok")
+    checked = invoke("plugins", "doctor", "spy")  # not trusted yet: read, never imported
+    assert checked.exit_code == 1, checked.output
+    assert "not trusted, so not imported" in checked.stdout
     (spy_folder(project) / "data").symlink_to(tmp_path)
     refused = invoke("plugins", "doctor", "spy", "--json")
     assert refused.exit_code == 1
@@ -956,3 +956,100 @@ def test_an_entry_point_over_a_user_plugin_is_said(home: Path, site: Path, marke
     listed = invoke("plugins", "list")
     assert "note: replaces the user plugin in" in listed.stdout
     pm.unload_all()
+
+
+def test_an_enabled_project_plugin_that_no_longer_loads_is_said_on_every_run(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trusted blocker changed by a later pull is not dropped silently (issue 26, item 6):
+    ``hermes -z`` says on stderr, every run, that it did not load and why."""
+    from cli_support import hermes
+
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    assert invoke("plugins", "enable", "spy", "--yes", "--no-allow-tool-override").exit_code == 0
+    with (spy_folder(project) / "__init__.py").open("a", encoding="utf-8") as stream:
+        stream.write("import os  # pulled later\n")
+    for _ in range(2):
+        ran = hermes(home, "-z", "hello", cwd=project, HERMES_ENABLE_PROJECT_PLUGINS="1")
+        assert ran.returncode == 0, ran.stderr
+        assert "plugin 'spy' did not load" in ran.stderr
+        assert "project plugin changed since it was enabled" in ran.stderr
+
+
+def test_plugins_doctor_never_imports_an_untrusted_project_plugin(
+    home: Path, project: Path, marker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``plugins doctor NAME`` and bare ``plugins doctor`` in the repository report an
+    untrusted project plugin without running its code (issue 26, item 5)."""
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    for args in (("plugins", "doctor", "spy"), ("plugins", "doctor")):
+        result = invoke(*args)
+        assert marker.IMPORTED == [], args
+        assert "not trusted" in result.output, result.output
+        assert "hermes plugins enable spy" in result.output
+        assert result.exit_code == 1
+    assert invoke("plugins", "enable", "spy", "--yes", "--no-allow-tool-override").exit_code == 0
+    invoke("plugins", "doctor", "spy")
+    assert marker.IMPORTED != []  # once trusted, the doctor loads it as before
+
+
+def test_files_swapped_while_the_review_prompt_waits_are_never_trusted(
+    home: Path, project: Path, marker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``plugins enable`` trusts exactly the bytes it showed (issue 26, item 3)."""
+    from hermes_hooks.cli import enabling
+
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+
+    def swap_then_agree(question: str) -> bool:
+        with (spy_folder(project) / "__init__.py").open("a", encoding="utf-8") as stream:
+            stream.write("import os  # swapped in while the prompt waited\n")
+        return True
+
+    monkeypatch.setattr(enabling, "is_terminal", lambda: True)
+    monkeypatch.setattr(enabling, "confirm", swap_then_agree)
+    result = invoke("plugins", "enable", "spy", "--no-allow-tool-override")
+    assert result.exit_code == 1, result.output
+    assert "changed while they were shown for review" in result.output
+    written = (
+        (home / "config.yaml").read_text(encoding="utf-8")
+        if (home / "config.yaml").exists()
+        else ""
+    )
+    assert "trusted_hash" not in written
+    assert status(manager(home, project))[0] == "not enabled"
+    assert marker.IMPORTED == []
+
+
+@pytest.mark.parametrize("when", ["at import", "lazily, inside a hook"])
+def test_a_sibling_imported_through_sys_path_runs_the_checked_bytes_not_planted_bytecode(
+    home: Path, project: Path, marker: Any, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """``sys.path.insert(0, dirname(__file__)); import helper`` in a trusted project plugin
+    (issue 26, item 2): the planted unchecked-hash ``.pyc`` never runs, whenever it is imported."""
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    name = "sibling_now" if when == "at import" else "sibling_later"
+    folder = spy_folder(project)
+    (folder / f"{name}.py").write_text(f"import {MARKER} as M\nM.IMPORTED.append('{name}')\n")
+    importing = "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n"
+    if when == "at import":
+        importing += f"import {name}\n"
+    else:
+        importing += f"def later():\n    import {name}\n"
+    with (folder / "__init__.py").open("a", encoding="utf-8") as stream:
+        stream.write(importing)
+    assert invoke("plugins", "enable", "spy", "--yes", "--no-allow-tool-override").exit_code == 0
+    plant_bytecode(folder / f"{name}.py", EVIL)
+    marker.IMPORTED.clear()
+    pm = manager(home, project)
+    try:
+        assert status(pm) == ("enabled", None)
+        if when != "at import":
+            sys.modules["hermes_plugins.spy"].later()
+        assert "bytecode nobody reviewed" not in marker.IMPORTED
+        assert ["hermes_plugins.spy", name] == marker.IMPORTED
+    finally:
+        pm.unload_all()
+        sys.modules.pop(name, None)

@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 import attrs
 
 from hermes_hooks.admin.trial import trial_load
-from hermes_hooks.errors import PluginNotFoundError
+from hermes_hooks.errors import PluginNotFoundError, PluginTrustError
 from hermes_hooks.plugins.config import (
     PluginsConfig,
     config_path,
@@ -110,7 +110,9 @@ def is_effectively_enabled(config: PluginsConfig, candidate: Candidate) -> bool:
     )
 
 
-def set_enabled(home: Path, candidate: Candidate, enabled: bool) -> bool:
+def set_enabled(
+    home: Path, candidate: Candidate, enabled: bool, *, shown: str | None = None
+) -> bool:
     """Enable or disable *candidate* in ``config.yaml``; return ``False`` when already so.
 
     Enabling lists its key in ``plugins.enabled`` and removes key, leaf and manifest name from
@@ -121,14 +123,15 @@ def set_enabled(home: Path, candidate: Candidate, enabled: bool) -> bool:
 
     :raises ConfigError: ``config.yaml`` is not valid YAML or has a wrong type; it is left as is.
     :raises PluginTrustError: a project plugin's folder cannot be hashed (a symlink leading
-        out of it, a FIFO, too large); nothing is written.
+        out of it, a FIFO, too large), or its files no longer hash to *shown* (the hash of
+        the files the person reviewed); nothing is written.
     """
     config = PluginsConfig.from_home(home)
     names = _names(candidate)
     listed, other = (
         (config.enabled, config.disabled) if enabled else (config.disabled, config.enabled)
     )
-    entry = _trust_entry(config, candidate, enabled)
+    entry = _trust_entry(config, candidate, enabled, shown)
     if candidate.key in listed and not names & other and entry is None:
         return False
     aliases = [n for n in (candidate.name, *candidate.aliases) if n != candidate.key]
@@ -137,7 +140,7 @@ def set_enabled(home: Path, candidate: Candidate, enabled: bool) -> bool:
 
 
 def _trust_entry(
-    config: PluginsConfig, candidate: Candidate, enabled: bool
+    config: PluginsConfig, candidate: Candidate, enabled: bool, shown: str | None = None
 ) -> dict[str, Any] | None:
     """Return the ``trusted_hash`` change enabling or disabling needs, or ``None`` for none."""
     if candidate.source != "project" or candidate.path is None:
@@ -149,6 +152,12 @@ def _trust_entry(
             return None
         return {TRUSTED_HASH_FIELD: None, TRUSTED_FILES_FIELD: None}
     content = read_content(candidate.path)
+    if shown is not None and content.hash != shown:
+        raise PluginTrustError(
+            f"project plugin {candidate.key!r}: its files changed while they were shown for "
+            f"review; nothing was trusted. Run 'hermes plugins enable {candidate.key}' again to "
+            f"review them as they are now"
+        )
     digests = dict(content.digests)
     if content.hash == recorded and files == digests:
         return None

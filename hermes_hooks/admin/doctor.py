@@ -320,8 +320,15 @@ def _load_findings(pm: TrialManager, candidate: Candidate, found: list[Finding])
         return [Finding("error", "load", f"failed to load: {message}", file, line)]
     if info.status != "enabled":
         return [Finding("warning", "load", f"not loaded: {info.reason or info.status}")]
+    refused = [
+        Finding("error", "registration", f"a registration was refused: {warning}")
+        for warning in info.warnings
+        if REFUSED_MARK in warning
+    ]
     known = set(pm.known_hooks())  # an unknown hook is reported as such already
-    findings = _declared_findings(candidate, info.tools, [h for h in info.hooks if h in known])
+    findings = refused + _declared_findings(
+        candidate, info.tools, [h for h in info.hooks if h in known]
+    )
     findings.extend(_tool_findings(pm, info.tools))
     for tool in pm.override_requests:
         message = (
@@ -446,16 +453,54 @@ def _profile_findings(pm: TrialManager, candidate: Candidate) -> list[Finding]:
     return findings
 
 
-def check_plugin(candidate: Candidate, *, load_timeout: float | None = None) -> PluginReport:
+REFUSED_MARK: Final = " refused: "
+"""In a status warning, what marks a registration the framework refused (``ctx._refusable``)."""
+
+_BLOCKED_FORM: Final = re.compile(r"""["']blocked["']\s*:\s*True""")
+
+
+def _blocked_form_findings(candidate: Candidate) -> list[Finding]:
+    """Point a plugin that returns ``{"blocked": True, ...}`` to Hermes's own block form."""
+    if candidate.path is None or not candidate.path.is_dir():
+        return []
+    for file in sorted(candidate.path.rglob("*.py")):
+        try:
+            text = file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        match = _BLOCKED_FORM.search(text)
+        if match is not None:
+            line = text.count("\n", 0, match.start()) + 1
+            message = (
+                'returns the {"blocked": True, "reason": ...} form: it blocks here, as the '
+                'plugin guide shows it; Hermes\'s own form is {"action": "block", "message": ...}'
+            )
+            return [Finding("info", "blocked-form", message, str(file), line)]
+    return []
+
+
+def check_plugin(
+    candidate: Candidate, *, load_timeout: float | None = None, untrusted: str | None = None
+) -> PluginReport:
     """Load *candidate* alone in a throwaway ``HERMES_HOME`` and report what is wrong with it.
+
+    :param untrusted: why a project plugin is not trusted: its code is then never imported
+        (the report says so, and what reading its files found).
 
     :param load_timeout: the operator's ``plugins.load_timeout`` (a plugin that hangs while
         loading is reported after it, never waited for); the default when ``None``.
     """
     findings = _manifest_findings(candidate)
     findings.extend(_compat_findings(candidate))
+    findings.extend(_blocked_form_findings(candidate))
     status = "error"
-    if candidate.error is None:
+    if untrusted is not None:
+        message = (
+            f"not trusted, so not imported: {untrusted} (run 'hermes plugins enable "
+            f"{candidate.key}' to review its files)"
+        )
+        findings.append(Finding("error", "trust", message))
+    elif candidate.error is None:
         with trial_load(candidate, load_timeout=load_timeout) as pm:
             if candidate.manifest is not None and candidate.manifest.kind == "model-provider":
                 pm.load_deferred("model-provider")  # as the first profile lookup does

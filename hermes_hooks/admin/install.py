@@ -260,9 +260,39 @@ def stage(source: Source) -> Iterator[StagedPlugin]:
         if not (folder / "__init__.py").is_file():
             raise InstallError(f"{folder}: no __init__.py next to {manifest_path.name}")
         _check_symlinks(folder)
+        _check_size(folder)
         default = source.subdir.rsplit("/", 1)[-1] if source.subdir else folder.name
         manifest = PluginManifest.from_path(manifest_path, default_name=default.lower())
         yield StagedPlugin(source, folder, manifest)
+
+
+MAX_PLUGIN_BYTES: Final = 50 * 1024 * 1024
+"""The most bytes a plugin's files may hold to be installed (``.git`` and bytecode left out)."""
+MAX_PLUGIN_FILES: Final = 10_000
+"""The most files a plugin may have to be installed."""
+
+
+def _check_size(folder: Path) -> None:
+    """Refuse a plugin folder past :data:`MAX_PLUGIN_BYTES` or :data:`MAX_PLUGIN_FILES`, from
+    the sizes its files say (a sparse file counts at its full size), before anything is copied.
+
+    :raises InstallError: it is too large.
+    """
+    total = files = 0
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")]
+        for name in names:
+            if name.endswith(".pyc"):
+                continue
+            files += 1
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+            if total > MAX_PLUGIN_BYTES or files > MAX_PLUGIN_FILES:
+                raise InstallError(
+                    f"{folder}: expected a plugin of at most {MAX_PLUGIN_BYTES} bytes in "
+                    f"{MAX_PLUGIN_FILES} files, found more (at {os.path.join(root, name)}); "
+                    f"not installed"
+                )
 
 
 _STAGING_MARK: Final = ".install-"

@@ -3,7 +3,9 @@
 Image and video providers whose API answers with a delivery URL that expires keep the bytes
 under the home's cache (``save_url_image``, ``save_url_video``); this is how they fetch them:
 only ``http(s)``, a ``Content-Type`` that is plainly not the medium refused (an HTML error
-page, JSON), at most ``max_bytes``, an empty body refused, and no file left behind when any
+page, JSON), at most ``max_bytes`` once decoded (read through
+:func:`hermes_hooks.backends.http.iter_body`, so a gzip bomb is not inflated), an empty body
+refused, and no file left behind when any
 of that fails.
 """
 
@@ -42,7 +44,12 @@ def save_url(
         raise ValueError(f"expected an http(s) {what} URL, found {url!r}")
     import httpx  # here: only a provider keeping a URL needs it
 
-    with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as response:
+    from hermes_hooks.backends.http import Bounds, ResponseTooLarge, iter_body, open_stream
+
+    with (
+        httpx.Client(timeout=timeout, follow_redirects=True) as client,
+        open_stream(client, "GET", url, bounds=Bounds(max_bytes=max_bytes)) as (response, started),
+    ):
         response.raise_for_status()
         content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if content_type.startswith(NOT_MEDIA_TYPES):
@@ -54,14 +61,16 @@ def save_url(
         written = 0
         try:
             with path.open("xb") as fh:
-                for chunk in response.iter_bytes(chunk_bytes):
-                    written += len(chunk)
-                    if written > max_bytes:
-                        raise ValueError(
-                            f"{what} at {url} is larger than {max_bytes} bytes; refusing to "
-                            f"cache it"
-                        )
-                    fh.write(chunk)
+                try:
+                    for chunk in iter_body(
+                        response, url, max_bytes=max_bytes, started=started, deadline=None
+                    ):
+                        written += len(chunk)
+                        fh.write(chunk)
+                except ResponseTooLarge:
+                    raise ValueError(
+                        f"{what} at {url} is larger than {max_bytes} bytes; refusing to cache it"
+                    ) from None
             if written == 0:
                 raise ValueError(f"{what} at {url} returned 0 bytes; refusing to cache it")
         except BaseException:

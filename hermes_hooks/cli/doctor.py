@@ -53,6 +53,21 @@ def _candidates(ctx: click.Context, target: str | None) -> list[Candidate]:
     return [c for c in build_manager(ctx, load=False).discover() if c.source != "bundled"]
 
 
+def _untrusted(ctx: click.Context, candidate: Candidate) -> str | None:
+    """Why a project plugin may not be imported by the doctor (``None`` when it is trusted)."""
+    if candidate.source != "project" or candidate.path is None:
+        return None
+    from hermes_hooks.errors import PluginTrustError
+    from hermes_hooks.plugins.trust import verify_trusted
+
+    entry = build_manager(ctx, load=False).reload_config().entry(candidate.key)
+    try:
+        verify_trusted(candidate.path, candidate.key, entry)
+    except PluginTrustError as exc:
+        return str(exc)
+    return None
+
+
 @click.command("doctor")
 @click.argument(
     "path_or_name", required=False, metavar="[PATH_OR_NAME]", shell_complete=complete_plugins
@@ -86,7 +101,10 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
         candidates = _candidates(ctx, path_or_name)
         # A plugin that hangs while loading is reported after the operator's bound.
         load_timeout = build_manager(ctx, load=False).reload_config().load_timeout
-    reports = [check_plugin(c, load_timeout=load_timeout) for c in candidates]
+    reports = [
+        check_plugin(c, load_timeout=load_timeout, untrusted=_untrusted(ctx, c))
+        for c in candidates
+    ]
     errors = sum(r.errors for r in reports)
     if as_json:
         echo_json(

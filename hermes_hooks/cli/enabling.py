@@ -64,8 +64,10 @@ def offer_pip_dependencies(candidate: Candidate, yes: bool) -> bool:
     return True
 
 
-def review_project_plugin(home: Path, candidate: Candidate, yes: bool) -> bool:
-    """Show what enabling a project plugin would trust; return whether the person agrees.
+def review_project_plugin(home: Path, candidate: Candidate, yes: bool) -> tuple[bool, str | None]:
+    """Show what enabling a project plugin would trust; return whether the person agrees, and
+    the hash of the files shown (``None`` for a plugin that is not a project plugin): only
+    exactly those bytes may then be trusted.
 
     Nothing is shown when its files are trusted already as they are. ``yes`` agrees; without
     a terminal and without ``yes`` the answer is no.
@@ -78,8 +80,9 @@ def review_project_plugin(home: Path, candidate: Candidate, yes: bool) -> bool:
     from hermes_hooks.plugins.trust import TRUSTED_FILES_FIELD, TRUSTED_HASH_FIELD, read_content
 
     if candidate.source != "project" or candidate.path is None:
-        return True
+        return True, None
     content = read_content(candidate.path)
+    shown = content.hash
     try:
         entry = PluginsConfig.from_home(home).entry(candidate.key)
     except ConfigError:
@@ -87,7 +90,7 @@ def review_project_plugin(home: Path, candidate: Candidate, yes: bool) -> bool:
     if entry.get(TRUSTED_HASH_FIELD) == content.hash and entry.get(TRUSTED_FILES_FIELD) == dict(
         content.digests
     ):
-        return True
+        return True, shown
     key = candidate.key
     click.echo(
         f"Project plugin {key!r} comes with this repository ({candidate.path}). Enabling it "
@@ -104,17 +107,17 @@ def review_project_plugin(home: Path, candidate: Candidate, yes: bool) -> bool:
     if manifest is not None and manifest.pip_dependencies:
         click.echo(f"It asks for pip packages: {', '.join(manifest.pip_dependencies)}.")
     if yes:
-        return True
+        return True, shown
     if not is_terminal():
         warn(
             f"{key!r} not enabled: no terminal to ask; review the files above, then run "
             f"'hermes plugins enable {key} --yes' to trust them"
         )
-        return False
+        return False, shown
     if confirm(f"Trust these files and enable {key!r}?"):
-        return True
+        return True, shown
     warn(f"{key!r} not enabled: you declined")
-    return False
+    return False, shown
 
 
 def _load_timeout(home: Path) -> float | None:
@@ -183,9 +186,10 @@ def enable_candidate(
 
     home = get_home(ctx)
     key = candidate.key
-    if not review_project_plugin(home, candidate, yes):
+    agreed, shown = review_project_plugin(home, candidate, yes)
+    if not agreed:
         ctx.exit(1)
-    if set_enabled(home, candidate, True):
+    if set_enabled(home, candidate, True, shown=shown):
         click.echo(f"Plugin {key!r} enabled.")
     else:
         click.echo(f"Plugin {key!r} is already enabled.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -128,6 +129,7 @@ def install(
         if deps:
             click.echo(f"{staged.name!r} needs pip packages: {', '.join(deps)}.")
             agreed, why = consent_to_pip("them", yes)
+        replaced = _replaced(ctx, staged.name, force)
         if link:
             target = installer.link(staged.folder, plugins_dir, staged.name, force=force)
         else:
@@ -138,6 +140,15 @@ def install(
         click.echo(f"Linked plugin {staged.name!r}: {target} -> {staged.folder}.")
     else:
         click.echo(f"Installed plugin {staged.name!r} in {target}.")
+    if replaced:
+        _forget_enabled(home, staged.name)
+        click.echo(
+            f"It replaces the {replaced}; it is not enabled because that one was: review it, "
+            f"then 'hermes plugins enable {staged.name}'."
+        )
+        if enable:
+            click.echo("Not enabling it (--enable does not apply to a replacement).")
+        return
     if deps and agreed:
         with progress(f"pip install {' '.join(deps)}…"):
             installer.run_pip(deps)
@@ -157,6 +168,45 @@ def install(
 
     candidate = resolve_plugin(installer.user_candidates(home), target.name)
     enable_candidate(ctx, candidate, None, offer_pip=False)  # asked above
+
+
+def _replaced(ctx: click.Context, name: str, force: bool) -> str | None:
+    """What an install of *name* would replace that the operator relies on: a bundled plugin,
+    or one listed in ``plugins.enabled``; ``None`` for nothing (or a plain reinstall).
+
+    :raises InstallError: it would, and *force* was not given.
+    """
+    pm = build_manager(ctx, load=False)
+    enabled = pm.reload_config().is_enabled(name)
+    bundled = [c for c in pm.discover() if c.key == name and c.source == "bundled"]
+    if not bundled and not enabled:
+        return None
+    what = (
+        f"bundled{', enabled' if enabled else ''} plugin {name!r}"
+        if bundled
+        else f"enabled plugin {name!r}"
+    )
+    if not bundled and not force:
+        return None  # reinstalling an enabled user plugin: publish asks for --force itself
+    if not force:
+        raise InstallError(
+            f"a plugin named {name!r} is already the {what}; installing over it needs --force "
+            f"(the copy installed would replace it, and would not be enabled)"
+        )
+    return what
+
+
+def _forget_enabled(home: Path, name: str) -> None:
+    """Take *name* out of ``plugins.enabled``: a replacement is not enabled by inheritance."""
+    from hermes_hooks.plugins.config import update_config
+
+    def drop(config: dict[str, Any]) -> None:
+        plugins = config.get("plugins")
+        enabled = plugins.get("enabled") if isinstance(plugins, dict) else None
+        if isinstance(enabled, list) and name in enabled:
+            enabled.remove(name)
+
+    update_config(home, drop)
 
 
 @click.command("remove")

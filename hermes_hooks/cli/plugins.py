@@ -158,8 +158,16 @@ def _print_list(
         )
         return
     width = terminal_width()
+    refused = {info.key: [w for w in info.warnings if " refused: " in w] for info in infos}
     rows = [
-        [info.key, info.status, info.version or "-", info.kind, info.source, info.description]
+        [
+            info.key,
+            info.status + ("!" if refused[info.key] else ""),  # a registration was refused
+            info.version or "-",
+            info.kind,
+            info.source,
+            info.description,
+        ]
         for info in infos
     ]
     headers = ["KEY", "STATUS", "VERSION", "KIND", "SOURCE", "DESCRIPTION"]
@@ -171,6 +179,9 @@ def _print_list(
             click.echo(line)
         if info.error:
             for part in wrap(f"error: {info.error}", width, "    ", " " * 11):
+                click.echo(part)
+        for warning in refused[info.key]:
+            for part in wrap(f"refused: {warning}", width, "    ", " " * 13):
                 click.echo(part)
         if info.replacement:
             for part in wrap(f"note: {info.replacement}", width, "    ", " " * 10):

@@ -75,6 +75,10 @@ class TurnState:
     streamed: bool = False
 
 
+DEFAULT_MAX_TOOL_CALLS: Final = 32
+"""Tool calls one model answer may run (:class:`Session`'s ``max_tool_calls``)."""
+
+
 class Session:
     """A conversation with a model, its tools and the loaded plugins.
 
@@ -86,6 +90,10 @@ class Session:
     :param attach: receive ``ctx.inject_message`` while the session is open (top-level
         sessions); a session always receives them while its own turn runs.
     :param record_events: keep :attr:`events` (hooks fired, tool calls, turns) for ``--json``.
+    :param max_iterations: model calls one turn may make before it stops without an answer.
+    :param max_tool_calls: tool calls one model answer may run; the ones past it are not run
+        (the model is told in the last result), so a turn runs at most
+        ``max_iterations * max_tool_calls`` tool calls.
     :param parent: the delegating session, for subagents.
     """
 
@@ -102,6 +110,7 @@ class Session:
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         cwd: Path | None = None,
         max_iterations: int = 8,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_verify_nudges: int = 2,
         max_followups: int = 5,
         max_retries: int = 2,
@@ -127,6 +136,7 @@ class Session:
         self.system_prompt = system_prompt
         self.cwd = cwd or Path.cwd()
         self.max_iterations = max_iterations
+        self.max_tool_calls = max(1, max_tool_calls)
         self.max_verify_nudges = max_verify_nudges
         self.max_followups = max_followups
         self.max_retries = max_retries
@@ -452,6 +462,17 @@ class Session:
                 user_index = engine.fit(user_index, context)
             self._live("model_request", turn_id=turn.turn_id, call=calls)
             response = self._request(turn, user_index, context, calls)
+            dropped = len(response.tool_calls) - self.max_tool_calls
+            if dropped > 0:
+                logger.warning(
+                    "the model asked for %d tool calls in one answer; running the first %d "
+                    "(max_tool_calls)",
+                    len(response.tool_calls),
+                    self.max_tool_calls,
+                )
+                response = attrs.evolve(
+                    response, tool_calls=response.tool_calls[: self.max_tool_calls]
+                )
             self.messages.append(response.assistant_message())
             if engine is not None:
                 engine.observe(response)
@@ -472,6 +493,11 @@ class Session:
                         result = record.result
                     self.messages.append(
                         {"role": "tool", "tool_call_id": call.id, "content": result}
+                    )
+                if dropped > 0:
+                    self.messages[-1]["content"] += (
+                        f"\n[{dropped} more tool calls of this answer were not run: one answer "
+                        f"may run at most max_tool_calls ({self.max_tool_calls})]"
                     )
                 continue
             text = response.text
@@ -626,6 +652,7 @@ class Session:
             sender_id=self.sender_id,
             cwd=self.cwd,
             max_iterations=self.max_iterations,
+            max_tool_calls=self.max_tool_calls,
             max_retries=self.max_retries,
             retry_backoff=self.retry_backoff,
             toolsets=self.toolsets,

@@ -28,6 +28,11 @@ import yaml
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.plugins.safe_yaml import YAMLLoadError, safe_load_yaml
 
+try:
+    from yaml import CSafeLoader as _FastLoader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _FastLoader  # type: ignore[assignment]
+
 __all__ = [
     "CONFIG_FILENAME",
     "MAX_CONFIG_BYTES",
@@ -122,8 +127,7 @@ def _read_config_bytes(path: Path) -> bytes | None:
             )
         if info.st_size > MAX_CONFIG_BYTES:
             raise ConfigError(
-                f"{path}: expected at most {MAX_CONFIG_BYTES} bytes, found {info.st_size}; "
-                f"not read"
+                f"{path}: expected at most {MAX_CONFIG_BYTES} bytes, found {info.st_size}; not read"
             )
         chunks: list[bytes] = []
         size = 0
@@ -141,7 +145,9 @@ def _read_config_bytes(path: Path) -> bytes | None:
     return b"".join(chunks)
 
 
-def _parse(path: Path, data: bytes) -> dict[str, Any]:
+def _parse(
+    path: Path, data: bytes | str, layout: list[tuple[str, int]] | None = None
+) -> dict[str, Any]:
     try:
         # The bounded reader with config's own bounds: an alias bomb or absurd nesting would
         # otherwise stall (or crash) every hermes command that reads it.
@@ -152,6 +158,7 @@ def _parse(path: Path, data: bytes) -> dict[str, Any]:
             max_nodes=MAX_CONFIG_NODES,
             max_depth=MAX_CONFIG_DEPTH,
             unique_keys=True,
+            layout=layout,
         )
     except YAMLLoadError as exc:
         reason = exc.reason.removeprefix("invalid YAML: ")
@@ -289,18 +296,26 @@ def _write_atomically(home: Path, data: Mapping[str, Any], dump: Callable[[IO[st
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
-        if type(exc).__name__ == "RepresenterError":  # PyYAML's or ruamel's
-            found = exc.args[1] if len(exc.args) > 1 else None
-            field = _field_of(data, found) or "a value"
-            msg = (
-                f"{path}: cannot write {field}: expected a mapping, list, string, number, boolean"
-                f" or null, found {describe(found)}"
-            )
-            raise ConfigError(msg) from exc
-        if isinstance(exc, yaml.YAMLError | OSError) or type(exc).__module__.startswith("ruamel"):
-            raise ConfigError(f"{path}: cannot write the config file: {exc}") from exc
-        raise
+        error = _write_error(path, data, exc)
+        if error is exc:
+            raise
+        raise error from exc
     _fsync_directory(target.parent)
+
+
+def _write_error(path: Path, data: Mapping[str, Any], exc: BaseException) -> BaseException:
+    """The :class:`ConfigError` that says why *data* could not be written (else *exc* itself)."""
+    if type(exc).__name__ == "RepresenterError":  # PyYAML's or ruamel's
+        found = exc.args[1] if len(exc.args) > 1 else None
+        field = _field_of(data, found) or "a value"
+        msg = (
+            f"{path}: cannot write {field}: expected a mapping, list, string, number, boolean"
+            f" or null, found {describe(found)}"
+        )
+        return ConfigError(msg)
+    if isinstance(exc, yaml.YAMLError | OSError) or type(exc).__module__.startswith("ruamel"):
+        return ConfigError(f"{path}: cannot write the config file: {exc}")
+    return exc
 
 
 @contextlib.contextmanager
@@ -365,12 +380,18 @@ def _empty_round_trip() -> Any:
 def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """Load ``config.yaml``, let *mutate* change it in place, and write it back atomically.
 
-    The whole read-modify-write holds an exclusive lock on ``.config.yaml.lock`` (hidden,
-    :func:`lock_path`) next to the file, so concurrent updates from several processes are
-    applied one after the other.
-    Keys *mutate* does not touch are kept, and so are the file's comments, order and style
-    (it is written back round-trip); nothing is written when *mutate* changes nothing. A file
-    that is not valid YAML, or that has a key twice, is never overwritten.
+    The whole read-modify-write holds an exclusive lock on ``.config.yaml.lock`` (hidden)
+    next to the file the config really is (a ``config.yaml`` that is a symlink locks its
+    target's lock, so two homes sharing one file never lose each other's updates). Keys *mutate* does not touch
+    are kept, and so are the file's comments, order and style; nothing is written when *mutate*
+    changes nothing. A file that is not valid YAML, or that has a key twice, is never
+    overwritten.
+
+    *mutate* sees the plain data (as :func:`load_config` reads it). Only the top-level sections
+    it changed are written back round-trip (``ruamel.yaml``, which is slow on large documents);
+    every other line is kept byte for byte, so a write costs what the changed sections cost.
+    When a changed section holds an anchor or alias, or the file is not a block mapping of
+    plain keys, the whole document is written back round-trip instead.
 
     A write also rewrites old plugin keys (folder names of plugins now keyed by their manifest
     name, see :mod:`hermes_hooks.plugins.keys`) to the current keys.
@@ -380,8 +401,13 @@ def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[
         written; whatever *mutate* raises propagates and nothing is written.
     """
     _ensure_home(home)
-    with _exclusive_lock(lock_path(home)):
-        config, indent = _load_round_trip(home)
+    path = config_path(home)
+    real = Path(os.path.realpath(path))
+    # The lock of the file the config really is: two homes sharing one file share one lock.
+    with _exclusive_lock(real.with_name("." + real.name + _LOCK_SUFFIX)):
+        data = _read_config_bytes(path)
+        layout: list[tuple[str, int]] = []
+        config = _parse(path, data, layout) if data else {}
         before = copy.deepcopy(config)
         mutate(config)
         if config != before:
@@ -390,8 +416,202 @@ def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[
                 from hermes_hooks.plugins.keys import apply_renames, find_renames
 
                 apply_renames(config, find_renames(home))
-            _write_document(home, config, indent)
-    written: dict[str, Any] = config
-    return written
+            _write_changes(home, data or b"", layout, before, config)
+    return config
 
 
+_MISSING: Final = object()
+
+
+def _write_changes(
+    home: Path,
+    data: bytes,
+    layout: list[tuple[str, int]],
+    before: dict[str, Any],
+    after: dict[str, Any],
+) -> None:
+    """Write *after* over the file that read as *before*: only the changed sections, if it can."""
+    path = config_path(home)
+    spliced = _splice(path, data.decode("utf-8-sig"), layout, before, after)
+    if spliced is not None:
+
+        def dump(stream: IO[str]) -> None:
+            stream.write(spliced)
+
+        _write_atomically(home, after, dump)
+        return
+    document, indent = _load_round_trip(home)
+    _apply(document, before, after)
+    _write_document(home, document, indent)
+
+
+def _spans(text: str, layout: list[tuple[str, int]]) -> dict[str, tuple[int, int]]:
+    """Each top-level key's lines: from its own to the next key's, less the comment, blank and
+    document-end lines just before that key (they stay as written)."""
+    lines = text.splitlines(keepends=True)
+    spans: dict[str, tuple[int, int]] = {}
+    for index, (key, first) in enumerate(layout):
+        end = layout[index + 1][1] if index + 1 < len(layout) else len(lines)
+        while end > first + 1 and (
+            not lines[end - 1].strip() or lines[end - 1].lstrip().startswith(("#", "..."))
+        ):
+            end -= 1
+        spans[key] = (first, end)
+    return spans
+
+
+def _has_anchors(text: str) -> bool:
+    """Whether *text* (one section) holds an anchor or an alias."""
+    if "&" not in text and "*" not in text:
+        return False
+    try:
+        return any(
+            isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None
+            for event in yaml.parse(text, Loader=_FastLoader)
+        )
+    except yaml.YAMLError:
+        return True
+
+
+def _splice(
+    path: Path,
+    text: str,
+    layout: list[tuple[str, int]],
+    before: dict[str, Any],
+    after: dict[str, Any],
+) -> str | None:
+    """Return *text* with each changed top-level section rewritten round-trip and every other
+    line as it was; ``None`` when that cannot be done safely (the caller writes the whole
+    document back instead).
+
+    Each rewritten section is read back alone and must give exactly its new value.
+    """
+    if not layout and any(
+        line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()
+    ):
+        return None  # a flow mapping (``{}``), a document marker, or not a block mapping
+    if len(layout) != len(before) or any(key not in before for key, _ in layout):
+        return None
+    changed = [
+        key
+        for key in [*before, *(k for k in after if k not in before)]
+        if not _same(before.get(key, _MISSING), after.get(key, _MISSING))
+    ]
+    if any(not isinstance(key, str) for key in changed):
+        return None
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    spans = _spans(text, layout)
+    lines = text.splitlines(keepends=True)
+    replaced: dict[int, tuple[int, str]] = {}
+    appended: list[str] = []
+    mapping_indent = _mapping_indent(text)
+    for key in changed:
+        if key not in spans:
+            new = _dump(path, after, {key: after[key]}, (mapping_indent, *_sequence_indent(text)))
+            if not _same(_parse(path, new), {key: after[key]}):
+                return None
+            appended.append(new)
+            continue
+        first, end = spans[key]
+        section = "".join(lines[first:end])
+        if _has_anchors(section):
+            return None
+        if key not in after:
+            replaced[first] = (end, "")
+            continue
+        try:
+            document, sequence, offset = load_yaml_guess_indent(section, yaml=_round_trip())
+        except Exception:  # the whole document is written back instead
+            return None
+        if not isinstance(document, dict) or list(document) != [key]:
+            return None
+        document[key] = _apply(document[key], before[key], after[key])
+        indent = (mapping_indent, sequence or 2, offset or 0)
+        new = _dump(path, after, document, indent)
+        if not _same(_parse(path, new), {key: after[key]}):
+            return None
+        replaced[first] = (end, new)
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        if index in replaced:
+            end, new = replaced[index]
+            out.append(new)
+            index = end
+            continue
+        out.append(lines[index])
+        index += 1
+    if out and not out[-1].endswith("\n"):
+        out[-1] += "\n"
+    return "".join(out + appended)
+
+
+def _sequence_indent(text: str) -> tuple[int, int]:
+    """Guess how the file indents a block sequence under its key: ``(sequence, offset)``."""
+    previous = ""
+    for line in text.splitlines():
+        stripped = line.lstrip(" ")
+        if stripped.startswith("- ") and previous.rstrip().endswith(":"):
+            offset = (len(line) - len(stripped)) - (len(previous) - len(previous.lstrip(" ")))
+            offset = max(offset, 0)
+            return offset + 2, offset
+        if stripped and not stripped.startswith("#"):
+            previous = line
+    return 2, 0
+
+
+def _dump(path: Path, data: Mapping[str, Any], document: Any, indent: tuple[int, int, int]) -> str:
+    import io
+
+    rt = _round_trip()
+    mapping, sequence, offset = indent
+    rt.indent(mapping=mapping, sequence=max(sequence, offset + 2), offset=offset)
+    stream = io.StringIO()
+    try:
+        rt.dump(document, stream)
+    except Exception as exc:
+        raise _write_error(path, data, exc) from exc
+    return stream.getvalue()
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal and of the same types all the way down (``1 == True`` is not the same value)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        assert isinstance(b, dict)
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        assert isinstance(b, list)
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def _apply(target: Any, before: object, after: object) -> Any:
+    """Change the round-trip *target* (which read as *before*) into *after*, in place where it
+    can, so that what did not change keeps its comments and style; return the new value."""
+    if isinstance(target, dict) and isinstance(before, dict) and isinstance(after, dict):
+        for key in [k for k in before if k not in after]:
+            target.pop(key, None)
+        for key, value in after.items():
+            if key in before and key in target:
+                if not _same(before[key], value):
+                    target[key] = _apply(target[key], before[key], value)
+            else:
+                target[key] = value
+        return target
+    if isinstance(target, list) and isinstance(before, list) and isinstance(after, list):
+        if _same(before, after):
+            return target
+        if len(before) == len(target):
+            common = min(len(before), len(after))
+            for index in range(common):
+                if not _same(before[index], after[index]):
+                    target[index] = _apply(target[index], before[index], after[index])
+            del target[common:]
+            target.extend(after[common:])
+            return target
+        target[:] = after
+        return target
+    return after

@@ -21,7 +21,7 @@ import sysconfig
 import threading
 import traceback
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -189,8 +189,10 @@ class _CheckedSources:
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
         packages = self.packages
-        if not packages or not fullname.startswith(NAMESPACE):
+        if not packages:
             return None
+        if not fullname.startswith(NAMESPACE):
+            return self._through_path(fullname, path)
         head, _, rest = fullname.partition(".")
         package, _, rest = rest.partition(".")
         content = packages.get(f"{head}.{package}")
@@ -199,10 +201,52 @@ class _CheckedSources:
         _SUBMODULES.find_spec(fullname)  # answered here, so noted here, to be evicted with it
         return _checked_spec(fullname, content, rest.replace(".", "/"))
 
+    def _through_path(self, fullname: str, path: object) -> importlib.machinery.ModuleSpec | None:
+        """A module a trusted plugin's folder provides under another name (its folder put on
+        ``sys.path``, ``import helper``): served from the checked bytes too, or refused.
+
+        Only looked for when a search location lies inside a trusted plugin's folder; the
+        path finder then says which file the import would run, and a file inside the folder
+        is answered as the plugin's own modules are.
+        """
+        locations = list(path) if isinstance(path, list | tuple) else list(sys.path)
+        contents = list(self.packages.values())
+        inside = [
+            c
+            for c in contents
+            if any(isinstance(p, str) and _is_within(p, c.folder) for p in locations)
+        ]
+        if not inside:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, locations)
+        origin = spec.origin if spec is not None else None
+        if spec is None or not origin or not spec.has_location:
+            return None  # the other finders answer as they would have
+        for content in inside:
+            if _is_within(origin, content.folder):
+                relative = Path(os.path.relpath(origin, content.folder)).as_posix()
+                parent, _, leaf = relative.rpartition("/")
+                if leaf == "__init__.py":
+                    relative = parent
+                else:
+                    stem = leaf.split(".", 1)[0]  # helper.py, helper.pyc, helper.cpython-311.so
+                    relative = f"{parent}/{stem}" if parent else stem
+                return _checked_spec(fullname, content, relative)
+        return None
+
     def install(self) -> None:
         """Put this finder first on ``sys.meta_path``, once."""
         if not any(finder is self for finder in sys.meta_path):
             sys.meta_path.insert(0, self)
+
+
+def _is_within(path: str, folder: Path) -> bool:
+    try:
+        return os.path.commonpath([os.path.realpath(path), os.path.realpath(folder)]) == (
+            os.path.realpath(folder)
+        )
+    except ValueError:
+        return False
 
 
 def _checked_spec(
@@ -638,8 +682,20 @@ def _signature_params(callback: Callable[..., Any]) -> _Params:
     return named, required, var_kw, positional
 
 
+ARGUMENT_ALIASES: Final[Mapping[str, Mapping[str, str]]] = {
+    "pre_tool_call": {"tool_args": "args"},
+}
+"""Callback parameter names accepted for a hook argument of another name: the plugin guide's
+own seed writes ``def my_pre_tool_hook(tool_name, tool_args, **kwargs)`` for ``args``."""
+
+
 @functools.lru_cache(maxsize=256)
-def _adapter_code(wanted: tuple[str, ...], by_position: bool) -> types.CodeType:
+def _adapter_code(
+    wanted: tuple[str, ...],
+    by_position: bool,
+    renamed: tuple[tuple[str, str], ...] = (),
+    keep_real: bool = False,
+) -> types.CodeType:
     """Return the code of an adapter taking ``wanted``, compiled once for every callback.
 
     Plugins of one hook mostly share their parameters; each adapter is then one function
@@ -650,8 +706,15 @@ def _adapter_code(wanted: tuple[str, ...], by_position: bool) -> types.CodeType:
     for name in wanted:  # names come from signatures and specs; never from free text
         if not name.isidentifier() or keyword.iskeyword(name):
             raise ValueError(name)
+    for alias, _ in renamed:
+        if not alias.isidentifier() or keyword.iskeyword(alias):
+            raise ValueError(alias)
     params = ", ".join(wanted)
     call = params if by_position else ", ".join(f"{n}={n}" for n in wanted)
+    if renamed:
+        reals = {real for _, real in renamed}
+        passed = [f"{n}={n}" for n in wanted if n not in reals or keep_real]
+        call = ", ".join(passed + [f"{alias}={real}" for alias, real in renamed])
     # Only identifiers checked above reach the source; the hook name (free text from the
     # plugin) is set as the function's name afterwards, never compiled.
     source = f"def adapter({params}):\n    return __callback({call})\n"
@@ -681,7 +744,30 @@ def make_hook_adapter(
     named, required, var_kw, positional = _callback_params(callback)
     direct: tuple[Callable[..., Any], bool, tuple[str, ...]] | None = None
     by_position = False
-    if spec_argnames is None:
+    renamed: tuple[tuple[str, str], ...] = ()
+    if spec_argnames is not None:
+        aliases = ARGUMENT_ALIASES.get(hook_name, {})
+        renamed = tuple(
+            (alias, real)
+            for alias, real in aliases.items()
+            if alias in named
+            and alias not in spec_argnames
+            and real in spec_argnames
+            and real not in named
+        )
+    if renamed:
+        spec = spec_argnames or ()
+        aliased = dict(renamed)
+        missing = [p for p in required if p not in spec and p not in aliased]
+        if missing:
+            raise RegistrationError(
+                f"plugin {owner!r}: the callback for hook {hook_name!r} requires "
+                f"{', '.join(map(repr, missing))}, which the hook does not pass; it passes "
+                f"{', '.join(spec) or 'nothing'}"
+            )
+        reals = set(aliased.values())
+        wanted = list(spec) if var_kw else [n for n in spec if n in named or n in reals]
+    elif spec_argnames is None:
         wanted = required
     else:
         missing = [p for p in required if p not in spec_argnames]
@@ -702,7 +788,7 @@ def make_hook_adapter(
             if by_position:
                 direct = (callback, False, tuple(wanted))
     try:
-        code = _adapter_code(tuple(wanted), by_position)
+        code = _adapter_code(tuple(wanted), by_position, renamed, keep_real=var_kw)
     except ValueError as exc:
         raise RegistrationError(
             f"plugin {owner!r}: invalid argument name {exc.args[0]!r}"

@@ -369,7 +369,9 @@ class PluginManager(GuardedManager):
         record.status, record.reason = status, reason
         if status == "error":
             record.error, record.reason = reason, None
-            logger.debug("plugin %r: %s", record.candidate.key, reason)
+            # Said like a failure to load: an enabled plugin that does not load (a trusted
+            # project blocker changed by a pull, say) must never be dropped silently.
+            logger.warning("plugin %r did not load: %s", record.candidate.key, reason)
             if self.strict:
                 raise PluginLoadError(record.candidate.key, reason or "error")
         elif status == "enabled":

@@ -266,7 +266,11 @@ class PluginManifest:
             raise ManifestError(f"cannot read the manifest: {reason}", path=path) from exc
         try:
             data = safe_load_yaml(
-                raw, source=str(path), max_bytes=MAX_MANIFEST_BYTES, verbatim_keys=_VERBATIM_FIELDS
+                raw,
+                source=str(path),
+                max_bytes=MAX_MANIFEST_BYTES,
+                verbatim_keys=_VERBATIM_FIELDS,
+                unique_keys=True,  # a key twice is refused naming both lines, as in config.yaml
             )
         except YAMLLoadError as exc:
             raise ManifestError(exc.located_reason, path=path) from exc

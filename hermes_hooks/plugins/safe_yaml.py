@@ -78,6 +78,7 @@ def safe_load_yaml(
     max_depth: int = MAX_YAML_DEPTH,
     verbatim_keys: frozenset[str] = frozenset(),
     unique_keys: bool = False,
+    layout: list[tuple[str, int]] | None = None,
 ) -> object:
     """Parse one YAML document from untrusted text with the safe loader, within hard bounds.
 
@@ -91,11 +92,13 @@ def safe_load_yaml(
         (``version: 1.10`` stays ``"1.10"``).
     :param unique_keys: refuse a mapping that has one key twice (YAML keeps the last silently),
         naming the line of both.
+    :param layout: a list to fill with ``(key, line)`` (0-based) of each top-level key, when
+        the document is a block mapping whose keys are all plain scalars (left empty otherwise).
     :returns: the document's data; ``None`` for an empty document.
     :raises YAMLLoadError: the data is too big, not UTF-8, not valid YAML, holds more than one
         document, or is too deep or too large once expanded.
     """
-    return _load(data, source, max_bytes, max_nodes, max_depth, verbatim_keys, unique_keys)
+    return _load(data, source, max_bytes, max_nodes, max_depth, verbatim_keys, unique_keys, layout)
 
 
 def _load(
@@ -106,6 +109,7 @@ def _load(
     max_depth: int,
     verbatim_keys: frozenset[str],
     unique_keys: bool = False,
+    layout: list[tuple[str, int]] | None = None,
 ) -> object:
     if isinstance(data, bytes):
         if len(data) > max_bytes:
@@ -143,6 +147,10 @@ def _load(
         root = _compose(loader, source, max_nodes, max_depth, unique_keys)
         if root is None:
             return None
+        if layout is not None and isinstance(root, MappingNode) and not root.flow_style:
+            keys = [key for key, _ in root.value]
+            if all(isinstance(key, ScalarNode) and key.tag == _STR_TAG for key in keys):
+                layout.extend((key.value, key.start_mark.line) for key in keys)
         if verbatim_keys and isinstance(root, MappingNode):
             for key, value in root.value:
                 if (

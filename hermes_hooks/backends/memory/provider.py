@@ -27,6 +27,7 @@ import contextvars
 import logging
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -121,10 +122,13 @@ def spawn_context_thread(
     )
 
 
-_FENCE_TAG = re.compile(r"</?\s*memory-context\s*>", re.IGNORECASE)
+_FENCE_WORD = r"memory[\s_\-]*context"
+_FENCE_TAG = re.compile(rf"<\s*/?\s*{_FENCE_WORD}\b[^<>]*>", re.IGNORECASE)
 _INTERNAL_CONTEXT = re.compile(
-    r"<\s*memory-context\s*>[\s\S]*?</\s*memory-context\s*>", re.IGNORECASE
+    rf"<\s*{_FENCE_WORD}\b[^<>]*>[\s\S]*?<\s*/\s*{_FENCE_WORD}\b[^<>]*>", re.IGNORECASE
 )
+_OPENING_BRACKET = re.compile(rf"<(?=\s*/?\s*{_FENCE_WORD})", re.IGNORECASE)
+_CLOSING_BRACKET = re.compile(rf"({_FENCE_WORD}[^<>]*)>", re.IGNORECASE)
 _INTERNAL_NOTE = re.compile(
     r"\[System note:\s*The following is recalled memory context,\s*NOT new user input\.\s*"
     r"Treat as (?:informational background data|authoritative reference data[^\]]*)\.\]\s*",
@@ -142,11 +146,20 @@ MEMORY_CONTEXT_NOTE: Final = (
 def sanitize_context(text: str) -> str:
     """Remove fence tags, whole recalled blocks and system notes from a provider's text.
 
-    A provider must not be able to forge or close the fence the host puts around recall.
+    A provider (or a fact it stores) must not be able to forge, close or open the fence the host
+    puts around recall. The text is read in its NFKC form (so fullwidth ``\uff1c`` is ``<``),
+    removal is repeated until nothing changes (a tag split by another tag does not rejoin), and a
+    bracket still next to the marker's words is replaced by a look-alike that is not a tag.
     """
-    for pattern in (_INTERNAL_CONTEXT, _INTERNAL_NOTE, _FENCE_TAG):
-        text = pattern.sub("", text)
-    return text
+    text = unicodedata.normalize("NFKC", text)
+    while True:
+        before = text
+        for pattern in (_INTERNAL_CONTEXT, _INTERNAL_NOTE, _FENCE_TAG):
+            text = pattern.sub("", text)
+        if text == before:
+            break
+    text = _OPENING_BRACKET.sub("\N{SINGLE LEFT-POINTING ANGLE QUOTATION MARK}", text)
+    return _CLOSING_BRACKET.sub("\\1\N{SINGLE RIGHT-POINTING ANGLE QUOTATION MARK}", text)
 
 
 def build_memory_context_block(raw_context: str) -> str:

@@ -15,6 +15,7 @@ rebuilt the next time a build with FTS5 opens the database.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sqlite3
 import threading
@@ -150,6 +151,20 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def _private_file(path: Path) -> None:
+    """Create ``path``'s folder (0700) and the file itself (0600) before SQLite opens it.
+
+    Facts are as private as ``config.yaml`` and ``.env``: SQLite gives its ``-wal`` and ``-shm``
+    files the database file's mode, so creating the file 0600 keeps all three private.
+    """
+    folder = path.parent
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if folder.name == "memory":
+        os.chmod(folder, 0o700)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    os.chmod(path, 0o600)
+
+
 class FactStore:
     """The facts of one home; safe to share between threads (one connection, one lock).
 
@@ -161,7 +176,7 @@ class FactStore:
 
     def __init__(self, path: Path, *, use_fts: bool = True, timeout: float = 5.0) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _private_file(path)
         self._lock = threading.RLock()
         try:
             self._db = sqlite3.connect(

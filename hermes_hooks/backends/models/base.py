@@ -10,6 +10,7 @@ from typing import Any, Final
 
 import attrs
 
+from hermes_hooks.backends.http import DEFAULT_MAX_RESPONSE_BYTES
 from hermes_hooks.errors import ConfigError, HermesHooksError
 
 __all__ = [
@@ -31,6 +32,9 @@ StreamSink = Callable[[str, str], None]
 ``"text"`` or ``"reasoning"``."""
 
 DEFAULT_PROVIDER: Final = "offline"
+
+DEFAULT_DEADLINE: Final = 300.0
+"""Seconds one model request may take in all when ``model.timeout`` is not set."""
 """The provider used when ``config.yaml`` names none: embedded, deterministic, no network."""
 
 
@@ -291,6 +295,12 @@ class ModelSettings:
         written in ``config.yaml``.
     :param timeout: the read timeout: seconds to wait for the server's answer
         (``model.read_timeout``, or ``model.timeout``).
+    :param deadline: seconds the whole request may take, connect, headers and body
+        (``model.timeout``; 300 s when it is not set), so a server that sends a byte a second
+        is cut off; see :mod:`hermes_hooks.backends.http`.
+    :param max_response_bytes: the most bytes of one answer, once decoded
+        (``model.max_response_bytes``, 64 MiB by default): a gzip bomb or a huge body is
+        refused at the bound.
     :param connect_timeout: seconds to wait for a connection (``model.connect_timeout``).
     :param max_retries: how often a retryable failure is tried again.
     :param retry_backoff: seconds before the first retry, doubled for each further one.
@@ -309,6 +319,8 @@ class ModelSettings:
     temperature: float | None = None
     max_tokens: int | None = None
     connect_timeout: float = 10.0
+    deadline: float = DEFAULT_DEADLINE
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     entries: Mapping[str, ProviderEntry] = attrs.field(factory=dict, hash=False)
 
     def entry(self, name: str) -> ProviderEntry:
@@ -347,6 +359,10 @@ class ModelSettings:
         provider = _optional(section.get("provider"), str, "provider", where)
         name = section.get("name", section.get("model", section.get("default")))
         timeout = _positive(section, ("read_timeout", "timeout"), where)
+        whole = _positive(section, ("timeout",), where)
+        size = _optional(section.get("max_response_bytes"), int, "max_response_bytes", where)
+        if size is not None and size <= 0:
+            raise ConfigError(f"{where}: model.max_response_bytes must be above 0, found {size}")
         connect = _positive(section, ("connect_timeout",), where)
         retries = _optional(section.get("max_retries"), int, "max_retries", where)
         backoff = _optional(section.get("retry_backoff"), (int, float), "retry_backoff", where)
@@ -364,6 +380,8 @@ class ModelSettings:
             temperature=float(temperature) if temperature is not None else None,
             max_tokens=_optional(section.get("max_tokens"), int, "max_tokens", where),
             connect_timeout=connect if connect is not None else 10.0,
+            deadline=whole if whole is not None else DEFAULT_DEADLINE,
+            max_response_bytes=size if size is not None else DEFAULT_MAX_RESPONSE_BYTES,
             entries=entries,
         )
 

@@ -100,6 +100,8 @@ class OpenAICompatibleModel(HttpModel):
             api_key=api_key,
             timeout=settings.timeout,
             connect_timeout=settings.connect_timeout,
+            deadline=settings.deadline,
+            max_response_bytes=settings.max_response_bytes,
         )
 
     def complete(

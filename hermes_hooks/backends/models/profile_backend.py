@@ -231,6 +231,8 @@ class ProfileBackend(ModelBackend):
             api_key=resolved.api_key,
             timeout=settings.timeout,
             connect_timeout=settings.connect_timeout,
+            deadline=settings.deadline,
+            max_response_bytes=settings.max_response_bytes,
             profile=self.profile,
             provider=name,
         )

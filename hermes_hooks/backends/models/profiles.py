@@ -220,20 +220,20 @@ class ProviderProfile:
         headers.update(self.default_headers)
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        try:
-            with (
-                httpx.Client(timeout=timeout) as client,
-                client.stream("GET", url, headers=headers) as response,
-            ):
-                response.raise_for_status()
-                body = b""
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_MODELS_RESPONSE_BYTES:
-                        raise ValueError(f"the model catalog at {url} is too large")
-            import json
+        from hermes_hooks.backends.http import Bounds, read_response
 
-            data = json.loads(body)
+        try:
+            with httpx.Client(timeout=timeout) as client:
+                fetched = read_response(
+                    client,
+                    "GET",
+                    url,
+                    bounds=Bounds(deadline=timeout, max_bytes=MAX_MODELS_RESPONSE_BYTES),
+                    headers=headers,
+                )
+            if fetched.status_code >= 400:
+                raise ValueError(f"HTTP {fetched.status_code} from {url}")
+            data = fetched.json()
             items = data if isinstance(data, list) else data.get("data", [])
             return [str(m["id"]) for m in items if isinstance(m, dict) and "id" in m]
         except Exception as exc:  # as in Hermes: the caller falls back to fallback_models

@@ -9,7 +9,8 @@ rate-limited together do not come back together); when the server said how long 
 than :data:`MAX_RETRY_AFTER` is not waited for: the failure is final.
 
 The host's turn loop (``hermes_hooks.host.requests``) waits with :func:`retry_delay` between
-attempts, firing the API hooks for each; ``ctx.llm`` retries with :func:`call_with_retries`.
+attempts, firing the API hooks for each; ``ctx.llm`` retries with :func:`call_with_retries`,
+which runs on tenacity (the waits are :func:`retry_delay`'s).
 """
 
 from __future__ import annotations
@@ -108,16 +109,39 @@ def call_with_retries(
     :param on_retry: told ``(retry, error, delay)`` before each wait.
     :raises ModelError: the last failure, when no retry is left or allowed.
     """
-    retry = 0
-    while True:
-        try:
-            return call()
-        except ModelError as error:
-            delay = retry_delay(retry, error, backoff=backoff) if retry < max_retries else None
-            if delay is None:
-                raise
-            logger.debug("model request failed (%s); retry %d in %.2f s", error, retry + 1, delay)
-            if on_retry is not None:
-                on_retry(retry, error, delay)
-            sleep(delay)
-            retry += 1
+    import tenacity  # here: only a retried call needs it
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome is not None else None
+        assert isinstance(error, ModelError)
+        delay = retry_delay(state.attempt_number - 1, error, backoff=backoff)
+        return delay if delay is not None else 0.0
+
+    def retryable(state: tenacity.RetryCallState) -> bool:
+        error = state.outcome.exception() if state.outcome is not None else None
+        return (
+            isinstance(error, ModelError)
+            and state.attempt_number <= max_retries
+            and retry_delay(state.attempt_number - 1, error, backoff=backoff) is not None
+        )
+
+    def before_sleep(state: tenacity.RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        assert isinstance(error, ModelError)
+        delay = state.upcoming_sleep
+        retry = state.attempt_number - 1
+        logger.debug("model request failed (%s); retry %d in %.2f s", error, retry + 1, delay)
+        if on_retry is not None:
+            on_retry(retry, error, delay)
+
+    def pause(seconds: float) -> None:
+        sleep(seconds)
+
+    retrying = tenacity.Retrying(
+        retry=retryable,
+        wait=wait,
+        sleep=pause,
+        before_sleep=before_sleep,
+        reraise=True,
+    )
+    return retrying(call)

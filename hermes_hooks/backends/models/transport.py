@@ -1,5 +1,8 @@
 """One HTTP model request: timeouts, failures classified, ``Retry-After`` read, keys redacted.
 
+The answer is read through :func:`hermes_hooks.backends.http.read_response`: ``model.timeout``
+bounds the whole request and ``model.max_response_bytes`` its decoded size.
+
 :class:`HttpModel` is the base of the clients that speak a provider's wire protocol over
 ``httpx`` (:class:`~hermes_hooks.backends.models.openai_compat.OpenAICompatibleModel`,
 :class:`~hermes_hooks.backends.models.anthropic.AnthropicMessagesModel`). It makes one attempt
@@ -17,12 +20,21 @@ headers with the key replaced by ``***``.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import httpx
 
 from hermes_hooks import __version__
+from hermes_hooks.backends.http import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    Bounds,
+    DeadlineExceeded,
+    Fetched,
+    ResponseTooLarge,
+    read_response,
+)
 from hermes_hooks.backends.models.base import ModelError, ModelProvider
 from hermes_hooks.backends.models.profiles import OMIT_TEMPERATURE, ProviderProfile
 from hermes_hooks.backends.models.retry import parse_retry_after
@@ -42,13 +54,52 @@ _SECRET_HEADERS: Final = frozenset({"authorization", "x-api-key", "api-key", "x-
 _MIN_SECRET: Final = 4  # a shorter "key" would redact ordinary words
 
 
+def secret_forms(secret: str) -> set[str]:
+    """Every form of *secret* a server or a library may show: as it is, lower- and upper-cased,
+    URL-encoded, base64 (of the key and of ``Bearer <key>``), and escaped by ``repr``."""
+    import base64
+    import urllib.parse
+
+    forms = {secret, secret.lower(), secret.upper(), repr(secret)[1:-1]}
+    for quoted in (urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)):
+        forms |= {quoted, quoted.lower()}
+    for raw in (secret, f"Bearer {secret}"):
+        encoded = base64.b64encode(raw.encode()).decode()
+        forms |= {encoded, encoded.rstrip("=")}
+    return {form for form in forms if len(form) >= _MIN_SECRET}
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Return ``text`` with every secret in it replaced by :data:`REDACTED`."""
-    for secret in sorted(
-        {s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True
-    ):
-        text = text.replace(secret, REDACTED)
+    """Return ``text`` with every secret in it replaced by :data:`REDACTED`: every form
+    :func:`secret_forms` knows, and a truncated prefix of at least half the key (12 characters
+    or more), matched without regard to case."""
+    keys = {s for s in secrets if s and len(s) >= _MIN_SECRET}
+    forms = set().union(*(secret_forms(s) for s in keys)) if keys else set()
+    for form in sorted(forms, key=len, reverse=True):
+        text = re.sub(re.escape(form), REDACTED, text, flags=re.IGNORECASE)
+    for key in keys:
+        shortest = max(12, len(key) // 2)
+        if len(key) > shortest:
+            prefixes = "|".join(re.escape(key[:n]) for n in range(len(key) - 1, shortest - 1, -1))
+            text = re.sub(prefixes, REDACTED, text, flags=re.IGNORECASE)
     return text
+
+
+def clean_key(api_key: str | None) -> str | None:
+    """Return *api_key* without the whitespace around it (a key file with CRLF line ends).
+
+    :raises ModelError: a control character remains inside it (it is not shown).
+    """
+    if api_key is None:
+        return None
+    key = api_key.strip()
+    if any(ord(c) < 32 or ord(c) == 127 for c in key):
+        raise ModelError(
+            f"the API key ({len(key)} characters) holds a control character inside it; expected "
+            f"one line of text (check the file or variable it is read from)",
+            reason="auth",
+        )
+    return key or None
 
 
 def _reason_for(status: int) -> str:
@@ -61,7 +112,7 @@ def _reason_for(status: int) -> str:
     return "bad_request"
 
 
-def _error_text(response: httpx.Response) -> str:
+def _error_text(response: Fetched) -> str:
     """The error message a provider sent: OpenAI's and Anthropic's shapes, else the body."""
     try:
         data = response.json()
@@ -83,6 +134,8 @@ class HttpModel(ModelProvider):
     :param api_key: the key, sent the way the subclass says; ``None`` sends none.
     :param timeout: the read timeout: seconds to wait for the answer.
     :param connect_timeout: seconds to wait for a connection.
+    :param deadline: seconds the whole request may take (``model.timeout``); ``None`` for none.
+    :param max_response_bytes: the most bytes of one answer, decoded.
     :param profile: the provider profile whose quirks apply (headers, temperature, hooks).
     :param provider: the name reported as :attr:`provider` (the profile's by default).
     :param client: an ``httpx.Client`` to use instead of making one (it is not closed here).
@@ -98,6 +151,8 @@ class HttpModel(ModelProvider):
         api_key: str | None = None,
         timeout: float = 60.0,
         connect_timeout: float = 10.0,
+        deadline: float | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         profile: ProviderProfile | None = None,
         provider: str | None = None,
         client: httpx.Client | None = None,
@@ -109,7 +164,9 @@ class HttpModel(ModelProvider):
             self.provider = provider
         elif profile is not None:
             self.provider = profile.name
+        api_key = clean_key(api_key)
         self.timeouts = httpx.Timeout(timeout, connect=connect_timeout)
+        self.bounds = Bounds(deadline=deadline, max_bytes=max_response_bytes)
         self._secrets = (api_key,) if api_key else ()
         headers = {"User-Agent": f"hermes-hooks/{__version__}"}
         if profile is not None:
@@ -240,7 +297,28 @@ class HttpModel(ModelProvider):
             logger.debug("%s: POST %s headers=%s", self.provider, url, self.redact(str(shown)))
         who = f"{url} ({self.provider})"
         try:
-            response = self._client.post(url, json=dict(body), headers=sent)
+            response = read_response(
+                self._client,
+                "POST",
+                url,
+                bounds=self.bounds,
+                timeout=self.timeouts,
+                headers=sent,
+                json=dict(body),
+            )
+        except DeadlineExceeded as exc:
+            raise ModelError(
+                f"{who} did not finish in time: the whole request took more than "
+                f"{exc.deadline:g} s (model.timeout)",
+                retryable=True,
+                reason="timeout",
+            ) from exc
+        except ResponseTooLarge as exc:
+            raise ModelError(
+                f"{who} sent an answer larger than {exc.max_bytes} bytes once decoded "
+                f"(model.max_response_bytes); not read further",
+                reason="bad_response",
+            ) from exc
         except httpx.TimeoutException as exc:
             kind = "connect" if isinstance(exc, httpx.ConnectTimeout) else "read"
             limit = self.timeouts.connect if kind == "connect" else self.timeouts.read
@@ -250,7 +328,7 @@ class HttpModel(ModelProvider):
                 retryable=True,
                 reason="timeout",
             ) from exc
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, ValueError) as exc:
             raise ModelError(
                 f"cannot reach {who}: {self.redact(str(exc))}", retryable=True, reason="connection"
             ) from exc
