@@ -380,11 +380,11 @@ def _empty_round_trip() -> Any:
 def update_config(home: Path, mutate: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """Load ``config.yaml``, let *mutate* change it in place, and write it back atomically.
 
-    The whole read-modify-write holds an exclusive lock on ``.config.yaml.lock`` (hidden)
-    next to the file the config really is (a ``config.yaml`` that is a symlink locks its
-    target's lock, so two homes sharing one file never lose each other's updates). Keys
-    *mutate* does not touch are kept, and so are the file's comments, order and style; nothing is written when *mutate*
-    changes nothing. A file that is not valid YAML, or that has a key twice, is never
+    The whole read-modify-write holds an exclusive lock on ``.config.yaml.lock`` (hidden) next
+    to the file the config really is (a ``config.yaml`` that is a symlink locks its target's
+    lock, so two homes sharing one file never lose each other's updates). Keys *mutate* does not
+    touch are kept, and so are the file's comments, order and style; nothing is written when
+    *mutate* changes nothing. A file that is not valid YAML, or that has a key twice, is never
     overwritten.
 
     *mutate* sees the plain data (as :func:`load_config` reads it). Only the top-level sections
