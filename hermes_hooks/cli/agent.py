@@ -210,18 +210,25 @@ def gateway() -> None:
 @gateway.command("run")
 @click.option("--max-workers", type=click.IntRange(1, 256), default=16, show_default=True,
               help="Agent turns that may run at once (one thread each).")
+@click.option("--dashboard", "with_dashboard", is_flag=True,
+              help="Also serve the dashboard on 127.0.0.1, observing this gateway.")
+@click.option("--dashboard-port", default=9119, show_default=True,
+              type=click.IntRange(0, 65535), help="The dashboard's port (0: any free port).")
 @click.pass_context
-def run(ctx: click.Context, max_workers: int) -> None:
+def run(ctx: click.Context, max_workers: int, with_dashboard: bool, dashboard_port: int) -> None:
     """Connect every enabled platform and answer its chats until SIGINT or SIGTERM.
 
     A platform is enabled by gateway.platforms.<name>.enabled in config.yaml, or by its
     plugin from the environment (IRC_SERVER and IRC_CHANNEL for IRC, say). On SIGINT or
     SIGTERM the turns in flight finish (at most gateway.drain_timeout seconds), every
-    adapter disconnects and every session closes; the exit status is then 0.
+    adapter disconnects and every session closes; the exit status is then 0. With
+    --dashboard the dashboard runs beside it on loopback and shows this gateway's own
+    figures (its address, with the session token, is printed on stderr).
 
     \b
-    Example:
+    Examples:
       hermes gateway run
+      hermes gateway run --dashboard --dashboard-port 0
     """
     import asyncio
     import signal
@@ -230,6 +237,7 @@ def run(ctx: click.Context, max_workers: int) -> None:
 
     pm, model, settings = open_host(ctx)
     runner = GatewayRunner(pm, model, max_workers=max_workers, **_session_options(settings))
+    board = _start_dashboard(pm, dashboard_port) if with_dashboard else None
 
     def ready() -> None:
         names = ", ".join(sorted(runner.states)) or "none"
@@ -245,8 +253,23 @@ def run(ctx: click.Context, max_workers: int) -> None:
         status = asyncio.run(main())
     finally:
         model.close()
+        if board is not None:
+            board.stop()
     click.echo("gateway stopped", err=True)
     ctx.exit(status)
+
+
+def _start_dashboard(pm: Any, port: int) -> Any:
+    """Serve the dashboard beside the gateway, observing its manager; say where on stderr."""
+    from hermes_hooks.dashboard import start_dashboard
+    from hermes_hooks.errors import HermesHooksError
+
+    try:
+        board = start_dashboard(pm, port=port)
+    except HermesHooksError as exc:
+        raise click.ClickException(f"the dashboard cannot start: {exc}") from exc
+    click.echo(f"dashboard: {board.url}", err=True)
+    return board
 
 
 @gateway.command("status")
