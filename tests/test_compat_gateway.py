@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.host import create_manager
 from hermes_hooks.plugins.manager import PluginManager
-from plugin_builders import isolated_home, user_plugin, write_config
 
 
 def served(name: str) -> Any:

@@ -9,11 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, PlatformConfig
-from hermes_hooks.host import create_manager
-from hermes_hooks.host.gateway_runner import GatewayRunner, backoff_delay
-from hermes_hooks.plugins.manager import PluginManager
 from gateway_support import (
     HA_PLUGIN,
     IRC_PLUGIN,
@@ -28,6 +23,11 @@ from gateway_support import (
     running,
 )
 from plugin_builders import isolated_home, user_plugin, write_config
+
+from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, PlatformConfig
+from hermes_hooks.host import create_manager
+from hermes_hooks.host.gateway_runner import GatewayRunner, backoff_delay
+from hermes_hooks.plugins.manager import PluginManager
 
 
 @pytest.fixture
