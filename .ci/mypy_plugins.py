@@ -14,8 +14,8 @@ from pathlib import Path
 
 from mypy import build
 from mypy.errors import CompileError
-from mypy.find_sources import BuildSource
 from mypy.main import process_options
+from mypy.modulefinder import BuildSource
 
 ROOT = Path(__file__).resolve().parent.parent
 
