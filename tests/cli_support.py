@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -23,9 +24,11 @@ from plugin_builders import isolated_home
 from hermes_hooks.cli import cli
 
 
-def read_config(home: Path) -> object:
-    """Return the parsed ``config.yaml``."""
-    return yaml.safe_load((home / "config.yaml").read_text(encoding="utf-8"))
+def read_config(home: Path) -> dict[str, Any]:
+    """Return the parsed ``config.yaml`` (a mapping)."""
+    config = yaml.safe_load((home / "config.yaml").read_text(encoding="utf-8"))
+    assert isinstance(config, dict), config
+    return config
 
 
 GOOD = """\

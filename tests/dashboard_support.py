@@ -44,7 +44,8 @@ def dashboard_client(
     counters = HookCounters().attach(pm)
     app = build_app(pm, gate=gate, counters=counters, limits=limits)
     client = TestClient(app)
-    client.app_state = app.state  # type: ignore[attr-defined]
+    # The tests read the app's State here; TestClient.app_state is typed as its lifespan dict.
+    client.app_state = app.state  # type: ignore[assignment]
     if signed_in and mode != "gated":
         assert client.get(f"/?token={gate.token}", follow_redirects=False).status_code == 303
     else:

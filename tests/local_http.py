@@ -35,14 +35,14 @@ class Request:
         """Return the multipart parts as ``(field name, filename, bytes)``."""
         head = f"Content-Type: {self.headers['content-type']}\r\n\r\n".encode()
         message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + self.body)
-        return [
-            (
-                part.get_param("name", header="content-disposition"),
-                part.get_filename(),
-                part.get_payload(decode=True),
-            )
-            for part in message.iter_parts()
-        ]
+        parts = []
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            payload = part.get_payload(decode=True)
+            assert isinstance(name, str), part
+            assert isinstance(payload, bytes), part
+            parts.append((name, part.get_filename(), payload))
+        return parts
 
 
 def as_json(data: Any, status: int = 200) -> Answer:

@@ -304,7 +304,7 @@ def test_async_and_sync_plugins_answer_the_same_on_both_paths(
     home.add_plugin("sync_guard", SYNC_GUARD)
     pm = load(home, timeout)
     hooks = Hooks(pm)
-    call = {"tool_name": "write_file", "args": {"path": "/etc/passwd"}}
+    call: dict[str, Any] = {"tool_name": "write_file", "args": {"path": "/etc/passwd"}}
 
     sync_decision = hooks.pre_tool_call(**call)
     sync_text = hooks.transform_tool_result(tool_name="t", args={}, result="done")

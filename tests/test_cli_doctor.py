@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import GOOD, hermes, home, invoke
@@ -359,7 +360,7 @@ def test_doctor_says_which_hermes_modules_a_plugin_imports(tmp_path: Path) -> No
     )
     result = hermes(tmp_path / "home", "plugins", "doctor", str(folder), "--json")
     report = json.loads(result.stdout)["plugins"][0]
-    by_level: dict[str, list[dict[str, object]]] = {}
+    by_level: dict[str, list[dict[str, Any]]] = {}
     for finding in report["findings"]:
         by_level.setdefault(finding["level"], []).append(finding)
     init = str(folder / "__init__.py")

@@ -13,6 +13,7 @@ from cli_support import GOOD, hermes, home, invoke, read_config
 from plugin_builders import write_plugin
 
 from hermes_hooks.admin import install as installer
+from hermes_hooks.errors import InstallError
 
 __all__ = ["home"]
 
@@ -128,10 +129,10 @@ def test_plugin_target_refuses_names_and_links_leading_out(tmp_path: Path) -> No
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     for name in (".", "..", "a/b", "a\\b", "x..y", "Upper", ""):
-        with pytest.raises(installer.InstallError, match="is refused"):
+        with pytest.raises(InstallError, match="is refused"):
             installer.plugin_target(plugins, name)
     (plugins / "link").symlink_to(tmp_path)
-    with pytest.raises(installer.InstallError, match="outside"):
+    with pytest.raises(InstallError, match="outside"):
         installer.plugin_target(plugins, "link")
     assert installer.plugin_target(plugins, "fine") == plugins / "fine"
 

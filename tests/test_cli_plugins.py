@@ -117,11 +117,11 @@ def test_tool_override_needs_consent_and_no_terminal_means_no(home: Path) -> Non
 
     granted = invoke("plugins", "enable", "shell", "--allow-tool-override")
     assert "Allowed 'shell' to replace host tools" in granted.output
-    entries = read_config(home)["plugins"]["entries"]  # type: ignore[index]
+    entries = read_config(home)["plugins"]["entries"]
     assert entries == {"shell": {"allow_tool_override": True}}
 
     invoke("plugins", "enable", "shell", "--no-allow-tool-override")
-    entries = read_config(home)["plugins"]["entries"]  # type: ignore[index]
+    entries = read_config(home)["plugins"]["entries"]
     assert entries == {"shell": {"allow_tool_override": False}}
 
 
@@ -137,7 +137,7 @@ def test_tool_override_is_asked_once_on_a_terminal(
     user_plugin(home, "plain", GOOD)
     asked = invoke("plugins", "enable", "shell", input="y\n")
     assert "Allow it to replace host tools?" in asked.output
-    assert read_config(home)["plugins"]["entries"]["shell"] == {"allow_tool_override": True}  # type: ignore[index]
+    assert read_config(home)["plugins"]["entries"]["shell"] == {"allow_tool_override": True}
     again = invoke("plugins", "enable", "shell")
     assert again.output == "Plugin 'shell' is already enabled.\n"
     # A plugin that registers no override is not asked about it.

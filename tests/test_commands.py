@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from plugin_builders import PluginHome, home, info
+from recording import noted
 
 from hermes_hooks.errors import PluginLoadError, RegistrationError
 from hermes_hooks.plugins.manager import PluginManager
@@ -72,8 +73,8 @@ def test_registered_under_normalised_name(commands: CommandRegistry) -> None:
     assert command.name == "deploy-now"
     assert command.owner == "plug"
     assert command.description == "Ship it"
-    assert commands.get("/DEPLOY NOW") is command
     assert command.handler("x") == "reply:x"
+    assert commands.get("/DEPLOY NOW") is command
 
 
 def test_defaults_as_hermes(commands: CommandRegistry) -> None:
@@ -85,7 +86,8 @@ def test_defaults_as_hermes(commands: CommandRegistry) -> None:
     def mode(name: str) -> str | None:
         command = commands.get(name)
         assert command is not None
-        return command.argument_mode
+        argument_mode: str | None = command.argument_mode
+        return argument_mode
 
     plain, hinted = commands.get("plain"), commands.get("hinted")
     assert plain is not None
@@ -215,10 +217,10 @@ def test_cli_subparsers_with_func_defaults(cli_commands: CliCommandRegistry) -> 
         sub = parser.add_subparsers(dest="action")
         add = sub.add_parser("add")
         add.add_argument("name")
-        add.set_defaults(func=lambda args: calls.append(("add", args.name)) or "added")
+        add.set_defaults(func=lambda args: noted(calls, ("add", args.name), "added"))
         rm = sub.add_parser("rm")
         rm.add_argument("name")
-        rm.set_defaults(func=lambda args: calls.append(("rm", args.name)) or "removed")
+        rm.set_defaults(func=lambda args: noted(calls, ("rm", args.name), "removed"))
 
     cli_commands.register_cli_command("crm", "Contacts", setup, owner="plug")
     command = cli_commands.get("crm")

@@ -188,7 +188,7 @@ def test_a_provider_registered_at_import_is_owned_by_its_plugin(home: PluginHome
     from agent.image_gen_registry import register_provider
 
     with pytest.raises(TypeError, match="expects an ImageGenProvider instance, got str"):
-        register_provider("not a provider")  # type: ignore[arg-type]
+        register_provider("not a provider")
 
 
 # -- tools.registry and hermes_constants: the spotify and disk-cleanup shapes -------------------
@@ -307,7 +307,9 @@ def test_hermes_constants_answer_for_the_manager_loading_and_calling_the_plugin(
         ("register", str(home.root), None),
         ("terminal", str(home.root), "hermes.observer.v1"),
     ] == state.SEEN
-    reply = json.loads(pm.commands.get("cleanup-like").handler(""))
+    command = pm.commands.get("cleanup-like")
+    assert command is not None
+    reply = json.loads(command.handler(""))
     assert reply["cache"] == str(home.root / "image_cache")  # the legacy folder holds a file
     assert reply["home"] == str(home.root)  # not under ~: the full path
     assert "image_generate" in reply["tools"]
@@ -460,7 +462,9 @@ def test_a_google_meet_shaped_plugin_imports_itself_once(home: PluginHome) -> No
     assert plugins.meet_like.process_manager is own.pm  # one module, one STATE
     assert own.LOADS == ["init"]  # imported once: no second copy ran
     assert json.loads(pm.tools.dispatch("meet_status", {}))["alive"] is True
-    assert json.loads(pm.cli_commands.get("meet").run([]))["home"] == str(home.root)
+    meet = pm.cli_commands.get("meet")
+    assert meet is not None
+    assert json.loads(meet.run([]))["home"] == str(home.root)
     Hooks(pm).on_session_finalize(session_id="s")
     assert json.loads(pm.tools.dispatch("meet_status", {}))["alive"] is False
     pm.unload_plugin("meet_like")

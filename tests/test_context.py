@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import re
@@ -83,7 +84,7 @@ def test_plugin_sees_its_context_during_register(home: PluginHome) -> None:
     pm = home.load()
     context_of(pm, "ctx_during")
 
-    import hermes_plugins.ctx_during as module
+    module = importlib.import_module("hermes_plugins.ctx_during")
 
     assert module.seen["id"] == "ctx_during"
     assert module.seen["name"] == "ctx_during"
@@ -132,7 +133,7 @@ def test_register_hook_by_hermes_keyword_names(home: PluginHome) -> None:
 
     pm.invoke_hook("on_session_start", session_id="s1", model="m", platform="cli")
 
-    import hermes_plugins.ctx_hook as module
+    module = importlib.import_module("hermes_plugins.ctx_hook")
 
     assert module.started == ["s1"]
     assert info(pm, "ctx_hook").hooks == ("on_session_start",)

@@ -5,6 +5,7 @@ and an OpenID Connect login against a local identity provider."""
 from __future__ import annotations
 
 import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ SECRET = "s3cr3t-drain-credential-0123456789abcdef"
 
 
 @pytest.fixture
-def auth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def auth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = isolated_home(tmp_path, monkeypatch)
     auth_plugins(home)
     monkeypatch.setenv("HERMES_DASHBOARD_DRAIN_SECRET", SECRET)
@@ -49,14 +50,14 @@ def replace_cookie(client: Any, name: str, value: str) -> None:
 def test_the_served_module_is_hermes_contract(auth_home: Path) -> None:
     pm = manager(auth_home)
     with pm.activate():
-        from hermes_cli.dashboard_auth import (  # type: ignore[import-not-found]
+        from hermes_cli.dashboard_auth import (
             DashboardAuthProvider,
             Session,
             get_provider,
             list_session_providers,
             list_token_providers,
         )
-        from hermes_cli.dashboard_auth.token_auth import (  # type: ignore[import-not-found]
+        from hermes_cli.dashboard_auth.token_auth import (
             is_token_route,
         )
 

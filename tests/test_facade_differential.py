@@ -59,7 +59,7 @@ def impl_specs(values: list[object], wrap_actions: list[Wrap]) -> st.SearchStrat
 
 
 #: The result list each wrapper's teardown received in the last raw call, in teardown order.
-INCOMING: list[list[Any]] = []
+INCOMING: list[list[Any] | None] = []
 
 
 def make_plugin(hook: str, index: int, spec: ImplSpec, log: list[str]) -> object:
@@ -253,7 +253,8 @@ def test_pre_tool_call_matches_pluggy(specs: list[ImplSpec]) -> None:
     kwargs = {**ids, "tool_name": "terminal", "args": args, "api_request_id": ""}
     kwargs["middleware_trace"] = []
     raw, decision = run_both(pm, "pre_tool_call", kwargs, dict(kwargs), log)
-    plain = list(INCOMING[0]) if INCOMING else raw
+    first = INCOMING[0] if INCOMING else None
+    plain = list(first) if first is not None else raw
     expected = reference_decision(args, gate_results(plain, specs, log))
     assert decision.action == expected["action"]
     assert dict(decision.args) == expected["args"]

@@ -177,7 +177,8 @@ def case(
     family: FamilyCase = request.param
     home = isolated_home(tmp_path, monkeypatch)
     user_plugin(home, "bad-backend", COMMON + family.code, manifest={"kind": "backend"})
-    write_config(home, ["bad-backend"], **{family.section: {family.key: "bad", "timeout": 0.5}})
+    sections: dict[str, Any] = {family.section: {family.key: "bad", "timeout": 0.5}}
+    write_config(home, ["bad-backend"], **sections)
     return family, home
 
 

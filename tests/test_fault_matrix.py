@@ -329,7 +329,7 @@ def fault_log() -> Iterator[types.ModuleType]:
     module.RELEASE = threading.Event()  # type: ignore[attr-defined]
     sys.modules[LOG_MODULE] = module
     yield module
-    module.RELEASE.set()  # type: ignore[attr-defined]
+    module.RELEASE.set()
     del sys.modules[LOG_MODULE]
 
 

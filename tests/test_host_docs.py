@@ -40,7 +40,7 @@ def test_facade_reference_example_runs(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_the_turn_diagram_lists_the_hooks_in_the_order_the_host_fires_them() -> None:
-    from test_host_turn import ONE_TOOL_TURN
+    from host_helpers import ONE_TOOL_TURN
 
     text = (DOCS / "explanation" / "turn.md").read_text(encoding="utf-8")
     diagram = text[text.index("```mermaid") : text.index("```", text.index("```mermaid") + 3)]

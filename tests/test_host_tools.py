@@ -20,6 +20,7 @@ from host_helpers import (
     tool_call,
 )
 from plugin_builders import isolated_home, user_plugin, write_config
+from recording import noted
 
 from hermes_hooks.host import ApprovalRequest, Session, TerminalApprover, create_manager
 from hermes_hooks.host.tools import install_builtin_tools, make_terminal, read_file
@@ -62,7 +63,7 @@ def test_block_beats_approve_beats_modify_across_plugin_folders(home: Path, tmp_
         tmp_path,
         "run `touch nope`",
         ["a-block", "b-approve", "c-modify"],
-        approver=lambda r: asked.append(r) or "once",
+        approver=lambda r: noted(asked, r, "once"),
     )
     (call,) = result.tool_calls
     assert (call.status, call.decided_by, call.error_type) == ("blocked", "a-block", "plugin_block")
@@ -97,7 +98,7 @@ def test_approve_asks_then_runs_with_the_modified_args(home: Path, tmp_path: Pat
         tmp_path,
         "run `touch original`",
         ["b-approve", "c-modify"],
-        approver=lambda r: asked.append(r) or "once",
+        approver=lambda r: noted(asked, r, "once"),
     )
     (request,) = asked
     assert (request.command, request.description, request.pattern_key) == (
@@ -146,7 +147,7 @@ def test_a_session_approval_is_remembered_for_its_rule(home: Path, tmp_path: Pat
     write_config(home, ["recorder", "b-approve"])
     asked: list[str] = []
     session = Session(
-        create_manager(home), cwd=tmp_path, approver=lambda r: asked.append(r.command) or "session"
+        create_manager(home), cwd=tmp_path, approver=lambda r: noted(asked, r.command, "session")
     )
     session.run_turn("run `touch one`")
     session.run_turn("run `touch two`")

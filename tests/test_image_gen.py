@@ -357,7 +357,7 @@ def test_unset_with_none_available_or_registered(home: Path) -> None:
     with pytest.raises(NoImageProviderError, match="no image generation provider is registered"):
         registry_with(home).select_provider()
     broken = Fake("broken")
-    broken.is_available = lambda: 1 / 0  # type: ignore[method-assign]
+    broken.is_available = lambda: bool(1 / 0)  # type: ignore[method-assign]
     registry = registry_with(home, Fake("openai", available=False), broken)
     with pytest.raises(NoImageProviderError, match=r"none|no image generation provider is avail"):
         registry.select_provider()
@@ -525,7 +525,7 @@ def test_source_images_are_checked_against_capabilities(pm: PluginManager) -> No
 
 def test_a_generate_without_image_url_is_told_apart(pm: PluginManager) -> None:
     class OldStyle(ImageGenProvider):
-        name = "old"  # type: ignore[assignment]
+        name = "old"
 
         def capabilities(self) -> dict[str, Any]:
             return {"modalities": ["text", "image"], "max_reference_images": 1}

@@ -20,7 +20,7 @@ import httpx
 import pytest
 import yaml
 from local_http import Request, Server, as_json, running
-from PIL import Image
+from PIL import Image, PngImagePlugin
 from plugin_builders import isolated_home, load as load_home
 
 from hermes_hooks import PluginManager
@@ -101,6 +101,7 @@ def test_local_is_the_default_on_a_fresh_home_and_says_it_is_a_placeholder(home:
     assert "not a generative model" in result["note"]
     with Image.open(cached(home, result)) as image:
         assert (image.format, image.size) == ("PNG", (1536, 1024))
+        assert isinstance(image, PngImagePlugin.PngImageFile)
         assert "placeholder" in image.text["Software"]
     info = pm.get_plugin_info("image_gen/local")
     assert info is not None
@@ -258,7 +259,9 @@ def test_openai_without_a_key_is_not_picked_and_not_called_but_says_why(
 ) -> None:
     configure(home, {"openai": {"base_url": server.url + "/v1"}})
     pm = load(home)
-    assert pm.image_gen.get_provider("openai").is_available() is False  # type: ignore[union-attr]
+    provider = pm.image_gen.get_provider("openai")
+    assert provider is not None
+    assert provider.is_available() is False
     assert generate(pm, prompt="x")["provider"] == "local"
     configure(home, {"provider": "openai", "openai": {"base_url": server.url + "/v1"}})
     result = generate(pm, prompt="x")

@@ -309,26 +309,24 @@ def test_base_exceptions_other_than_interrupts_are_isolated(
 def test_interrupts_are_not_isolated(
     home: Path, rec: Any, exc_type: type[BaseException], style: str
 ) -> None:
-    class Interrupting:
-        if style == "plain":
+    class Plain:
+        @hookimpl
+        def on_session_start(self, session_id: str) -> None:
+            raise exc_type
 
-            @hookimpl
-            def on_session_start(self, session_id: str) -> None:
-                raise exc_type
+    class NewWrapper:
+        @hookimpl(wrapper=True)
+        def on_session_start(self, session_id: str) -> Generator[None, Any, Any]:
+            yield from ()  # a generator that raises before its first yield
+            raise exc_type
 
-        elif style == "wrapper":
+    class OldWrapper:
+        @hookimpl(hookwrapper=True)
+        def on_session_start(self, session_id: str) -> Generator[None, Any, None]:
+            yield from ()
+            raise exc_type
 
-            @hookimpl(wrapper=True)
-            def on_session_start(self, session_id: str) -> Generator[None, Any, Any]:
-                raise exc_type
-                yield  # pragma: no cover
-
-        else:
-
-            @hookimpl(hookwrapper=True)
-            def on_session_start(self, session_id: str) -> Generator[None, Any, None]:
-                raise exc_type
-                yield  # pragma: no cover
+    Interrupting: type[object] = {"plain": Plain, "wrapper": NewWrapper}.get(style, OldWrapper)
 
     pm = PluginManager(home)
     pm.register(Interrupting(), name="interrupting")
@@ -503,8 +501,8 @@ def wrapped_pm(home: Path, wrapper: object) -> PluginManager:
 class WrapperFailsBeforeYield:
     @hookimpl(wrapper=True)
     def transform_tool_result(self) -> Generator[None, Any, Any]:
+        yield from ()
         raise ValueError("setup broke")
-        yield  # pragma: no cover
 
 
 class WrapperFailsAfterYield:
@@ -517,8 +515,7 @@ class WrapperFailsAfterYield:
 class WrapperNeverYields:
     @hookimpl(wrapper=True)
     def transform_tool_result(self) -> Generator[None, Any, Any]:
-        if False:  # a generator function that returns before its first yield
-            yield
+        yield from ()  # a generator function that returns before its first yield
         return "never"
 
 
@@ -659,8 +656,8 @@ def test_failing_wrapper_in_a_plugin_folder_is_counted(
 class OldFailsBeforeYield:
     @hookimpl(hookwrapper=True)
     def transform_tool_result(self) -> Generator[None, Any, None]:
+        yield from ()
         raise ValueError("setup broke")
-        yield  # pragma: no cover
 
 
 class OldFailsAfterYield:
@@ -673,8 +670,7 @@ class OldFailsAfterYield:
 class OldNeverYields:
     @hookimpl(hookwrapper=True)
     def transform_tool_result(self) -> Generator[None, Any, None]:
-        if False:
-            yield
+        yield from ()
 
 
 class OldYieldsTwice:
@@ -720,9 +716,9 @@ def test_well_behaved_old_style_hookwrapper_still_modifies_the_result(home: Path
 
 
 def _ordered_plugins(calls: list[str]) -> list[tuple[str, object]]:
-    def plugin(name: str, **opts: bool) -> object:
+    def plugin(name: str, tryfirst: bool = False, trylast: bool = False) -> object:
         class Impl:
-            @hookimpl(**opts)
+            @hookimpl(tryfirst=tryfirst, trylast=trylast)
             def on_session_start(self) -> None:
                 calls.append(name)
 
@@ -807,7 +803,7 @@ def test_strict_mode_reraises_the_original_exception_with_a_note(
         @hookimpl
         def on_session_start(self) -> None:
             try:
-                {}["missing"]
+                dict[str, int]()["missing"]
             except KeyError as cause:
                 exc = ValueError("boom")
                 rec.raised.append(exc)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ PROVIDERS = ["anthropic", "deepseek", "fireworks", "groq", "lmstudio", "mistral"
 
 
 @pytest.fixture
-def shipped(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def shipped(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The home, with the shipped plugins (the bundled model providers) discoverable."""
     monkeypatch.delenv("HERMES_BUNDLED_PLUGINS")
     for name in ("OPENROUTER_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_BASE_URL"):

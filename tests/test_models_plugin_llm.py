@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from host_helpers import ChatServer, ScriptedModel, chat_server, text
@@ -22,7 +23,7 @@ def manager(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     llm: dict[str, object] | None = None,
-    **config: object,
+    **config: Any,
 ) -> PluginManager:
     home = isolated_home(tmp_path, monkeypatch)
     user_plugin(home, "helper", "def register(ctx):\n    pass\n")
@@ -83,7 +84,7 @@ def test_overrides_without_trust_are_refused(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     llm: dict[str, object] | None,
-    kwargs: dict[str, str],
+    kwargs: dict[str, Any],
     match: str,
 ) -> None:
     pm = manager(tmp_path, monkeypatch, llm)
@@ -250,7 +251,10 @@ def test_async_calls_and_hermes_input_blocks(
 
     async def both() -> tuple[str, object]:
         plain = await llm.acomplete([{"role": "user", "content": "hi"}], purpose="async")
-        blocks = [PluginLlmTextInput("look"), PluginLlmImageInput(url="https://x.test/a.png")]
+        blocks: list[PluginLlmTextInput | PluginLlmImageInput] = [
+            PluginLlmTextInput("look"),
+            PluginLlmImageInput(url="https://x.test/a.png"),
+        ]
         structured = await llm.acomplete_structured(
             "Check", blocks, json_mode=True, schema_name="verdict"
         )

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("agents", reason="the 'openai-agents' extra is not installed")
 
-from agents import Agent, FunctionTool, RunConfig, Runner
+from agents import Agent, FunctionTool, RunConfig, Runner, Tool
 from agents.testing import ScriptedModel, assistant_message, function_call
 from cli_support import home  # noqa: F401  (home is a fixture)
 from mcp_support import add_readme_no_rm
@@ -92,7 +92,8 @@ def test_a_run_calls_a_plugin_tool_and_is_stopped_by_a_pre_tool_call_block(
             [assistant_message("done")],
         ]
     )
-    agent = Agent(name="helper", model=model, tools=hermes_tools(pm, names=["shout", "terminal"]))
+    tools: list[Tool] = [*hermes_tools(pm, names=["shout", "terminal"])]  # list is invariant
+    agent = Agent(name="helper", model=model, tools=tools)
     result = Runner.run_sync(
         agent, "go", hooks=HermesRunHooks(pm), run_config=RunConfig(tracing_disabled=True)
     )

@@ -10,7 +10,7 @@ import ast
 import inspect
 import random
 import warnings
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 
 import pluggy
@@ -41,6 +41,7 @@ def manager() -> PluggySeams:
 def test_our_wrapfail_error_is_worded_as_pluggys() -> None:
     def wrapper() -> Generator[None, object, object]:
         yield
+        return None
 
     gen = wrapper()
     with pytest.raises(RuntimeError) as ours:
@@ -154,9 +155,9 @@ DEFAULTS = {"text": "", "items": [], "mapping": {}}
 
 class WithDefaults(PluggySeams):
     def hook_defaults(self, spec_function: object) -> Mapping[str, object]:
-        return {
-            k: v for k, v in DEFAULTS.items() if k in inspect.signature(spec_function).parameters
-        }
+        assert callable(spec_function)
+        parameters = inspect.signature(spec_function).parameters
+        return {k: v for k, v in DEFAULTS.items() if k in parameters}
 
 
 def test_a_call_leaving_out_defaulted_arguments_gets_fresh_defaults_and_no_warning() -> None:
@@ -242,7 +243,7 @@ def test_a_full_call_is_passed_on_without_a_copy_and_historic_calls_keep_pluggys
 
 def _random_plugin(rng: random.Random, index: int) -> object:
     """A plugin with a few implementations of ``ping`` and ``pong`` (no spec), random options."""
-    namespace: dict[str, object] = {}
+    namespace: dict[str, Callable[..., object]] = {}
     for n in range(rng.randint(1, 3)):
         hook = rng.choice(["ping", "pong"])
         kind = rng.choice(["plain", "plain", "tryfirst", "trylast", "both", "wrapper", "old"])
@@ -259,18 +260,22 @@ def _random_plugin(rng: random.Random, index: int) -> object:
             if rng.random() < 0.5:
                 opts["tryfirst"] = True
 
-            def function(x: int) -> Generator[None, object, object]:
+            def wrapping(x: int) -> Generator[None, object, object]:
                 return (yield)
+
+            function: Callable[[int], object] = wrapping
         else:
 
-            def function(x: int) -> Generator[None, object, object]:  # type: ignore[misc]
+            def plain(x: int) -> None:
                 return None
+
+            function = plain
 
         namespace[f"impl_{n}"] = impl(**opts)(function)  # type: ignore[call-overload]
     return type(f"Plugin{index}", (), {k: staticmethod(v) for k, v in namespace.items()})()
 
 
-def _order(pm: pluggy.PluginManager, hook: str) -> list[tuple[str, str]]:
+def _order(pm: pluggy.PluginManager, hook: str) -> list[tuple[str, int]]:
     caller = getattr(pm.hook, hook, None)
     impls = caller.get_hookimpls() if caller is not None else []
     return [(i.plugin_name, id(i.function)) for i in impls]

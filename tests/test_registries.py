@@ -38,6 +38,11 @@ def test_registration_records_its_owner(registry: Registry[str]) -> None:
     assert len(registry) == 2
 
 
+def is_active(handle: Handle) -> bool:
+    """``handle.active`` read afresh: mypy keeps an asserted attribute narrowed across calls."""
+    return handle.active
+
+
 def test_handle_undoes_and_twice_is_harmless(registry: Registry[str]) -> None:
     handle = registry.register("a", "value", owner="plug")
     assert isinstance(handle, Handle)
@@ -46,7 +51,7 @@ def test_handle_undoes_and_twice_is_harmless(registry: Registry[str]) -> None:
 
     handle.unregister()
     assert registry.get("a") is None
-    assert not handle.active
+    assert not is_active(handle)
 
     handle.unregister()
     handle.dispose()  # Hermes' name for the same thing

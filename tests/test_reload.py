@@ -304,7 +304,7 @@ def test_a_reload_is_atomic_for_callers_in_other_threads(
                 ctx.register_hook("pre_llm_call", lambda **kw: f"{key}@{{LOADED_IN}}")
         """)  # fmt: skip
     write_config(home, enabled=keys)
-    rounds = __import__(ROUND_MODULE)
+    rounds: Any = __import__(ROUND_MODULE)
     pm = PluginManager(home)
     seen: list[tuple[int, frozenset[int]]] = []
     stop = threading.Event()

@@ -27,6 +27,7 @@ from hermes_hooks.testing import (
     HermesHome,
     HookRecorder,
     ScriptedSession,
+    ScriptedToolCall,
     ScriptMismatchError,
     tool_call,
 )
@@ -426,7 +427,7 @@ def test_two_recorders_on_one_manager_both_record(
 def test_a_scripted_turn_fires_every_hook_in_the_host_order(
     hermes_session: ScriptedSession,
 ) -> None:
-    from test_host_turn import ONE_TOOL_TURN
+    from host_helpers import ONE_TOOL_TURN
 
     result = hermes_session.run(
         "say hi", script=[tool_call("terminal", command="echo hi"), "It said hi."]
@@ -529,7 +530,7 @@ def test_approvals_go_to_the_approver_that_is_set(
         "def register(ctx):\n"
         "    ctx.register_hook('pre_tool_call', lambda: {'action': 'approve', 'message': 'ok?'})\n",
     )
-    script = [tool_call("terminal", command="echo yes"), "done"]
+    script: list[ScriptedToolCall | str] = [tool_call("terminal", command="echo yes"), "done"]
     assert hermes_session.run("a", script=script).tool_calls[0].status == "blocked"
     hermes_session.approver = lambda request: "once"
     result = hermes_session.run("b", script=script)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -646,13 +646,14 @@ def test_a_plugin_unloaded_cannot_register_through_the_ctx_it_kept(
     ctx = sys.modules["hermes_plugins.keeper"].CTX[0]
     pm.unload_all()
     assert not ctx.is_active
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: ctx.register_tool("kept", "x", {}, print),
         lambda: ctx.register_command("kept", print),
         lambda: ctx.register_cli_command("kept", "h", lambda parser: None),
         lambda: ctx.register_skill("kept", "plugin.yaml"),
         lambda: ctx.register_hook("on_session_start", print),
-    ):
+    )
+    for call in calls:
         with pytest.raises(RegistrationError, match="'keeper' is not enabled"):
             call()
     assert ctx.inject_message("still here?") is False

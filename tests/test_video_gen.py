@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from local_http import Request, Server, as_json, running
-from PIL import Image
+from PIL import GifImagePlugin, Image
 from plugin_builders import isolated_home, load, user_plugin, write_config
 
 from hermes_hooks import PluginManager
@@ -48,7 +48,7 @@ def in_cache(home: Path, result: dict[str, Any]) -> Path:
 
 def gif_frames(data: bytes) -> int:
     with Image.open(io.BytesIO(data)) as clip:
-        assert clip.format == "GIF"
+        assert isinstance(clip, GifImagePlugin.GifImageFile)
         return int(clip.n_frames)
 
 

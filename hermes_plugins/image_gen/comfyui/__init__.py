@@ -292,18 +292,19 @@ def _describe_refusal(response: Any) -> str:
     try:
         body = response.json()
     except ValueError:
-        return response.text[:500]
+        return str(response.text[:500])
     error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else str(error or body)
+    message = str(error.get("message")) if isinstance(error, dict) else str(error or body)
     node_errors = body.get("node_errors") if isinstance(body, dict) else None
     if node_errors:
         message += f"; node errors: {json.dumps(node_errors)[:500]}"
-    return str(message)
+    return message
 
 
 def _finished_image(entry: dict[str, Any], prompt_id: str) -> dict[str, str] | None:
     """Return ``/view`` parameters of the run's first image, ``None`` while it is running."""
-    status = entry.get("status") if isinstance(entry.get("status"), dict) else {}
+    found = entry.get("status")
+    status: dict[str, Any] = found if isinstance(found, dict) else {}
     if status.get("status_str") == "error":
         messages = [m for m in status.get("messages", []) if m and m[0] == "execution_error"]
         detail = messages[0][1].get("exception_message", "") if messages else ""

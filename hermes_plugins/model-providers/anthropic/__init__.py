@@ -3,7 +3,7 @@
 The key goes in ``x-api-key``; ``ANTHROPIC_BASE_URL`` points at a proxy or a gateway.
 """
 
-from hermes_hooks import ProviderProfile
+from hermes_hooks import PluginContext, ProviderProfile
 
 PROFILE = ProviderProfile(
     name="anthropic",
@@ -19,5 +19,5 @@ PROFILE = ProviderProfile(
 )
 
 
-def register(ctx):
+def register(ctx: PluginContext) -> None:
     ctx.register_model_provider(PROFILE)

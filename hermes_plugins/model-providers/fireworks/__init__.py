@@ -1,7 +1,7 @@
 """Fireworks AI: open models behind one API (chat completions).
 """
 
-from hermes_hooks import ProviderProfile
+from hermes_hooks import PluginContext, ProviderProfile
 
 PROFILE = ProviderProfile(
     name="fireworks",
@@ -18,5 +18,5 @@ PROFILE = ProviderProfile(
 )
 
 
-def register(ctx):
+def register(ctx: PluginContext) -> None:
     ctx.register_model_provider(PROFILE)

@@ -4,7 +4,7 @@ No model is suggested: name the one loaded (``hermes models use lmstudio --model
 qwen2.5-7b-instruct``). ``LM_API_KEY`` and ``LM_BASE_URL`` are Hermes' variables for it.
 """
 
-from hermes_hooks import ProviderProfile
+from hermes_hooks import PluginContext, ProviderProfile
 
 PROFILE = ProviderProfile(
     name="lmstudio",
@@ -17,5 +17,5 @@ PROFILE = ProviderProfile(
 )
 
 
-def register(ctx):
+def register(ctx: PluginContext) -> None:
     ctx.register_model_provider(PROFILE)

@@ -1,7 +1,7 @@
 """Mistral AI: Mistral's own models (chat completions).
 """
 
-from hermes_hooks import ProviderProfile
+from hermes_hooks import PluginContext, ProviderProfile
 
 PROFILE = ProviderProfile(
     name="mistral",
@@ -15,5 +15,5 @@ PROFILE = ProviderProfile(
 )
 
 
-def register(ctx):
+def register(ctx: PluginContext) -> None:
     ctx.register_model_provider(PROFILE)

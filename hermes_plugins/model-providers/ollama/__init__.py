@@ -5,7 +5,7 @@ key is sent only when ``OLLAMA_API_KEY`` is set (a proxy in front of it); ``OLLA
 or ``providers.ollama.base_url`` points elsewhere.
 """
 
-from hermes_hooks import ProviderProfile
+from hermes_hooks import PluginContext, ProviderProfile
 
 PROFILE = ProviderProfile(
     name="ollama",
@@ -18,5 +18,5 @@ PROFILE = ProviderProfile(
 )
 
 
-def register(ctx):
+def register(ctx: PluginContext) -> None:
     ctx.register_model_provider(PROFILE)

@@ -4,7 +4,7 @@ Hermes routes its newest OpenAI models through the Responses API; this profile s
 completions.
 """
 
-from hermes_hooks import ProviderProfile
+from hermes_hooks import PluginContext, ProviderProfile
 
 PROFILE = ProviderProfile(
     name="openai",
@@ -18,5 +18,5 @@ PROFILE = ProviderProfile(
 )
 
 
-def register(ctx):
+def register(ctx: PluginContext) -> None:
     ctx.register_model_provider(PROFILE)

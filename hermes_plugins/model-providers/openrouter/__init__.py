@@ -3,7 +3,7 @@
 OpenRouter names models ``vendor/model``; ``X-Title`` attributes the requests to this app.
 """
 
-from hermes_hooks import ProviderProfile
+from hermes_hooks import PluginContext, ProviderProfile
 
 PROFILE = ProviderProfile(
     name="openrouter",
@@ -24,5 +24,5 @@ PROFILE = ProviderProfile(
 )
 
 
-def register(ctx):
+def register(ctx: PluginContext) -> None:
     ctx.register_model_provider(PROFILE)

@@ -3,7 +3,7 @@
 Hermes speaks the Responses API to xAI; its chat completions endpoint serves the same models.
 """
 
-from hermes_hooks import ProviderProfile
+from hermes_hooks import PluginContext, ProviderProfile
 
 PROFILE = ProviderProfile(
     name="xai",
@@ -17,5 +17,5 @@ PROFILE = ProviderProfile(
 )
 
 
-def register(ctx):
+def register(ctx: PluginContext) -> None:
     ctx.register_model_provider(PROFILE)

@@ -21,6 +21,7 @@ from typing import Any
 
 from hermes_hooks import (
     FetchError,
+    PluginContext,
     UrlBlockedError,
     WebSearchProvider,
     document,
@@ -92,5 +93,5 @@ class LocalWebExtractProvider(WebSearchProvider):
         )
 
 
-def register(ctx) -> None:
+def register(ctx: PluginContext) -> None:
     ctx.register_web_search_provider(LocalWebExtractProvider())

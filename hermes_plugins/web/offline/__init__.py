@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_hooks import (
+    PluginContext,
     WebSearchProvider,
     active_home,
     html_to_text,
@@ -168,5 +169,5 @@ class OfflineWebSearchProvider(WebSearchProvider):
         return search_results(rows)
 
 
-def register(ctx) -> None:
+def register(ctx: PluginContext) -> None:
     ctx.register_web_search_provider(OfflineWebSearchProvider())

@@ -22,6 +22,7 @@ import logging
 from typing import Any
 
 from hermes_hooks import (
+    PluginContext,
     WebSearchProvider,
     get_provider_env,
     load_web_section,
@@ -125,5 +126,5 @@ class SearXNGWebSearchProvider(WebSearchProvider):
         return search_results(rows)
 
 
-def register(ctx) -> None:
+def register(ctx: PluginContext) -> None:
     ctx.register_web_search_provider(SearXNGWebSearchProvider())
