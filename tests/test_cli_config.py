@@ -50,7 +50,7 @@ def test_set_get_unset_keep_comments_and_check_types(home: Path) -> None:
     }
 
     assert invoke("config", "set", "model.name", "1.5").exit_code == 0
-    assert read_config(home)["model"]["name"] == "1.5"  # type: ignore[index]  # a string key
+    assert read_config(home)["model"]["name"] == "1.5"  # a string key
     assert invoke("config", "unset", "model.name").exit_code == 0
     assert invoke("config", "unset", "model.name").exit_code == 1
     # Unset, a key the framework reads shows its default.

@@ -148,7 +148,7 @@ def test_a_context_engine_named_by_context_engine_loads_whatever_its_kind_was_re
     plugin = info(pm, "lean")
     assert (plugin.kind, plugin.status) == ("exclusive", "enabled")
     assert plugin.reason == "selected by context.engine (its kind was read as 'exclusive')"
-    assert pm.context_engine.get_provider("lean") is not None  # type: ignore[attr-defined]
+    assert pm.context_engine.get_provider("lean") is not None
     pm.unload_all()
 
 

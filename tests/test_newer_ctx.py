@@ -12,6 +12,7 @@ import pytest
 import yaml
 from host_helpers import ScriptedModel, text, tool_call
 from plugin_builders import PluginHome, home, recorder_module
+from recording import noted
 
 from hermes_hooks.host import Session, create_manager
 from hermes_hooks.plugins.newer_ctx import extras, redact_text
@@ -242,8 +243,8 @@ def register(ctx):
     assert (granted, undeclared) == (True, False)
     assert action == {"ok": False, "error": "no live gateway serves platform actions"}
     done: list[tuple[str, str, Any]] = []
-    extras(pm).platform_action_sink = lambda plugin, verb, args: (
-        done.append((plugin, verb, args)) or {"id": "r1"}
+    extras(pm).platform_action_sink = lambda plugin, verb, args: noted(
+        done, (plugin, verb, args), {"id": "r1"}
     )
     ctx = pm.get_context("p")
     assert ctx is not None

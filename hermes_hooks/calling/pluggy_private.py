@@ -60,7 +60,7 @@ PRIVATE_ATTRIBUTES: Final = (
 )
 """The private attributes read or written (checked by ``tests/test_pluggy_private.py``)."""
 
-OVERRIDDEN_METHODS: Final = ()
+OVERRIDDEN_METHODS: Final[tuple[str, ...]] = ()
 """The private methods of ``pluggy.PluginManager`` that :class:`PluggySeams` overrides: none."""
 
 CALLED_METHODS: Final = ("PluginManager._verify_hook", "HookCaller._maybe_apply_history")
