@@ -153,6 +153,7 @@ def chat(ctx: click.Context) -> None:
     session.on_event = display
     # Streamed text (the model clients call on_text per delta) goes to the live display.
     session.on_text = lambda text: display("text_delta", {"text": text})
+    session.on_text_end = lambda: display("text_end", {})
     click.echo(f"hermes chat on {model.describe()}: /help lists the commands, /exit ends.")
     reason = "exit"
     try:

@@ -46,6 +46,7 @@ class ChatDisplay:
         self.terminal = terminal
         self.color = color
         self.streamed = False
+        self.line_open = False
         self._lock = threading.Lock()
         self._label: str | None = None
         self._stop = threading.Event()
@@ -100,11 +101,11 @@ class ChatDisplay:
 
     def start_turn(self) -> None:
         """Before a turn: nothing streamed yet, the model works."""
-        self.streamed = False
+        self.streamed = self.line_open = False
         self.working("working…")
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
-        if not self.terminal and kind != "text_delta":
+        if not self.terminal and kind not in ("text_delta", "text_end"):
             return  # a piped chat is a script's: its output stays the answers alone
         try:
             self._show(kind, data)
@@ -124,9 +125,11 @@ class ChatDisplay:
             self.working("working…")
         elif kind == "text_delta":
             self.quiet()
-            self.streamed = True
+            self.streamed = self.line_open = True
             self.stream.write(str(data.get("text", "")))
             self.stream.flush()
+        elif kind == "text_end":  # one streamed message is over: its line ends
+            self._end_line()
         elif kind in ("turn_end", "context_warning", "memory_warning"):
             self.quiet()
             if kind != "turn_end":
@@ -150,6 +153,10 @@ class ChatDisplay:
         """After a turn (answered, failed or cancelled): no indicator left, a streamed answer
         ends its line."""
         self.quiet()
-        if self.streamed:
+        self._end_line()
+
+    def _end_line(self) -> None:
+        if self.line_open:
+            self.line_open = False
             self.stream.write("\n")
             self.stream.flush()

@@ -56,7 +56,13 @@ def _job_or_fail(job_id: str, job: dict[str, Any] | None) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def list_command(ctx: click.Context, show_all: bool, as_json: bool) -> None:
-    """List the scheduled jobs."""
+    """List the scheduled jobs.
+
+    \b
+    Examples:
+      hermes cron list
+      hermes cron list --json
+    """
     from hermes_hooks.backends.cron import jobs
 
     found = jobs.list_jobs(include_disabled=show_all, home=get_home(ctx))
@@ -84,7 +90,13 @@ def add(
     ctx: click.Context, schedule: str, prompt: str, name: str | None, repeat: int | None,
     deliver: str | None,
 ) -> None:  # fmt: skip
-    """Schedule PROMPT on SCHEDULE."""
+    """Schedule PROMPT on SCHEDULE: a cron expression, "every 2h", or "30m" (once, from now).
+
+    \b
+    Examples:
+      hermes cron add "0 9 * * 1-5" "Summarise the open issues"
+      hermes cron add "every 30m" "Check the build" --name build-watch
+    """
     from hermes_hooks.backends.cron import jobs
 
     try:
@@ -101,7 +113,12 @@ def add(
 @click.argument("job_id")
 @click.pass_context
 def run(ctx: click.Context, job_id: str) -> None:
-    """Run job JOB_ID now (its schedule goes on)."""
+    """Run job JOB_ID now (its schedule goes on).
+
+    \b
+    Example:
+      hermes cron run 3f2a9c
+    """
     from hermes_hooks.backends.cron import executions, jobs
     from hermes_hooks.host.cron import run_one_job
 
@@ -120,7 +137,12 @@ def run(ctx: click.Context, job_id: str) -> None:
 @click.argument("job_id")
 @click.pass_context
 def pause(ctx: click.Context, job_id: str) -> None:
-    """Pause job JOB_ID (it keeps its schedule)."""
+    """Pause job JOB_ID (it keeps its schedule).
+
+    \b
+    Example:
+      hermes cron pause 3f2a9c
+    """
     from hermes_hooks.backends.cron import jobs
 
     _job_or_fail(job_id, jobs.pause_job(job_id, home=get_home(ctx)))
@@ -132,7 +154,12 @@ def pause(ctx: click.Context, job_id: str) -> None:
 @click.argument("job_id")
 @click.pass_context
 def resume(ctx: click.Context, job_id: str) -> None:
-    """Resume paused job JOB_ID."""
+    """Resume paused job JOB_ID.
+
+    \b
+    Example:
+      hermes cron resume 3f2a9c
+    """
     from hermes_hooks.backends.cron import jobs
 
     job = _job_or_fail(job_id, jobs.resume_job(job_id, home=get_home(ctx)))
@@ -144,7 +171,12 @@ def resume(ctx: click.Context, job_id: str) -> None:
 @click.argument("job_id")
 @click.pass_context
 def remove(ctx: click.Context, job_id: str) -> None:
-    """Remove job JOB_ID."""
+    """Remove job JOB_ID.
+
+    \b
+    Example:
+      hermes cron remove 3f2a9c
+    """
     from hermes_hooks.backends.cron import jobs
 
     if not jobs.remove_job(job_id, home=get_home(ctx)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from hermes_hooks.cli.common import (
     build_manager,
@@ -39,6 +40,11 @@ class HooksGroup(click.Group):
         if args and not args[0].startswith("-") and args[0] not in self.commands:
             args = ["show", *args]
         return super().parse_args(ctx, args)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """The sub-commands, and the hook names ``hermes hooks NAME`` takes."""
+        names = complete_hooks(ctx, self.params[0], incomplete) if self.params else []
+        return [*super().shell_complete(ctx, incomplete), *names]
 
 
 @click.group("hooks", cls=HooksGroup, invoke_without_command=True)

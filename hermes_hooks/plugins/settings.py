@@ -613,13 +613,17 @@ def check_config(config: Mapping[str, Any], *, source: Path | None = None) -> li
     An unknown top-level key, or an unknown key in a section the framework owns, is a warning
     naming the closest known key. Keys of sections providers share are checked where known.
     """
+    from hermes_hooks.plugins import extensions
+
     where = _where(source)
-    known = [*SECTIONS, *HERMES_ONLY_SECTIONS]
+    # A provider family listed at the extension point (by a host or a test) owns its section.
+    families = extensions.family_names()
+    known = [*SECTIONS, *HERMES_ONLY_SECTIONS, *families]
     problems: list[Problem] = []
     for name, value in config.items():
         section = SECTIONS.get(str(name))
         if section is None:
-            if str(name) not in HERMES_ONLY_SECTIONS:
+            if str(name) not in HERMES_ONLY_SECTIONS and str(name) not in families:
                 problems.append(_unknown(str(name), known, str(name), where))
             continue
         problems.extend(_section_problems(section, value, where))
