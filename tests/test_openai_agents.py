@@ -7,7 +7,10 @@ reaches the network (tracing is off). The README's ``no-rm`` plugin stops ``term
 
 from __future__ import annotations
 
+import asyncio
 import json
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +68,22 @@ PLUGIN = """\
         seen.append(f"answer {assistant_response}")
     """
 
+
+
+@pytest.fixture(autouse=True)
+def _close_the_sdks_default_loop() -> Iterator[None]:
+    """``Runner.run_sync`` leaves the thread a default event loop it never closes; close it,
+    or its garbage collection warns in whichever test runs next."""
+    yield
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            loop = None
+    if loop is not None and not loop.is_running() and not loop.is_closed():
+        loop.close()
+    asyncio.set_event_loop(None)
 
 def _outputs(result: Any) -> list[str]:
     return [
