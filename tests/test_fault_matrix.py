@@ -440,6 +440,23 @@ _EXC_NAME: Final = {
 }
 
 
+
+#: Delivered off the token path, on each implementation's own queue and worker, so their
+#: place among the other hooks (and how often a late start or end shows before the
+#: workload's end) depends on the machine's load: they are compared as a set.
+ASYNC_HOOKS: Final = frozenset(
+    {"on_stream_start", "on_stream_delta", "on_stream_end", "on_interim_message"}
+)
+
+
+def assert_same_hooks(witnessed: list[str], expected: list[str]) -> None:
+    """The witness saw the hooks of the baseline: in order, but for the stream observers."""
+    assert [h for h in witnessed if h not in ASYNC_HOOKS] == [
+        h for h in expected if h not in ASYNC_HOOKS
+    ]
+    assert {h for h in witnessed if h in ASYNC_HOOKS} == {h for h in expected if h in ASYNC_HOOKS}
+
+
 def _check_cell(run: Run, hook: str, site: str, fault: str, expected_hooks: list[str]) -> None:
     # 1. The host's turn completed, and so did the rest of the workload.
     assert run.turn.completed, run.turn.error
@@ -461,14 +478,14 @@ def _check_cell(run: Run, hook: str, site: str, fault: str, expected_hooks: list
         assert all(i.plugin_name != "faulty" for i in getattr(run.pm.hook, hook).get_hookimpls())
         assert "Unknown command /faulty" in run.command_reply
         # 4. The host ran as if the plugin had never been there.
-        assert run.witness == expected_hooks
+        assert_same_hooks(run.witness, expected_hooks)
         return
     assert info.status == "enabled"
     assert hook in run.faulty
     if site == "dispatch" and fault == "wrong-type" and contract.check is None:
         # An observer's return value is ignored: not a failure.
         assert info.hook_errors == 0
-        assert run.witness == expected_hooks
+        assert_same_hooks(run.witness, expected_hooks)
         return
     assert info.hook_errors >= 1
     assert info.last_hook_error is not None
@@ -487,7 +504,7 @@ def _check_cell(run: Run, hook: str, site: str, fault: str, expected_hooks: list
             assert all(r.decided_by == "faulty" for r in run.turn.tool_calls)
             assert all("faulty" in (r.error_message or "") for r in run.turn.tool_calls)
             return
-        assert run.witness == expected_hooks
+        assert_same_hooks(run.witness, expected_hooks)
         return
     if site == "tool-handler":
         record = next(r for r in run.turn.tool_calls if r.tool_name == "faulty_tool")
@@ -508,7 +525,7 @@ def _check_cell(run: Run, hook: str, site: str, fault: str, expected_hooks: list
         assert info.last_hook_error.startswith("command '/faulty': ")
         assert _EXC_NAME[fault] in info.last_hook_error
     assert {r.status for r in run.turn.tool_calls if r.tool_name != "faulty_tool"} == {"ok"}
-    assert run.witness == expected_hooks
+    assert_same_hooks(run.witness, expected_hooks)
 
 
 # -- failures outside discovery ------------------------------------------------------------------
