@@ -134,8 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     figures = measure(options.turns, options.rounds)
     print(f"{options.turns} concurrent asyncio turns, median of {options.rounds} rounds")
-    print("| concurrent observers | bound off | default bound | ratio | blocked or wrong | "
-          "failures charged |")
+    print(
+        "| concurrent observers | bound off | default bound | ratio | blocked or wrong | "
+        "failures charged |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     missed = False
     for concurrent in (False, True):

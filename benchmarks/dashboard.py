@@ -48,8 +48,13 @@ def _cli_startup(home: Path, bundled: Path, repeats: int) -> list[float]:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        process = subprocess.Popen([*hermes_argv(), "dashboard", "--port", "0"], env=env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        process = subprocess.Popen(
+            [*hermes_argv(), "dashboard", "--port", "0"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         try:
             assert process.stdout is not None
             line = process.stdout.readline()

@@ -38,7 +38,7 @@ from typing import Any, Final
 BUDGET_MS: Final = 2.0
 CHATS: Final = (1, 10, 100)
 
-_POLICY: Final = '''
+_POLICY: Final = """
 from hermes_hooks import hookimpl
 
 
@@ -47,7 +47,7 @@ def pre_gateway_dispatch(event, gateway, session_store):
     if event.text.startswith("skip"):
         return {"action": "skip", "reason": "benchmark"}
     return None
-'''
+"""
 
 
 def _percentile(values: Sequence[float], fraction: float) -> float:
@@ -60,8 +60,9 @@ def _home() -> Path:
     home = root / "home"
     (home / "plugins" / "policy").mkdir(parents=True)
     (home / "plugins" / "policy" / "__init__.py").write_text(_POLICY, encoding="utf-8")
-    (home / "plugins" / "policy" / "plugin.yaml").write_text("name: policy\nversion: '1'\n",
-                                                             encoding="utf-8")
+    (home / "plugins" / "policy" / "plugin.yaml").write_text(
+        "name: policy\nversion: '1'\n", encoding="utf-8"
+    )
     (home / "config.yaml").write_text("plugins: {enabled: [policy]}\n", encoding="utf-8")
     return home
 
@@ -90,8 +91,13 @@ async def _measure(chats: int, per_chat: int, workers: int) -> dict[str, float]:
         async def disconnect(self) -> None:
             self._mark_disconnected()
 
-        async def send(self, chat_id: str, content: str, reply_to: str | None = None,
-                       metadata: dict[str, Any] | None = None) -> SendResult:
+        async def send(
+            self,
+            chat_id: str,
+            content: str,
+            reply_to: str | None = None,
+            metadata: dict[str, Any] | None = None,
+        ) -> SendResult:
             future = answered.pop(chat_id, None)
             if future is not None and not future.done():
                 future.set_result(time.perf_counter_ns())
@@ -100,8 +106,9 @@ async def _measure(chats: int, per_chat: int, workers: int) -> dict[str, float]:
         async def get_chat_info(self, chat_id: str) -> dict[str, Any]:
             return {"name": chat_id, "type": "dm"}
 
-    pm.platforms.register_platform("bench", "Bench", lambda cfg: Adapter(cfg, Platform("bench")),
-                                   lambda: True)
+    pm.platforms.register_platform(
+        "bench", "Bench", lambda cfg: Adapter(cfg, Platform("bench")), lambda: True
+    )
     with pm.activate():
         config = GatewayConfig(platforms={Platform("bench"): PlatformConfig(enabled=True)})
     runner = GatewayRunner(pm, config=config, max_workers=workers)
@@ -130,8 +137,7 @@ async def _measure(chats: int, per_chat: int, workers: int) -> dict[str, float]:
             answered[chat_id] = future
             source = adapter.build_source(chat_id=chat_id, user_id=f"user{index}")
             start = time.perf_counter_ns()
-            await adapter.handle_message(MessageEvent(text=f"hello number {number}",
-                                                      source=source))
+            await adapter.handle_message(MessageEvent(text=f"hello number {number}", source=source))
             end_to_end.append(await future - start)
 
     await chat(-1)  # warm up: imports, first session
@@ -160,26 +166,37 @@ async def _measure(chats: int, per_chat: int, workers: int) -> dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print its table; exit 1 when the budget is missed."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.gateway", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.gateway",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--messages", type=int, default=20, help="messages per chat")
     parser.add_argument("--workers", type=int, default=16, help="the runner's worker threads")
     options = parser.parse_args(argv)
-    print(f"gateway, offline model, {options.messages} messages per chat, "
-          f"{options.workers} workers, Python {sys.version.split()[0]}")
-    print("| chats | messages/s | framework p50 | framework p95 | of which the loop "
-          "| end to end p50 | end to end p95 |")
+    print(
+        f"gateway, offline model, {options.messages} messages per chat, "
+        f"{options.workers} workers, Python {sys.version.split()[0]}"
+    )
+    print(
+        "| chats | messages/s | framework p50 | framework p95 | of which the loop "
+        "| end to end p50 | end to end p95 |"
+    )
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     verdict = True
     for chats in CHATS:
         figures = asyncio.run(_measure(chats, options.messages, options.workers))
         if chats == 100:
             verdict = figures["framework_p95"] < BUDGET_MS
-        print(f"| {chats} | {figures['per_second']:,.0f} | {figures['framework_p50']:.2f} ms "
-              f"| {figures['framework_p95']:.2f} ms | {figures['loop_ms']:.2f} ms "
-              f"| {figures['e2e_p50']:.2f} ms | {figures['e2e_p95']:.2f} ms |")
-    print(f"budget: framework under {BUDGET_MS:g} ms p95 per message at 100 chats: "
-          f"{'met' if verdict else 'MISSED'}")
+        print(
+            f"| {chats} | {figures['per_second']:,.0f} | {figures['framework_p50']:.2f} ms "
+            f"| {figures['framework_p95']:.2f} ms | {figures['loop_ms']:.2f} ms "
+            f"| {figures['e2e_p50']:.2f} ms | {figures['e2e_p95']:.2f} ms |"
+        )
+    print(
+        f"budget: framework under {BUDGET_MS:g} ms p95 per message at 100 chats: "
+        f"{'met' if verdict else 'MISSED'}"
+    )
     return 0 if verdict else 1
 
 

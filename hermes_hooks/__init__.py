@@ -171,6 +171,7 @@ def _public_names() -> dict[str, str]:
         }
     return _lazy
 
+
 # The provider families, by dotted path: imported when a manager, a ctx or the CLI asks.
 _extensions.add_family("image_gen", f"{_IMAGE_GEN}:IMAGE_GEN")
 _extensions.add_family("models", f"{_MODELS}:MODELS")

@@ -25,9 +25,19 @@ from typing import Any
 import pytest
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1100,760", "--remote-debugging-port=0")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1100,760",
+    "--remote-debugging-port=0",
+)
 
 
 def find_chromium() -> str | None:
@@ -64,8 +74,9 @@ class Page:
 
     def eval(self, expression: str) -> Any:
         """Evaluate JavaScript in the page (promises awaited) and return its value."""
-        result = self.send("Runtime.evaluate", expression=expression, awaitPromise=True,
-                           returnByValue=True)
+        result = self.send(
+            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
+        )
         if "exceptionDetails" in result:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result.get("result", {}).get("value")
@@ -87,8 +98,10 @@ class Page:
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise AssertionError(f"the page never had: {expression}\n" + str(
-                    self.eval("document.body ? document.body.innerText.slice(0, 2000) : ''")))
+                raise AssertionError(
+                    f"the page never had: {expression}\n"
+                    + str(self.eval("document.body ? document.body.innerText.slice(0, 2000) : ''"))
+                )
             time.sleep(0.05)
 
     def text(self, selector: str) -> str:
@@ -103,9 +116,11 @@ class Page:
 
     def type(self, selector: str, text: str) -> None:
         """Set an input's value as typing would."""
-        self.eval(f"(() => {{ const el = document.querySelector({json.dumps(selector)});"
-                  f" el.value = {json.dumps(text)};"
-                  " el.dispatchEvent(new Event('input', {bubbles: true})); })()")
+        self.eval(
+            f"(() => {{ const el = document.querySelector({json.dumps(selector)});"
+            f" el.value = {json.dumps(text)};"
+            " el.dispatchEvent(new Event('input', {bubbles: true})); })()"
+        )
 
     def cookies(self) -> list[dict[str, Any]]:
         """The browser's cookies for the page."""
@@ -135,7 +150,8 @@ class Chromium:
         self.profile = Path(tempfile.mkdtemp(prefix="hermes-chromium-"))
         self.process = subprocess.Popen(
             [executable, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         port_file = self.profile / "DevToolsActivePort"
         deadline = time.monotonic() + 20
@@ -147,8 +163,9 @@ class Chromium:
         self.port = int(port_file.read_text().split()[0])
 
     def new_page(self) -> Page:
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/json/new?about:blank",
-                                         method="PUT")
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/json/new?about:blank", method="PUT"
+        )
         with urllib.request.urlopen(request, timeout=10) as answer:
             target = json.loads(answer.read())
         return Page(target["webSocketDebuggerUrl"])

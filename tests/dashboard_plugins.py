@@ -20,7 +20,7 @@ from typing import Any
 
 from plugin_builders import user_plugin
 
-BASIC = '''
+BASIC = """
 import base64, hashlib, hmac, json, os, secrets, time
 from hermes_cli.dashboard_auth import (
     DashboardAuthProvider, InvalidCredentialsError, LoginStart, RefreshExpiredError, Session)
@@ -104,9 +104,9 @@ def register(ctx):
     ctx.register_dashboard_auth_provider(BasicAuthProvider(
         username=username, password_hash=hash_password(password), secret=secrets.token_bytes(32),
         ttl_seconds=ttl))
-'''
+"""
 
-DRAIN = '''
+DRAIN = """
 import hmac, os
 from hermes_cli.dashboard_auth import DashboardAuthProvider, TokenPrincipal
 
@@ -146,9 +146,9 @@ def register(ctx):
     ctx.register_dashboard_auth_provider(DrainSecretProvider(secret=secret))
     from hermes_cli.dashboard_auth.token_auth import register_token_route
     register_token_route("/api/plugins/drainctl/drain", scope="drain")
-'''
+"""
 
-DRAIN_API = '''
+DRAIN_API = """
 from fastapi import APIRouter, Request
 router = APIRouter()
 DRAINED = []
@@ -157,9 +157,9 @@ DRAINED = []
 def drain(request: Request):
     DRAINED.append(request.state.token_principal.principal)
     return {"draining": True, "by": request.state.token_principal.principal}
-'''
+"""
 
-SELF_HOSTED = '''
+SELF_HOSTED = """
 import base64, hashlib, os, secrets, urllib.parse
 import httpx
 import jwt
@@ -265,9 +265,9 @@ def register(ctx):
     client_id = os.environ.get("HERMES_DASHBOARD_OIDC_CLIENT_ID") or section.get("client_id")
     if issuer and client_id:
         ctx.register_dashboard_auth_provider(SelfHostedOIDCProvider(issuer=issuer, client_id=client_id))
-'''
+"""
 
-NOUS = '''
+NOUS = """
 import base64, hashlib, os, secrets, urllib.parse
 import httpx
 import jwt
@@ -362,9 +362,9 @@ def register(ctx):
     portal = os.environ.get("HERMES_DASHBOARD_PORTAL_URL") or section.get("portal_url") or "https://portal.nousresearch.com"
     if client_id and client_id.startswith("agent:"):
         ctx.register_dashboard_auth_provider(NousDashboardAuthProvider(client_id=client_id, portal_url=portal))
-'''
+"""
 
-ACHIEVEMENTS_JS = '''
+ACHIEVEMENTS_JS = """
 (function () {
   "use strict";
   const SDK = window.__HERMES_PLUGIN_SDK__;
@@ -408,9 +408,9 @@ ACHIEVEMENTS_JS = '''
   }
   window.__HERMES_PLUGINS__.register("achievements-demo", Page);
 })();
-'''
+"""
 
-ACHIEVEMENTS_API = '''
+ACHIEVEMENTS_API = """
 from fastapi import APIRouter
 from hermes_constants import get_hermes_home
 
@@ -432,9 +432,9 @@ async def hang():
     import asyncio
     await asyncio.sleep(30)
     return {}
-'''
+"""
 
-ACHIEVEMENTS_MANIFEST = '''{
+ACHIEVEMENTS_MANIFEST = """{
   "name": "achievements-demo",
   "label": "Achievements",
   "description": "Badges from the session history.",
@@ -444,26 +444,36 @@ ACHIEVEMENTS_MANIFEST = '''{
   "entry": "dist/index.js",
   "css": "dist/style.css",
   "api": "plugin_api.py"
-}'''
+}"""
 
 
 def achievements_plugin(home: Path) -> Path:
     """Write the achievements-shaped dashboard plugin (``register`` does nothing) into ``home``."""
-    return user_plugin(home, "achievements-demo", "def register(ctx):\n    pass\n", files={
-        "dashboard/manifest.json": ACHIEVEMENTS_MANIFEST,
-        "dashboard/dist/index.js": ACHIEVEMENTS_JS,
-        "dashboard/dist/style.css": ".ach-card { border: 1px solid gold; }\n",
-        "dashboard/plugin_api.py": ACHIEVEMENTS_API,
-        "dashboard/secret.txt": "not to be served outside its folder\n",
-    })
+    return user_plugin(
+        home,
+        "achievements-demo",
+        "def register(ctx):\n    pass\n",
+        files={
+            "dashboard/manifest.json": ACHIEVEMENTS_MANIFEST,
+            "dashboard/dist/index.js": ACHIEVEMENTS_JS,
+            "dashboard/dist/style.css": ".ach-card { border: 1px solid gold; }\n",
+            "dashboard/plugin_api.py": ACHIEVEMENTS_API,
+            "dashboard/secret.txt": "not to be served outside its folder\n",
+        },
+    )
 
 
 def broken_api_plugin(home: Path) -> Path:
     """A dashboard plugin whose API module raises on import."""
-    return user_plugin(home, "broken-tab", "def register(ctx):\n    pass\n", files={
-        "dashboard/manifest.json": '{"name": "broken-tab", "label": "Broken", "api": "api.py"}',
-        "dashboard/api.py": "raise ImportError('no module named fancy_charts')\n",
-    })
+    return user_plugin(
+        home,
+        "broken-tab",
+        "def register(ctx):\n    pass\n",
+        files={
+            "dashboard/manifest.json": '{"name": "broken-tab", "label": "Broken", "api": "api.py"}',
+            "dashboard/api.py": "raise ImportError('no module named fancy_charts')\n",
+        },
+    )
 
 
 def auth_plugins(home: Path, **config: Any) -> None:
@@ -471,7 +481,13 @@ def auth_plugins(home: Path, **config: Any) -> None:
     user_plugin(home, "dashboard-basic", BASIC, manifest={"kind": "backend"})
     user_plugin(home, "dashboard-self-hosted", SELF_HOSTED, manifest={"kind": "backend"})
     user_plugin(home, "dashboard-nous", NOUS, manifest={"kind": "backend"})
-    user_plugin(home, "drainctl", DRAIN, manifest={"kind": "backend"}, files={
-        "dashboard/manifest.json": '{"name": "drainctl", "api": "plugin_api.py"}',
-        "dashboard/plugin_api.py": DRAIN_API,
-    })
+    user_plugin(
+        home,
+        "drainctl",
+        DRAIN,
+        manifest={"kind": "backend"},
+        files={
+            "dashboard/manifest.json": '{"name": "drainctl", "api": "plugin_api.py"}',
+            "dashboard/plugin_api.py": DRAIN_API,
+        },
+    )

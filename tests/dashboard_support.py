@@ -33,7 +33,10 @@ def manager(home: Path) -> PluginManager:
 
 
 def dashboard_client(
-    pm: PluginManager, *, mode: Mode = "token", limits: DashboardLimits | None = None,
+    pm: PluginManager,
+    *,
+    mode: Mode = "token",
+    limits: DashboardLimits | None = None,
     signed_in: bool = True,
 ) -> TestClient:
     """A client of the dashboard observing ``pm``; with ``signed_in``, holding the token's

@@ -50,9 +50,7 @@ def configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def hide_venv_entry_points(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def hide_venv_entry_points(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Hide the venv's ``hermes_agent.plugins`` entry points unless the test asks for them."""
     if request.node.get_closest_marker(MARKER) is None:
         monkeypatch.setattr(importlib.metadata, "entry_points", _test_entry_points)

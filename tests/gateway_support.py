@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-IRC_PLUGIN = '''
+IRC_PLUGIN = """
 import asyncio
 import os
 import time
@@ -167,7 +167,7 @@ def register(ctx):
         emoji="💬",
         platform_hint="You are chatting via IRC.",
     )
-'''
+"""
 
 LINE_PLUGIN = '''
 import asyncio
@@ -383,7 +383,6 @@ def register(ctx):
 '''
 
 
-
 HA_PLUGIN = '''
 import asyncio
 import os
@@ -500,7 +499,7 @@ def register(ctx):
 '''
 
 
-POLICY_PLUGIN = '''
+POLICY_PLUGIN = """
 from hermes_hooks import hookimpl
 
 SEEN = []
@@ -519,7 +518,7 @@ def pre_gateway_dispatch(event, gateway, session_store):
 @hookimpl
 def gateway_platform_event(platform, event_type, payload):
     SEEN.append((platform, event_type, payload.get("emoji")))
-'''
+"""
 
 
 def free_port() -> int:
@@ -536,8 +535,9 @@ def miniircd(tmp_path: Path) -> Any:
     command = [sys.executable, "-m", "miniircd", "--listen", "127.0.0.1", "--ports", str(port)]
     if os.geteuid() == 0:  # miniircd refuses root unless told (CI runs as root)
         command += ["--setuid", "root"]
-    proc = subprocess.Popen(command,
-                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 10
         while True:
@@ -713,11 +713,18 @@ class NtfyServer:
         topic = request.match_info["topic"]
         body = await request.read()
         tags = [tag for tag in request.headers.get("X-Tags", "").split(",") if tag]
-        item: dict[str, Any] = {"id": uuid.uuid4().hex[:12], "time": int(time.time()),
-                                "event": "message", "topic": topic, "tags": tags}
+        item: dict[str, Any] = {
+            "id": uuid.uuid4().hex[:12],
+            "time": int(time.time()),
+            "event": "message",
+            "topic": topic,
+            "tags": tags,
+        }
         if request.method == "PUT":
-            item["attachment"] = {"name": request.headers.get("Filename", "file"),
-                                  "size": len(body)}
+            item["attachment"] = {
+                "name": request.headers.get("Filename", "file"),
+                "size": len(body),
+            }
         else:
             item["message"] = body.decode()
         await self.published.put(item)
@@ -789,8 +796,9 @@ class HomeAssistantServer:
             return ws
         await ws.send_json({"type": "auth_ok", "ha_version": "2025.1.0"})
         subscribe = await ws.receive_json()
-        await ws.send_json({"id": subscribe["id"], "type": "result", "success": True,
-                            "result": None})
+        await ws.send_json(
+            {"id": subscribe["id"], "type": "result", "success": True, "result": None}
+        )
         self._sockets.append(ws)
         async for _message in ws:
             pass
@@ -809,10 +817,17 @@ class HomeAssistantServer:
 
     async def set_text(self, entity_id: str, text: str, user_id: str) -> None:
         """A person types into an ``input_text`` entity: a ``state_changed`` event."""
-        event = {"event_type": "state_changed", "data": {
-            "entity_id": entity_id,
-            "new_state": {"entity_id": entity_id, "state": text,
-                          "context": {"id": uuid.uuid4().hex, "user_id": user_id}}}}
+        event = {
+            "event_type": "state_changed",
+            "data": {
+                "entity_id": entity_id,
+                "new_state": {
+                    "entity_id": entity_id,
+                    "state": text,
+                    "context": {"id": uuid.uuid4().hex, "user_id": user_id},
+                },
+            },
+        }
         await self._sockets[-1].send_json({"id": 1, "type": "event", "event": event})
 
 

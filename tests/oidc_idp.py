@@ -48,8 +48,13 @@ class IdentityProvider:
 
     def id_token(self, *, ttl: int | None = None) -> str:
         now = int(time.time())
-        claims = {**self.user, "iss": self.issuer, "aud": self.client_id, "iat": now,
-                  "exp": now + (self.ttl if ttl is None else ttl)}
+        claims = {
+            **self.user,
+            "iss": self.issuer,
+            "aud": self.client_id,
+            "iat": now,
+            "exp": now + (self.ttl if ttl is None else ttl),
+        }
         return jwt.encode(claims, self.key, algorithm="RS256", headers={"kid": self.kid})
 
     def jwks(self) -> dict[str, Any]:
@@ -61,17 +66,29 @@ class IdentityProvider:
         if not self.client_id.startswith("agent:"):
             return secrets.token_urlsafe(24)  # opaque, as most OIDC providers issue
         now = int(time.time())
-        claims = {"sub": self.user["sub"], "email": self.user["email"], "iss": self.issuer,
-                  "aud": self.client_id, "iat": now, "exp": now + self.ttl,
-                  "scope": "agent_dashboard:access", "oauth_contract_version": 1,
-                  "agent_instance_id": self.client_id.removeprefix("agent:")}
+        claims = {
+            "sub": self.user["sub"],
+            "email": self.user["email"],
+            "iss": self.issuer,
+            "aud": self.client_id,
+            "iat": now,
+            "exp": now + self.ttl,
+            "scope": "agent_dashboard:access",
+            "oauth_contract_version": 1,
+            "agent_instance_id": self.client_id.removeprefix("agent:"),
+        }
         return jwt.encode(claims, self.key, algorithm="RS256", headers={"kid": self.kid})
 
     def tokens(self) -> dict[str, Any]:
         refresh = secrets.token_urlsafe(24)
         self.refresh_tokens.add(refresh)
-        return {"access_token": self.access_token(), "id_token": self.id_token(),
-                "refresh_token": refresh, "token_type": "Bearer", "expires_in": self.ttl}
+        return {
+            "access_token": self.access_token(),
+            "id_token": self.id_token(),
+            "refresh_token": refresh,
+            "token_type": "Bearer",
+            "expires_in": self.ttl,
+        }
 
 
 def _handler(idp: IdentityProvider) -> type[BaseHTTPRequestHandler]:
@@ -91,27 +108,34 @@ def _handler(idp: IdentityProvider) -> type[BaseHTTPRequestHandler]:
             url = urllib.parse.urlsplit(self.path)
             idp.seen[url.path] += 1
             if url.path == "/.well-known/openid-configuration":
-                self._json(200, {
-                    "issuer": idp.issuer,
-                    "authorization_endpoint": idp.issuer + "/authorize",
-                    "token_endpoint": idp.issuer + "/token",
-                    "jwks_uri": idp.issuer + "/jwks",
-                    "revocation_endpoint": idp.issuer + "/revoke",
-                    "id_token_signing_alg_values_supported": ["RS256"],
-                })
+                self._json(
+                    200,
+                    {
+                        "issuer": idp.issuer,
+                        "authorization_endpoint": idp.issuer + "/authorize",
+                        "token_endpoint": idp.issuer + "/token",
+                        "jwks_uri": idp.issuer + "/jwks",
+                        "revocation_endpoint": idp.issuer + "/revoke",
+                        "id_token_signing_alg_values_supported": ["RS256"],
+                    },
+                )
             elif url.path in ("/jwks", "/.well-known/jwks.json"):
                 self._json(200, idp.jwks())
             elif url.path in ("/authorize", "/oauth/authorize"):
                 query = dict(urllib.parse.parse_qsl(url.query))
-                if query.get("client_id") != idp.client_id or query.get(
-                    "code_challenge_method"
-                ) != "S256":
+                if (
+                    query.get("client_id") != idp.client_id
+                    or query.get("code_challenge_method") != "S256"
+                ):
                     self._json(400, {"error": "invalid_request"})
                     return
                 code = secrets.token_urlsafe(16)
                 idp.codes[code] = query
-                target = query["redirect_uri"] + "?" + urllib.parse.urlencode(
-                    {"code": code, "state": query.get("state", "")})
+                target = (
+                    query["redirect_uri"]
+                    + "?"
+                    + urllib.parse.urlencode({"code": code, "state": query.get("state", "")})
+                )
                 self.send_response(302)
                 self.send_header("Location", target)
                 self.send_header("Content-Length", "0")
@@ -139,9 +163,12 @@ def _handler(idp: IdentityProvider) -> type[BaseHTTPRequestHandler]:
                 asked = idp.codes.pop(form.get("code", ""), None)
                 verifier = form.get("code_verifier", "").encode()
                 challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest())
-                ok = (asked is not None and form.get("client_id") == idp.client_id
-                      and form.get("redirect_uri") == asked.get("redirect_uri")
-                      and challenge.rstrip(b"=").decode() == asked.get("code_challenge"))
+                ok = (
+                    asked is not None
+                    and form.get("client_id") == idp.client_id
+                    and form.get("redirect_uri") == asked.get("redirect_uri")
+                    and challenge.rstrip(b"=").decode() == asked.get("code_challenge")
+                )
                 if not ok:
                     self._json(400, {"error": "invalid_grant"})
                     return

@@ -26,7 +26,7 @@ def blocks(name: str, language: str) -> list[str]:
 
 
 def test_the_mcp_client_how_to_config_reads_cleanly_and_its_guard_blocks(
-    home: Path,  # noqa: F811
+    home: Path,
 ) -> None:
     config = yaml.safe_load(blocks("mcp-client.md", "yaml")[0])
     servers, problems = read_servers(config)
@@ -51,7 +51,7 @@ def test_the_mcp_client_how_to_config_reads_cleanly_and_its_guard_blocks(
     assert answer.startswith("could not read it: MCP server 'files' is not configured")
 
 
-def test_the_claude_code_how_to_example_answers_as_shown(home: Path) -> None:  # noqa: F811
+def test_the_claude_code_how_to_example_answers_as_shown(home: Path) -> None:
     add_readme_no_rm(home)
     write_config(home, ["no-rm"])
     text = (DOCS / "claude-code-hooks.md").read_text(encoding="utf-8")
@@ -66,7 +66,7 @@ def test_the_claude_code_how_to_example_answers_as_shown(home: Path) -> None:  #
 
 
 def test_the_claude_code_how_to_state_example_blocks_after_its_budget(
-    home: Path,  # noqa: F811
+    home: Path,
 ) -> None:
     user_plugin(home, "budget", blocks("claude-code-hooks.md", "python")[0])
     write_config(home, ["budget"])

@@ -42,13 +42,13 @@ def pre_tool_use(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def ask(home: Path, event: dict[str, Any]) -> tuple[int, dict[str, Any]]:  # noqa: F811
+def ask(home: Path, event: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     out = io.StringIO()
     code = run(io.StringIO(json.dumps(event)), out, hermes_home=home)
     return code, json.loads(out.getvalue())
 
 
-def test_the_readme_plugin_denies_rm_rf_through_the_real_command(home: Path) -> None:  # noqa: F811
+def test_the_readme_plugin_denies_rm_rf_through_the_real_command(home: Path) -> None:
     add_readme_no_rm(home)
     write_config(home, ["no-rm"])
     event = pre_tool_use("Bash", {"command": "rm -rf /", "description": "Delete everything"})
@@ -71,7 +71,7 @@ def test_the_readme_plugin_denies_rm_rf_through_the_real_command(home: Path) -> 
     }
 
 
-def test_an_allowed_call_gets_no_opinion_and_prints_stay_off_stdout(home: Path) -> None:  # noqa: F811
+def test_an_allowed_call_gets_no_opinion_and_prints_stay_off_stdout(home: Path) -> None:
     add_readme_no_rm(home)  # its post_tool_call prints "terminal took 0 ms"
     write_config(home, ["no-rm"])
     assert ask(home, pre_tool_use("Bash", {"command": "ls"})) == (0, {})
@@ -107,7 +107,7 @@ MODIFY = """\
     """
 
 
-def test_approve_modify_transform_and_context_in_claude_codes_words(home: Path) -> None:  # noqa: F811
+def test_approve_modify_transform_and_context_in_claude_codes_words(home: Path) -> None:
     user_plugin(home, "house", MODIFY)
     write_config(home, ["house"])
     _, approve = ask(home, pre_tool_use("Write", {"file_path": "/p/.env", "content": "A=1"}))
@@ -165,7 +165,7 @@ COUNTER = """\
 
 
 def test_state_is_kept_per_session_across_calls_and_dropped_at_the_end(
-    home: Path,  # noqa: F811
+    home: Path,
 ) -> None:
     user_plugin(home, "budget", COUNTER)
     write_config(home, ["budget"])
@@ -200,7 +200,7 @@ def test_state_is_kept_per_session_across_calls_and_dropped_at_the_end(
     assert ask(home, {**BASE, "hook_event_name": "Notification", "message": "hi"}) == (0, {})
 
 
-def test_input_that_is_not_an_event_fails_closed(home: Path) -> None:  # noqa: F811
+def test_input_that_is_not_an_event_fails_closed(home: Path) -> None:
     out = io.StringIO()
     code = run(io.StringIO("not json"), out, hermes_home=home)
     assert code == 2
@@ -225,7 +225,7 @@ def test_the_tool_table_maps_both_ways() -> None:
     assert to_hermes_args("Bash", {"command": "ls", "timeout": 120000})["timeout"] == 120
 
 
-def test_install_keeps_the_file_and_adds_nothing_twice(home: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_install_keeps_the_file_and_adds_nothing_twice(home: Path, tmp_path: Path) -> None:
     settings = tmp_path / "project" / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
     mine = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-guard"}]}

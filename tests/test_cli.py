@@ -283,9 +283,7 @@ def test_a_plugin_is_turned_off_for_one_run_without_editing_config(home: Path) -
     assert status["good"] == ("disabled", "disabled for this run (HERMES_DISABLE_PLUGINS)")
     assert status["other"][0] == "enabled"
     by_env = hermes(home, "plugins", "list", "--json", HERMES_DISABLE_PLUGINS="good, other")
-    assert {p["status"] for p in json.loads(by_env.stdout) if p["source"] == "user"} == {
-        "disabled"
-    }
+    assert {p["status"] for p in json.loads(by_env.stdout) if p["source"] == "user"} == {"disabled"}
     again = hermes(home, "plugins", "list", "--json")
     assert {p["status"] for p in json.loads(again.stdout) if p["source"] == "user"} == {"enabled"}
     assert read_config(home)["plugins"]["enabled"] == ["good", "other"]

@@ -37,12 +37,16 @@ def test_completion_scripts_and_names_from_the_home(tmp_path: Path) -> None:
         assert script.exit_code == 0
         assert "_HERMES_COMPLETE" in script.stdout
     plugin = hermes(
-        folder, COMP_WORDS="hermes plugins enable no", COMP_CWORD="3",
+        folder,
+        COMP_WORDS="hermes plugins enable no",
+        COMP_CWORD="3",
         _HERMES_COMPLETE="bash_complete",
     )
     assert plugin.stdout.split() == ["plain,no-rm"]
     hook = hermes(
-        folder, COMP_WORDS="hermes hooks pre_tool", COMP_CWORD="2",
+        folder,
+        COMP_WORDS="hermes hooks pre_tool",
+        COMP_CWORD="2",
         _HERMES_COMPLETE="bash_complete",
     )
     assert hook.stdout.split() == ["plain,pre_tool_call"]

@@ -18,7 +18,8 @@ def served(name: str) -> Any:
     """Import a Hermes module the compatibility layer serves (untyped, as plugins see it)."""
     return importlib.import_module(name)
 
-ENV_PLATFORM = '''
+
+ENV_PLATFORM = """
 from gateway.config import Platform
 from gateway.platforms._shared import get_scoped_secret, seed_extra_from_env
 from gateway.platforms.base import BasePlatformAdapter, SendResult
@@ -56,7 +57,7 @@ def register(ctx):
                           ensure_deps_fn=lambda: INSTALLED.append(1) or True,
                           validate_config=lambda cfg: "server" in cfg.extra,
                           env_enablement_fn=_enable, required_env=["ENVCHAT_SERVER"])
-'''
+"""
 
 
 @pytest.fixture
@@ -75,16 +76,17 @@ def test_session_keys_are_hermes_keys(pm: PluginManager) -> None:
     build_session_key = _m.build_session_key
 
     dm = SessionSource(platform=Platform.TELEGRAM, chat_id="42", user_id="42")
-    group = SessionSource(platform=Platform.DISCORD, chat_id="c1", chat_type="group",
-                          user_id="ann")
-    thread = SessionSource(platform=Platform.DISCORD, chat_id="c1", chat_type="group",
-                           user_id="ann", thread_id="t9")
+    group = SessionSource(platform=Platform.DISCORD, chat_id="c1", chat_type="group", user_id="ann")
+    thread = SessionSource(
+        platform=Platform.DISCORD, chat_id="c1", chat_type="group", user_id="ann", thread_id="t9"
+    )
     assert build_session_key(dm) == "agent:main:telegram:dm:42"
     assert build_session_key(group) == "agent:main:discord:group:c1:ann"
     assert build_session_key(group, group_sessions_per_user=False) == "agent:main:discord:group:c1"
     assert build_session_key(thread) == "agent:main:discord:group:c1:t9"
     assert build_session_key(thread, thread_sessions_per_user=True) == (
-        "agent:main:discord:group:c1:t9:ann")
+        "agent:main:discord:group:c1:t9:ann"
+    )
 
 
 def test_a_plugin_platform_is_an_identity_stable_member_and_others_are_refused(
@@ -138,7 +140,8 @@ def test_an_explicit_enabled_false_wins_over_the_environment(
     home = pm.hermes_home
     (home / "config.yaml").write_text(
         "plugins: {enabled: [envchat]}\ngateway: {platforms: {envchat: {enabled: false}}}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     monkeypatch.setenv("ENVCHAT_SERVER", "chat.example")
     with pm.activate():
         assert load_gateway_config().get_connected_platforms() == []

@@ -11,13 +11,13 @@ from plugin_builders import PluginHome, home, info
 
 __all__ = ["home"]
 
-WHO = '''
+WHO = """
 from plugins.same.who import NAME
 
 def register(ctx):
     schema = {"name": "who", "description": "", "parameters": {"type": "object", "properties": {}}}
     ctx.register_tool("who", "t", schema, lambda args, **kw: NAME)
-'''
+"""
 
 
 def test_get_hermes_home_reads_hermes_home_at_each_call(
@@ -90,7 +90,7 @@ def test_a_broken_user_copy_alone_is_an_error(home: PluginHome) -> None:
     assert "hermes_plugins.mine" not in sys.modules
 
 
-NAMED_MEMORY = '''
+NAMED_MEMORY = """
 from agent.memory_provider import MemoryProvider
 
 class Named(MemoryProvider):
@@ -112,7 +112,7 @@ def register(ctx):
     # Hermes imports a user's memory plugin as _hermes_user_memory.<name>; some check it
     if __name__ == "_hermes_user_memory.named":
         ctx.register_memory_provider(Named())
-'''
+"""
 
 
 def test_a_user_memory_plugin_is_imported_under_hermes_module_name(home: PluginHome) -> None:

@@ -189,9 +189,7 @@ def test_reported_usage_decides_before_the_estimate(home: Path) -> None:
 
 
 def test_compression_enabled_false_never_compacts(home: Path) -> None:
-    write_config(
-        home, model={"context_length": BUDGET}, compression={"enabled": False}, memory={}
-    )
+    write_config(home, model={"context_length": BUDGET}, compression={"enabled": False}, memory={})
     pm = create_manager(home)
     session = Session(pm, ScriptedModel(*[text("An answer. " * 40)] * 12), record_events=True)
     for n in range(12):

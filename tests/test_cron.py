@@ -84,7 +84,7 @@ def test_a_due_job_runs_in_a_fresh_session_where_every_plugin_hook_fires(
     assert fired[0] == "on_session_start"
     assert {"pre_llm_call", "pre_tool_call", "post_tool_call", "on_session_end"} <= set(fired)
     assert dict(calls[0][1])["platform"] == "cron"
-    (chat, content), = adapter.sent
+    ((chat, content),) = adapter.sent
     assert chat == "42"
     assert "cron-ran" in content
     stored = jobs.get_job(job["id"], home=home)
@@ -242,8 +242,10 @@ def test_a_chronos_shaped_scheduler_arms_fires_and_cancels_through_its_service(
     (home / "auth.json").write_text(
         json.dumps({"providers": {"nous": {"access_token": "portal-token"}}}), encoding="utf-8"
     )
-    cron = {"provider": "chronos", "chronos": {"portal_url": service.url,
-                                               "callback_url": "http://127.0.0.1:9/fire"}}
+    cron = {
+        "provider": "chronos",
+        "chronos": {"portal_url": service.url, "callback_url": "http://127.0.0.1:9/fire"},
+    }
     write_config(home, ["recorder"], cron=cron)
     pm = create_manager(home)
     with pm.activate():

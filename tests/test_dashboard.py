@@ -65,9 +65,10 @@ def test_disabling_from_the_dashboard_writes_config_as_the_cli_does_and_unloads_
     assert "echo_back" not in pm.tools.names()
     again = post(client, "/api/dashboard/plugins/hooked/enable")
     assert again.json()["status"] == "enabled"
-    assert "hooked" not in yaml.safe_load((dash_home / "config.yaml").read_text())["plugins"][
-        "disabled"
-    ]
+    assert (
+        "hooked"
+        not in yaml.safe_load((dash_home / "config.yaml").read_text())["plugins"]["disabled"]
+    )
     assert "echo_back" in pm.tools.names()
 
 
@@ -88,8 +89,9 @@ def test_the_doctor_of_a_plugin_and_of_the_environment(dash_home: Path) -> None:
     assert "findings" in health
 
 
-def test_the_hooks_page_counts_the_calls_of_the_observed_host(dash_home: Path,
-                                                               tmp_path: Path) -> None:
+def test_the_hooks_page_counts_the_calls_of_the_observed_host(
+    dash_home: Path, tmp_path: Path
+) -> None:
     pm = manager(dash_home)
     client = dashboard_client(pm)
 
@@ -129,8 +131,9 @@ def test_the_token_gate_trades_the_token_for_an_httponly_cookie(dash_home: Path)
     answer = client.get(f"/hooks?token={token}&x=1", follow_redirects=False)
     assert answer.status_code == 303
     assert answer.headers["location"] == "/hooks?x=1"
-    cookie = next(c for c in answer.headers.get_list("set-cookie")
-                  if c.startswith("hermes_dashboard_token="))
+    cookie = next(
+        c for c in answer.headers.get_list("set-cookie") if c.startswith("hermes_dashboard_token=")
+    )
     assert "HttpOnly" in cookie
     assert "samesite=strict" in cookie.lower()
     page = client.get("/")
@@ -177,8 +180,9 @@ def test_choosing_a_provider_writes_the_family_key(
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch, bundled=True)  # web/offline is bundled
     client = dashboard_client(manager(home))
-    answer = post(client, "/api/dashboard/families/web_search/provider",
-                  json={"provider": "offline"})
+    answer = post(
+        client, "/api/dashboard/families/web_search/provider", json={"provider": "offline"}
+    )
     assert answer.status_code == 200, answer.text
     assert yaml.safe_load((home / "config.yaml").read_text())["web"]["backend"] == "offline"
     bad = post(client, "/api/dashboard/families/web_search/provider", json={"provider": "nope"})
@@ -206,11 +210,17 @@ def test_a_plugin_tab_its_api_and_a_tab_whose_api_fails_to_import(dash_home: Pat
 def test_bad_requests_get_the_right_status_and_leave_the_server_unharmed(
     dash_home: Path,
 ) -> None:
-    client = dashboard_client(manager(dash_home), limits=DashboardLimits(
-        max_body=4096, plugin_timeout=0.3))
+    client = dashboard_client(
+        manager(dash_home), limits=DashboardLimits(max_body=4096, plugin_timeout=0.3)
+    )
     assert client.get("/api/plugins/no-such-plugin/x").status_code == 404
-    for traversal in ("../plugin_api.py", "%2e%2e/%2e%2e/plugin.yaml", "..%2f..%2fplugin.yaml",
-                      "/etc/passwd", "dist/../../plugin.yaml"):
+    for traversal in (
+        "../plugin_api.py",
+        "%2e%2e/%2e%2e/plugin.yaml",
+        "..%2f..%2fplugin.yaml",
+        "/etc/passwd",
+        "dist/../../plugin.yaml",
+    ):
         answer = client.get(f"/dashboard-plugins/achievements-demo/{traversal}")
         assert answer.status_code == 404, traversal
     raised = client.get("/api/plugins/achievements-demo/boom")
@@ -225,8 +235,12 @@ def test_bad_requests_get_the_right_status_and_leave_the_server_unharmed(
         for _ in range(10):
             yield b"x" * 1000
 
-    streamed = post(client, "/api/dashboard/families/web_search/provider", content=chunks(),
-                    headers={"Content-Type": "application/json"})
+    streamed = post(
+        client,
+        "/api/dashboard/families/web_search/provider",
+        content=chunks(),
+        headers={"Content-Type": "application/json"},
+    )
     assert streamed.status_code == 413
     assert client.get("/api/dashboard/plugins").status_code == 200
 
@@ -236,9 +250,10 @@ def test_a_slow_client_does_not_hold_the_server_and_no_token_is_logged(
 ) -> None:
     caplog.set_level("INFO", logger="hermes_hooks.dashboard")
     pm = manager(dash_home)
-    with start_dashboard(pm) as server, socket.create_connection(
-        ("127.0.0.1", server.port)
-    ) as slow:
+    with (
+        start_dashboard(pm) as server,
+        socket.create_connection(("127.0.0.1", server.port)) as slow,
+    ):
         slow.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\n")  # and never finishes
         import httpx
 
@@ -257,11 +272,16 @@ def test_the_api_of_a_plugin_not_enabled_is_never_imported(
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
     marker = tmp_path / "imported"
-    user_plugin(home, "sleeper", "def register(ctx):\n    pass\n", files={
-        "dashboard/manifest.json": '{"name": "sleeper", "api": "api.py"}',
-        "dashboard/api.py": f"open({str(marker)!r}, 'w').close()\n"
-                            "from fastapi import APIRouter\nrouter = APIRouter()\n",
-    })
+    user_plugin(
+        home,
+        "sleeper",
+        "def register(ctx):\n    pass\n",
+        files={
+            "dashboard/manifest.json": '{"name": "sleeper", "api": "api.py"}',
+            "dashboard/api.py": f"open({str(marker)!r}, 'w').close()\n"
+            "from fastapi import APIRouter\nrouter = APIRouter()\n",
+        },
+    )
     write_config(home)
     client = dashboard_client(manager(home))
     tab = next(t for t in client.get("/api/dashboard/tabs").json() if t["name"] == "sleeper")

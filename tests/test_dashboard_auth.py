@@ -28,11 +28,13 @@ def auth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     home = isolated_home(tmp_path, monkeypatch)
     auth_plugins(home)
     monkeypatch.setenv("HERMES_DASHBOARD_DRAIN_SECRET", SECRET)
-    write_config(home, enabled=["dashboard-basic", "drainctl", "dashboard-self-hosted"],
-                 dashboard={"basic_auth": {"username": "admin", "password": "hunter2-hunter2"}})
+    write_config(
+        home,
+        enabled=["dashboard-basic", "drainctl", "dashboard-self-hosted"],
+        dashboard={"basic_auth": {"username": "admin", "password": "hunter2-hunter2"}},
+    )
     yield home
     registry.clear_token_routes()
-
 
 
 def replace_cookie(client: Any, name: str, value: str) -> None:
@@ -76,8 +78,11 @@ def test_a_provider_of_the_wrong_type_is_refused_naming_the_plugin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "fake-auth", "def register(ctx):\n"
-                "    ctx.register_dashboard_auth_provider(object())\n")
+    user_plugin(
+        home,
+        "fake-auth",
+        "def register(ctx):\n    ctx.register_dashboard_auth_provider(object())\n",
+    )
     write_config(home, enabled=["fake-auth"])
     pm = manager(home)
     assert registry.providers_for(pm) == []
@@ -94,8 +99,15 @@ def test_beyond_loopback_the_dashboard_refuses_to_start_without_a_provider() -> 
 
 
 def _login(client: object, password: str) -> object:
-    return post(client, "/auth/password-login", json={  # type: ignore[arg-type]
-        "provider": "basic", "username": "admin", "password": password})
+    return post(
+        client,  # type: ignore[arg-type]
+        "/auth/password-login",
+        json={
+            "provider": "basic",
+            "username": "admin",
+            "password": password,
+        },
+    )
 
 
 def test_a_password_login_sets_httponly_cookies_and_a_wrong_one_is_refused(
@@ -110,8 +122,10 @@ def test_a_password_login_sets_httponly_cookies_and_a_wrong_one_is_refused(
     refused = _login(client, "wrong")
     assert refused.status_code == 401  # type: ignore[attr-defined]
     assert client.get("/api/dashboard/plugins").status_code == 401
-    no_csrf = client.post("/auth/password-login", json={
-        "provider": "basic", "username": "admin", "password": "hunter2-hunter2"})
+    no_csrf = client.post(
+        "/auth/password-login",
+        json={"provider": "basic", "username": "admin", "password": "hunter2-hunter2"},
+    )
     assert no_csrf.status_code == 403
     accepted = _login(client, "hunter2-hunter2")
     assert accepted.status_code == 200  # type: ignore[attr-defined]
@@ -132,15 +146,30 @@ def test_a_session_near_its_expiry_is_refreshed(
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
     auth_plugins(home)
-    write_config(home, enabled=["dashboard-basic"], dashboard={"basic_auth": {
-        "username": "admin", "password": "pw-pw-pw-pw", "session_ttl_seconds": 30}})
+    write_config(
+        home,
+        enabled=["dashboard-basic"],
+        dashboard={
+            "basic_auth": {
+                "username": "admin",
+                "password": "pw-pw-pw-pw",
+                "session_ttl_seconds": 30,
+            }
+        },
+    )
     client = dashboard_client(manager(home), mode="gated", signed_in=False)
-    post(client, "/auth/password-login", json={
-        "provider": "basic", "username": "admin", "password": "pw-pw-pw-pw"})
+    post(
+        client,
+        "/auth/password-login",
+        json={"provider": "basic", "username": "admin", "password": "pw-pw-pw-pw"},
+    )
     answer = client.get("/api/dashboard/tools")  # 30 s from expiry: within the margin
     assert answer.status_code == 200
-    renewed = [c for c in answer.headers.get_list("set-cookie")
-               if c.startswith(("hermes_session_at=", "hermes_session_rt="))]
+    renewed = [
+        c
+        for c in answer.headers.get_list("set-cookie")
+        if c.startswith(("hermes_session_at=", "hermes_session_rt="))
+    ]
     assert len(renewed) == 2
     assert all("HttpOnly" in c for c in renewed)
 
@@ -161,16 +190,19 @@ def test_hermes_dashboard_auth_list_and_check(auth_home: Path) -> None:
     assert listed.exit_code == 0, listed.output
     assert "basic: Username & Password (plugin dashboard-basic); password, session" in listed.output
     assert "drain-secret" in listed.output
-    good = runner.invoke(cli, ["dashboard-auth", "check", "basic", "--username", "admin"],
-                         input="hunter2-hunter2\n")
+    good = runner.invoke(
+        cli, ["dashboard-auth", "check", "basic", "--username", "admin"], input="hunter2-hunter2\n"
+    )
     assert good.exit_code == 0, good.output
     assert "login accepted: admin" in good.output
-    bad = runner.invoke(cli, ["dashboard-auth", "check", "basic", "--username", "admin"],
-                        input="nope\n")
+    bad = runner.invoke(
+        cli, ["dashboard-auth", "check", "basic", "--username", "admin"], input="nope\n"
+    )
     assert bad.exit_code == 1
     assert "invalid username or password" in bad.output
-    token = runner.invoke(cli, ["dashboard-auth", "check", "drain-secret", "--token", "-"],
-                          input=SECRET + "\n")
+    token = runner.invoke(
+        cli, ["dashboard-auth", "check", "drain-secret", "--token", "-"], input=SECRET + "\n"
+    )
     assert "principal 'drain-control' (drain)" in token.output
     typo = runner.invoke(cli, ["dashboard-auth", "check", "basik"])
     assert typo.exit_code == 1
@@ -184,25 +216,31 @@ def test_an_openid_connect_login_against_a_local_identity_provider(
         monkeypatch.setenv("HERMES_DASHBOARD_OIDC_ISSUER", idp.issuer)
         monkeypatch.setenv("HERMES_DASHBOARD_OIDC_CLIENT_ID", idp.client_id)
         client = dashboard_client(manager(auth_home), mode="gated", signed_in=False)
-        start = client.get("/auth/login", params={"provider": "self-hosted"},
-                           follow_redirects=False)
+        start = client.get(
+            "/auth/login", params={"provider": "self-hosted"}, follow_redirects=False
+        )
         assert start.status_code == 302
-        pkce = next(c for c in start.headers.get_list("set-cookie")
-                    if c.startswith("hermes_session_pkce="))
+        pkce = next(
+            c for c in start.headers.get_list("set-cookie") if c.startswith("hermes_session_pkce=")
+        )
         assert "HttpOnly" in pkce
         import httpx
 
         approved = httpx.get(start.headers["location"], follow_redirects=False)
         assert approved.status_code == 302
         callback = urllib.parse.urlsplit(approved.headers["location"])
-        forged = client.get(callback.path, params={"code": "x", "state": "forged"},
-                            follow_redirects=False)
+        forged = client.get(
+            callback.path, params={"code": "x", "state": "forged"}, follow_redirects=False
+        )
         assert forged.status_code == 400
         done = client.get(f"{callback.path}?{callback.query}", follow_redirects=False)
         assert done.status_code == 303, done.text
         me = client.get("/auth/me").json()
         assert (me["user"], me["provider"], me["email"]) == (
-            "Ada Lovelace", "self-hosted", "ada@example.org")
+            "Ada Lovelace",
+            "self-hosted",
+            "ada@example.org",
+        )
         assert idp.seen["/token"] == 1
         assert idp.seen["/jwks"] >= 1
         # A refresh token the identity provider no longer knows means logging in again.
@@ -234,7 +272,8 @@ def test_a_nous_portal_login_rotates_its_refresh_token(
         start = client.get("/auth/login", params={"provider": "nous"}, follow_redirects=False)
         assert "scope=agent_dashboard%3Aaccess" in start.headers["location"]
         back = urllib.parse.urlsplit(
-            httpx.get(start.headers["location"], follow_redirects=False).headers["location"])
+            httpx.get(start.headers["location"], follow_redirects=False).headers["location"]
+        )
         assert client.get(f"{back.path}?{back.query}", follow_redirects=False).status_code == 303
         assert client.get("/auth/me").json()["provider"] == "nous"
         first_refresh = client.cookies.get("hermes_session_rt")

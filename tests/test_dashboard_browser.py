@@ -37,9 +37,9 @@ def shoot(page: Page, name: str) -> None:
 
 
 @pytest.fixture
-def observed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
-    tuple[PluginManager, DashboardServer, Path]
-]:
+def observed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[PluginManager, DashboardServer, Path]]:
     home = isolated_home(tmp_path, monkeypatch, bundled=True)
     user_plugin(home, "hooked", HOOKED)
     user_plugin(home, "broken", "raise RuntimeError('kaput at import')\n")
@@ -51,7 +51,8 @@ def observed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 
 def test_the_plugins_page_shows_the_error_and_disabling_changes_config_and_page(
-    browser: Page, observed: tuple[PluginManager, DashboardServer, Path]  # noqa: F811
+    browser: Page,
+    observed: tuple[PluginManager, DashboardServer, Path],
 ) -> None:
     _, server, home = observed
     browser.goto(server.url)
@@ -63,15 +64,17 @@ def test_the_plugins_page_shows_the_error_and_disabling_changes_config_and_page(
     assert browser.text('tr[data-plugin="broken"] .badge') == "error"
     shoot(browser, "plugins")
     browser.click('tr[data-plugin="hooked"] button[data-action="disable"]')
-    browser.wait_for("document.querySelector('tr[data-plugin=\"hooked\"] "
-                     "button[data-action=\"enable\"]')")
+    browser.wait_for(
+        'document.querySelector(\'tr[data-plugin="hooked"] button[data-action="enable"]\')'
+    )
     assert "config: disabled" in browser.text('tr[data-plugin="hooked"]')
     config = yaml.safe_load((home / "config.yaml").read_text())
     assert "hooked" in config["plugins"]["disabled"]
 
 
 def test_the_hooks_page_shows_counts_rising_after_a_turn_in_the_observed_host(
-    browser: Page, observed: tuple[PluginManager, DashboardServer, Path],  # noqa: F811
+    browser: Page,
+    observed: tuple[PluginManager, DashboardServer, Path],
     tmp_path: Path,
 ) -> None:
     pm, server, _ = observed
@@ -88,13 +91,16 @@ def test_the_hooks_page_shows_counts_rising_after_a_turn_in_the_observed_host(
     shoot(browser, "hooks")
     for page in ("Tools", "Memory", "Doctor"):
         browser.click(f'nav a[data-page="{page}"]')
-        browser.wait_for(f"document.querySelector('main h2') && "
-                         f"document.querySelector('main h2').innerText === '{page}'")
+        browser.wait_for(
+            f"document.querySelector('main h2') && "
+            f"document.querySelector('main h2').innerText === '{page}'"
+        )
         shoot(browser, page.lower())
 
 
 def test_a_dashboard_plugin_tab_renders_on_the_sdk(
-    browser: Page, observed: tuple[PluginManager, DashboardServer, Path]  # noqa: F811
+    browser: Page,
+    observed: tuple[PluginManager, DashboardServer, Path],
 ) -> None:
     _, server, _ = observed
     browser.goto(server.url)
@@ -106,23 +112,32 @@ def test_a_dashboard_plugin_tab_renders_on_the_sdk(
     browser.click("button.ach-filter:not(.active)")
     browser.wait_for("document.querySelectorAll('.ach-card').length === 1")
     assert browser.eval("document.querySelectorAll('.ach-card svg circle').length") == 1
-    assert browser.eval("getComputedStyle(document.querySelector('.ach-card'))"
-                        ".borderTopColor") == "rgb(255, 215, 0)"  # its CSS loaded
+    assert (
+        browser.eval("getComputedStyle(document.querySelector('.ach-card')).borderTopColor")
+        == "rgb(255, 215, 0)"
+    )  # its CSS loaded
     shoot(browser, "plugin-tab")
 
 
 def test_login_through_the_basic_provider_and_a_wrong_password_refused(
-    browser: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    browser: Page,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
     auth_plugins(home)
-    write_config(home, enabled=["dashboard-basic"],
-                 dashboard={"basic_auth": {"username": "admin", "password": "correct-horse"}})
+    write_config(
+        home,
+        enabled=["dashboard-basic"],
+        dashboard={"basic_auth": {"username": "admin", "password": "correct-horse"}},
+    )
     pm = create_manager(home)
     with start_dashboard(pm, login=True) as server:
         browser.goto(server.base_url + "/plugins-page-that-needs-login")
-        browser.wait_for("location.pathname === '/login' && "
-                         "document.querySelector('form[data-provider=\"basic\"]')")
+        browser.wait_for(
+            "location.pathname === '/login' && "
+            "document.querySelector('form[data-provider=\"basic\"]')"
+        )
         shoot(browser, "login")
         browser.type('input[name="username"]', "admin")
         browser.type('input[name="password"]', "battery-staple")
@@ -132,8 +147,10 @@ def test_login_through_the_basic_provider_and_a_wrong_password_refused(
         assert not any(c["name"] == "hermes_session_at" for c in browser.cookies())
         browser.type('input[name="password"]', "correct-horse")
         browser.click('button[type="submit"]')
-        browser.wait_for("document.getElementById('who') && "
-                         "document.getElementById('who').innerText.includes('admin')")
+        browser.wait_for(
+            "document.getElementById('who') && "
+            "document.getElementById('who').innerText.includes('admin')"
+        )
         session = next(c for c in browser.cookies() if c["name"] == "hermes_session_at")
         assert session["httpOnly"] is True
         assert session["sameSite"] == "Lax"

@@ -20,8 +20,12 @@ def test_the_dashboard_plugin_of_the_how_to_mounts_and_answers(
 ) -> None:
     home = isolated_home(tmp_path, monkeypatch)
     files = dict(FILE_BLOCK.findall((DOCS / "dashboard-plugin.md").read_text("utf-8")))
-    assert set(files) == {"dashboard/manifest.json", "dashboard/plugin_api.py",
-                          "dashboard/dist/index.js", "dashboard/dist/style.css"}
+    assert set(files) == {
+        "dashboard/manifest.json",
+        "dashboard/plugin_api.py",
+        "dashboard/dist/index.js",
+        "dashboard/dist/style.css",
+    }
     user_plugin(home, "visits", "def register(ctx):\n    pass\n", files=files)
     write_config(home, enabled=["visits"])
     client = dashboard_client(manager(home))
@@ -29,7 +33,7 @@ def test_the_dashboard_plugin_of_the_how_to_mounts_and_answers(
     assert tab["mounted"] is True
     assert tab["error"] is None
     assert tab["path"] == "/visits"
-    assert "register(\"visits\"" in client.get(tab["entry"]).text
+    assert 'register("visits"' in client.get(tab["entry"]).text
     assert post(client, "/api/plugins/visits/visit").json() == {"visits": 1}
     assert client.get("/api/plugins/visits/count").json() == {"visits": 1}
 

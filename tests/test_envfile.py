@@ -86,9 +86,7 @@ def test_a_line_break_in_a_value_is_escaped_and_reads_back_whole(
 
 
 @pytest.mark.parametrize("breaker", REFUSED)
-def test_a_value_holding_an_unescapable_line_break_is_refused(
-    tmp_path: Path, breaker: str
-) -> None:
+def test_a_value_holding_an_unescapable_line_break_is_refused(tmp_path: Path, breaker: str) -> None:
     (tmp_path / ".env").write_text("KEPT=1\n", encoding="utf-8")
     with pytest.raises(ValueError, match=f"MY_TOKEN.*U\\+{ord(breaker):04X}"):
         set_env_value(tmp_path, "MY_TOKEN", smuggling(breaker))

@@ -28,7 +28,10 @@ from hermes_hooks.spec.decisions import (
 from hermes_hooks.spec.hookspecs import HOOK_NAMES
 
 TOOL_IDS: dict[str, Any] = {
-    "task_id": "t1", "session_id": "s1", "tool_call_id": "c1", "turn_id": "u1"
+    "task_id": "t1",
+    "session_id": "s1",
+    "tool_call_id": "c1",
+    "turn_id": "u1",
 }
 
 

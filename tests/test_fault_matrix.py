@@ -440,7 +440,6 @@ _EXC_NAME: Final = {
 }
 
 
-
 #: Delivered off the token path, on each implementation's own queue and worker, so their
 #: place among the other hooks (and how often a late start or end shows before the
 #: workload's end) depends on the machine's load: they are compared as a set.

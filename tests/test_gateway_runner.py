@@ -48,8 +48,13 @@ def seen(pm: PluginManager) -> list[tuple[str, str, str]]:
 
 def line_config(port: int, **bounds: float) -> GatewayConfig:
     platforms = {Platform("line_chat"): PlatformConfig(enabled=True, extra={"port": port})}
-    options: dict[str, Any] = {"connect_timeout": 2.0, "reconnect_backoff_base": 0.05,
-               "reconnect_backoff_cap": 0.2, "drain_timeout": 10.0, **bounds}
+    options: dict[str, Any] = {
+        "connect_timeout": 2.0,
+        "reconnect_backoff_base": 0.05,
+        "reconnect_backoff_cap": 0.2,
+        "drain_timeout": 10.0,
+        **bounds,
+    }
     return GatewayConfig(platforms=platforms, **options)
 
 
@@ -63,11 +68,20 @@ def test_irc_end_to_end_against_a_real_irc_server(
     monkeypatch.setenv("IRC_ALLOWED_USERS", "ann")
     with miniircd(tmp_path) as port:
         with pm.activate():
-            config = GatewayConfig(platforms={Platform("irc"): PlatformConfig(
-                enabled=True,
-                extra={"server": "127.0.0.1", "port": port, "channel": "#hermes",
-                       "nickname": "hermesbot"},
-            )}, connect_timeout=10)
+            config = GatewayConfig(
+                platforms={
+                    Platform("irc"): PlatformConfig(
+                        enabled=True,
+                        extra={
+                            "server": "127.0.0.1",
+                            "port": port,
+                            "channel": "#hermes",
+                            "nickname": "hermesbot",
+                        },
+                    )
+                },
+                connect_timeout=10,
+            )
         runner = GatewayRunner(pm, config=config)
 
         async def scenario() -> None:
@@ -183,7 +197,8 @@ def test_a_server_that_never_answers_the_handshake_is_bounded_and_others_run(
             with pm.activate():
                 config = line_config(mute.port, connect_timeout=0.3)
                 config.platforms[Platform("homeassistant")] = PlatformConfig(
-                    enabled=True, token="t", extra={"url": good.url})
+                    enabled=True, token="t", extra={"url": good.url}
+                )
             runner = GatewayRunner(pm, config=config)
             async with running(runner):
                 for _ in range(200):
@@ -294,8 +309,10 @@ def test_ntfy_end_to_end_against_a_local_ntfy_server(
                     await server.next_from_bot(timeout=0.5)  # the skipped one got nothing
 
     asyncio.run(scenario())
-    assert seen(pm)[:2] == [("ntfy", "text", "secret: do not answer"),
-                            ("ntfy", "text", "plz generate an image of a lighthouse")]
+    assert seen(pm)[:2] == [
+        ("ntfy", "text", "secret: do not answer"),
+        ("ntfy", "text", "plz generate an image of a lighthouse"),
+    ]
 
 
 def test_home_assistant_end_to_end_against_a_local_websocket_server(
@@ -311,8 +328,13 @@ def test_home_assistant_end_to_end_against_a_local_websocket_server(
     async def scenario() -> None:
         async with HomeAssistantServer(token="llat-123") as server:
             with pm.activate():
-                config = GatewayConfig(platforms={Platform("homeassistant"): PlatformConfig(
-                    enabled=True, token="llat-123", extra={"url": server.url})})
+                config = GatewayConfig(
+                    platforms={
+                        Platform("homeassistant"): PlatformConfig(
+                            enabled=True, token="llat-123", extra={"url": server.url}
+                        )
+                    }
+                )
             runner = GatewayRunner(pm, config=config)
             async with running(runner):
                 for _ in range(200):
@@ -344,9 +366,14 @@ def test_a_wrong_home_assistant_token_is_fatal_and_not_retried(
     async def scenario() -> None:
         async with HomeAssistantServer(token="right") as server:
             with pm.activate():
-                config = GatewayConfig(platforms={Platform("homeassistant"): PlatformConfig(
-                    enabled=True, token="wrong", extra={"url": server.url})},
-                    reconnect_backoff_base=0.05)
+                config = GatewayConfig(
+                    platforms={
+                        Platform("homeassistant"): PlatformConfig(
+                            enabled=True, token="wrong", extra={"url": server.url}
+                        )
+                    },
+                    reconnect_backoff_base=0.05,
+                )
             runner = GatewayRunner(pm, config=config)
             async with running(runner):
                 for _ in range(200):
@@ -402,14 +429,24 @@ def test_hermes_gateway_run_answers_irc_and_stops_cleanly_on_sigterm(
         return state().get("platforms", {}).get("irc", {}).get("state")
 
     with miniircd(tmp_path) as port:
-        env = {"IRC_SERVER": "127.0.0.1", "IRC_PORT": str(port), "IRC_CHANNEL": "#hermes",
-               "IRC_NICKNAME": "hermesbot", "IRC_ALLOWED_USERS": "ann"}
+        env = {
+            "IRC_SERVER": "127.0.0.1",
+            "IRC_PORT": str(port),
+            "IRC_CHANNEL": "#hermes",
+            "IRC_NICKNAME": "hermesbot",
+            "IRC_ALLOWED_USERS": "ann",
+        }
         (home / "config.yaml").write_text(
             "plugins: {enabled: [irc]}\ngateway: {platforms: {irc: {enabled: true}}}\n",
-            encoding="utf-8")
-        proc = subprocess.Popen([sys.executable, "-m", "hermes_hooks", "gateway", "run"],
-                                env=clean_env(home, **env), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+            encoding="utf-8",
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_hooks", "gateway", "run"],
+            env=clean_env(home, **env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 30
             while irc_state() != "connected":
@@ -442,7 +479,7 @@ def test_hermes_gateway_run_answers_irc_and_stops_cleanly_on_sigterm(
         assert state()["gateway_state"] == "stopped"
 
 
-INJECTOR = '''
+INJECTOR = """
 from hermes_hooks import hookimpl
 
 CTX = []
@@ -455,7 +492,7 @@ def register(ctx):
 @hookimpl
 def gateway_platform_event(platform, event_type, payload):
     CTX[0].inject_message(f"the user reacted with {payload['emoji']}")
-'''
+"""
 
 
 def test_inject_message_outside_a_turn_becomes_a_turn_answered_in_the_chat(

@@ -27,6 +27,7 @@ from hermes_hooks import PluginManager
 
 pytest_plugins = ["pytester"]
 
+
 def png_bytes(colour: str = "red", size: tuple[int, int] = (4, 3)) -> bytes:
     buffer = io.BytesIO()
     Image.new("RGB", size, colour).save(buffer, format="PNG")

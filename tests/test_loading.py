@@ -1030,9 +1030,7 @@ def register(ctx):
 """
 
 
-@pytest.mark.parametrize(
-    ("seconds", "thread"), [(10, "hermes-hooks-worker"), (0, "MainThread")]
-)
+@pytest.mark.parametrize(("seconds", "thread"), [(10, "hermes-hooks-worker"), (0, "MainThread")])
 def test_a_plugin_loads_on_a_worker_within_the_bound_and_keeps_what_it_set_in_its_context(
     home: Path, user: Path, gate: Any, seconds: float, thread: str
 ) -> None:

@@ -99,7 +99,7 @@ CALLER = """\
 
 
 @pytest.fixture
-def demo(home: Path) -> Iterator[PluginManager]:  # noqa: F811
+def demo(home: Path) -> Iterator[PluginManager]:
     user_plugin(home, "no-wipe", NO_WIPE)
     user_plugin(home, "tag", TAG)
     user_plugin(home, "caller", CALLER)
@@ -166,7 +166,7 @@ def test_mcp_tools_run_through_every_hook_and_call_mcp_is_default_deny(
 
 
 @requires_mcp
-def test_a_killed_server_is_unavailable_then_back(home: Path) -> None:  # noqa: F811
+def test_a_killed_server_is_unavailable_then_back(home: Path) -> None:
     down = home / "down"
     entry = demo_entry(keepalive_interval=0.2, env={"MCP_DEMO_DOWN_FILE": str(down)})
     write_config(home, mcp_servers={"demo": entry})
@@ -210,7 +210,7 @@ def _wait_for(probe: Callable[[], object], seconds: float = 20.0) -> object:
 
 
 @requires_mcp
-def test_hermes_tools_lists_them_and_hermes_z_calls_one(home: Path) -> None:  # noqa: F811
+def test_hermes_tools_lists_them_and_hermes_z_calls_one(home: Path) -> None:
     user_plugin(home, "no-wipe", NO_WIPE)
     write_config(home, enabled=["no-wipe"], mcp_servers={"demo": demo_entry()})
     listed = invoke("tools", "--json")
@@ -223,7 +223,7 @@ def test_hermes_tools_lists_them_and_hermes_z_calls_one(home: Path) -> None:  # 
     assert ran.stdout == "The mcp_demo_echo tool returned:\nhello from MCP\n"
 
 
-def test_hermes_mcp_list_reads_the_section_without_connecting(home: Path) -> None:  # noqa: F811
+def test_hermes_mcp_list_reads_the_section_without_connecting(home: Path) -> None:
     write_config(
         home,
         mcp_servers={
@@ -248,7 +248,7 @@ def test_hermes_mcp_list_reads_the_section_without_connecting(home: Path) -> Non
 
 @requires_mcp
 def test_a_server_that_never_answers_is_bounded_by_connect_timeout(
-    home: Path,  # noqa: F811
+    home: Path,
 ) -> None:
     # It reads what the client sends and never answers (it ends when its stdin closes).
     silent = {"command": "sh", "args": ["-c", "cat > /dev/null"]}
@@ -271,7 +271,7 @@ def test_a_server_that_never_answers_is_bounded_by_connect_timeout(
             client.close()
 
 
-def test_reload_mcp_is_offered_in_chat_even_before_any_server(home: Path) -> None:  # noqa: F811
+def test_reload_mcp_is_offered_in_chat_even_before_any_server(home: Path) -> None:
     write_config(home)
     result = invoke("chat", input="/reload-mcp\n/exit\n")
     assert result.exit_code == 0, result.output

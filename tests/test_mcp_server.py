@@ -67,7 +67,7 @@ async def _session_checks(read: Any, write: Any) -> dict[str, Any]:
 
 
 def test_stdio_serve_answers_an_sdk_client_and_a_block_is_a_tool_error(
-    home: Path,  # noqa: F811
+    home: Path,
 ) -> None:
     from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -100,7 +100,7 @@ def test_stdio_serve_answers_an_sdk_client_and_a_block_is_a_tool_error(
 
 
 def test_http_serve_listens_on_loopback_and_answers(
-    home: Path,  # noqa: F811
+    home: Path,
     tmp_path: Path,
 ) -> None:
     import httpx2
@@ -159,7 +159,7 @@ def test_http_serve_listens_on_loopback_and_answers(
     assert json.loads(rm) == {"error": "rm -rf is not allowed here"}
 
 
-def test_serve_refuses_an_address_that_is_not_loopback(home: Path) -> None:  # noqa: F811
+def test_serve_refuses_an_address_that_is_not_loopback(home: Path) -> None:
     from hermes_hooks.bridges.mcp_server import serve_http
 
     pm = create_manager(home, load=False)

@@ -21,7 +21,7 @@ from hermes_hooks.host import Session, create_manager
 
 __all__ = ["chat_server", "home"]
 
-GUARD = '''
+GUARD = """
 from hermes_cli.middleware import (
     LLM_EXECUTION_MIDDLEWARE, TOOL_REQUEST_MIDDLEWARE, LLMExecutionBlocked,
 )
@@ -62,7 +62,7 @@ def register(ctx):
     ctx.register_middleware(LLM_EXECUTION_MIDDLEWARE, broken)  # fails open, counted
     ctx.register_middleware(LLM_EXECUTION_MIDDLEWARE, around_model)
     ctx.register_middleware("nonsense", around_model)  # refused alone
-'''
+"""
 
 
 @pytest.fixture
@@ -77,9 +77,7 @@ def session(home: PluginHome, chat_server: ChatServer, tmp_path: Path) -> Iterat
     model.close()
 
 
-def test_the_four_kinds_run_at_hermes_call_sites(
-    session: Session, chat_server: ChatServer
-) -> None:
+def test_the_four_kinds_run_at_hermes_call_sites(session: Session, chat_server: ChatServer) -> None:
     chat_server.reply_tool_call("echo", {"text": "hi"})
     chat_server.reply_text("done")
     result = session.run_turn("say hi")

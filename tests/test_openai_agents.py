@@ -69,7 +69,6 @@ PLUGIN = """\
     """
 
 
-
 @pytest.fixture(autouse=True)
 def _close_the_sdks_default_loop() -> Iterator[None]:
     """``Runner.run_sync`` leaves the thread a default event loop it never closes; close it,
@@ -85,6 +84,7 @@ def _close_the_sdks_default_loop() -> Iterator[None]:
         loop.close()
     asyncio.set_event_loop(None)
 
+
 def _outputs(result: Any) -> list[str]:
     return [
         str(item.output)
@@ -94,7 +94,7 @@ def _outputs(result: Any) -> list[str]:
 
 
 def test_a_run_calls_a_plugin_tool_and_is_stopped_by_a_pre_tool_call_block(
-    home: Path,  # noqa: F811
+    home: Path,
     tmp_path: Path,
 ) -> None:
     add_readme_no_rm(home)
@@ -130,7 +130,7 @@ def test_a_run_calls_a_plugin_tool_and_is_stopped_by_a_pre_tool_call_block(
     ]
 
 
-def test_the_guardrails_guard_a_tool_of_the_sdks_own(home: Path) -> None:  # noqa: F811
+def test_the_guardrails_guard_a_tool_of_the_sdks_own(home: Path) -> None:
     add_readme_no_rm(home)
     write_config(home, ["no-rm"])
     pm = create_manager(home)
@@ -163,7 +163,7 @@ def test_the_guardrails_guard_a_tool_of_the_sdks_own(home: Path) -> None:  # noq
     assert ran == ["ls"]
 
 
-def test_the_how_to_example_runs_as_shown(home: Path) -> None:  # noqa: F811
+def test_the_how_to_example_runs_as_shown(home: Path) -> None:
     import re
 
     add_readme_no_rm(home)

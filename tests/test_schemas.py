@@ -53,8 +53,9 @@ def test_the_doctor_reports_bad_schemas_and_handlers_without_kwargs(home: Plugin
     )
     report = check_plugin(candidate_from_path(Path(folder)))
     messages = {f.check: f.message for f in report.findings if f.level == "error"}
-    assert "tool 'typo': its schema is not a valid JSON Schema: parameters at properties/n" in (
-        messages["tool-schema"]
+    assert (
+        "tool 'typo': its schema is not a valid JSON Schema: parameters at properties/n"
+        in (messages["tool-schema"])
     )
     assert "tool 'narrow': its handler" in messages["tool-handler"]
     assert "takes no **kwargs" in messages["tool-handler"]

@@ -428,28 +428,40 @@ def _profile_findings(pm: TrialManager, candidate: Candidate) -> list[Finding]:
         if profile is None:
             continue
         if profile.api_mode not in SUPPORTED_API_MODES:
-            findings.append(Finding(
-                "error", "profile",
-                f"profile {name!r}: api_mode {profile.api_mode!r} is not spoken by this version"
-                f" (it speaks {', '.join(SUPPORTED_API_MODES)})",
-            ))
+            findings.append(
+                Finding(
+                    "error",
+                    "profile",
+                    f"profile {name!r}: api_mode {profile.api_mode!r} is not spoken by this version"
+                    f" (it speaks {', '.join(SUPPORTED_API_MODES)})",
+                )
+            )
         if not str(profile.base_url or "").startswith(("http://", "https://")):
-            findings.append(Finding(
-                "error", "profile",
-                f"profile {name!r}: base_url {profile.base_url!r} is not an http(s) URL",
-            ))
+            findings.append(
+                Finding(
+                    "error",
+                    "profile",
+                    f"profile {name!r}: base_url {profile.base_url!r} is not an http(s) URL",
+                )
+            )
         if not profile.env_vars and str(profile.auth_type or "api_key") == "api_key":
-            findings.append(Finding(
-                "warning", "profile",
-                f"profile {name!r}: no env_vars, so no key is ever sent"
-                f" (fine for a local server)",
-            ))
+            findings.append(
+                Finding(
+                    "warning",
+                    "profile",
+                    f"profile {name!r}: no env_vars, so no key is ever sent"
+                    f" (fine for a local server)",
+                )
+            )
         if not findings:
-            findings.append(Finding(
-                "info", "profile",
-                f"profile {name!r}: {profile.api_mode} at {profile.base_url}, key from"
-                f" {', '.join(profile.env_vars) or 'nowhere'}",
-            ))
+            findings.append(
+                Finding(
+                    "info",
+                    "profile",
+                    f"profile {name!r}: {profile.api_mode} at {profile.base_url}, key from"
+                    f" {', '.join(profile.env_vars) or 'nowhere'}",
+                )
+            )
     return findings
 
 

@@ -281,9 +281,7 @@ class GuardedManager(PluggySeams):
             return [] if result is None else [result]
         return [r for r in result if r is not None]
 
-    def _make_invoke_fill(
-        self, name: str
-    ) -> _InvokeFill | None:
+    def _make_invoke_fill(self, name: str) -> _InvokeFill | None:
         """What :meth:`invoke_hook` fills in for hook ``name``, kept while its impls stay."""
         caller = getattr(self.hook, name, None)
         if not isinstance(caller, pluggy.HookCaller):

@@ -395,9 +395,11 @@ def _serve_steps(batch: Batch) -> None:
             value = _call_replacement(impl, get, single, kwargs, batch, index)
             if value is _ABANDONED:
                 return
-        elif (bound := guard.bound) is not None and bound.held and (
-            reason := bound.skip_reason(seconds)
-        ) is not None:
+        elif (
+            (bound := guard.bound) is not None
+            and bound.held
+            and (reason := bound.skip_reason(seconds)) is not None
+        ):
             value = guard.failed(HookTimeoutError(reason))
         else:
             args: Any = kwargs

@@ -209,12 +209,26 @@ def gateway() -> None:
 
 
 @gateway.command("run")
-@click.option("--max-workers", type=click.IntRange(1, 256), default=16, show_default=True,
-              help="Agent turns that may run at once (one thread each).")
-@click.option("--dashboard", "with_dashboard", is_flag=True,
-              help="Also serve the dashboard on 127.0.0.1, observing this gateway.")
-@click.option("--dashboard-port", default=9119, show_default=True,
-              type=click.IntRange(0, 65535), help="The dashboard's port (0: any free port).")
+@click.option(
+    "--max-workers",
+    type=click.IntRange(1, 256),
+    default=16,
+    show_default=True,
+    help="Agent turns that may run at once (one thread each).",
+)
+@click.option(
+    "--dashboard",
+    "with_dashboard",
+    is_flag=True,
+    help="Also serve the dashboard on 127.0.0.1, observing this gateway.",
+)
+@click.option(
+    "--dashboard-port",
+    default=9119,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="The dashboard's port (0: any free port).",
+)
 @click.pass_context
 def run(ctx: click.Context, max_workers: int, with_dashboard: bool, dashboard_port: int) -> None:
     """Connect every enabled platform and answer its chats until SIGINT or SIGTERM.

@@ -37,7 +37,6 @@ __all__ = [
 ]
 
 
-
 def get_home(ctx: click.Context) -> Path:
     """Return the Hermes home chosen by ``--home``, ``$HERMES_HOME`` or the default."""
     root = ctx.find_root()

@@ -78,8 +78,11 @@ def version(as_json: bool) -> None:
     python = platform.python_version()
     if as_json:
         echo_json(
-            {"hermes_hooks": __version__, "plugin_contract": HERMES_CONTRACT_VERSION,
-             "python": python}
+            {
+                "hermes_hooks": __version__,
+                "plugin_contract": HERMES_CONTRACT_VERSION,
+                "python": python,
+            }
         )
         return
     click.echo(f"hermes-hooks {__version__}")

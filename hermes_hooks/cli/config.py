@@ -226,9 +226,7 @@ def set_command(ctx: click.Context, key: str, value: str) -> None:
 
     def mutate(document: dict[str, Any]) -> None:
         _set_in(document, parts, parsed)
-        errors = [
-            p for p in check_config(document, source=config_path(home)) if p.level == "error"
-        ]
+        errors = [p for p in check_config(document, source=config_path(home)) if p.level == "error"]
         if errors:
             raise ConfigError(errors[0].message)
 

@@ -21,13 +21,20 @@ def fail(message: str) -> NoReturn:
 
 @click.command("dashboard")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=9119, show_default=True, type=click.IntRange(0, 65535),
-              help="Port to listen on (0: any free port).")
-@click.option("--insecure", is_flag=True,
-              help="Listen beyond loopback without a dashboard_auth provider (the session "
-              "token alone guards it).")
-@click.option("--login", is_flag=True,
-              help="Ask for a dashboard_auth login even on loopback.")
+@click.option(
+    "--port",
+    default=9119,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (0: any free port).",
+)
+@click.option(
+    "--insecure",
+    is_flag=True,
+    help="Listen beyond loopback without a dashboard_auth provider (the session "
+    "token alone guards it).",
+)
+@click.option("--login", is_flag=True, help="Ask for a dashboard_auth login even on loopback.")
 @click.pass_context
 def dashboard(ctx: click.Context, host: str, port: int, insecure: bool, login: bool) -> None:
     """Serve the dashboard: plugins, hooks, tools, memory and the doctor in a browser.
@@ -48,8 +55,9 @@ def dashboard(ctx: click.Context, host: str, port: int, insecure: bool, login: b
 
     pm = build_manager(ctx)
     try:
-        serve_dashboard(pm, host=host, port=port, insecure=insecure, announce=click.echo,
-                        login=login)
+        serve_dashboard(
+            pm, host=host, port=port, insecure=insecure, announce=click.echo, login=login
+        )
     except HermesHooksError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
@@ -96,8 +104,10 @@ def list_providers(ctx: click.Context, as_json: bool) -> None:
         echo_json(rows)
         return
     if not rows:
-        click.echo("No dashboard_auth provider is registered: the dashboard serves loopback "
-                   "only (or --insecure).")
+        click.echo(
+            "No dashboard_auth provider is registered: the dashboard serves loopback "
+            "only (or --insecure)."
+        )
         return
     for row in rows:
         kinds = [k for k in ("password", "token", "session") if row[k]]
@@ -108,8 +118,12 @@ def list_providers(ctx: click.Context, as_json: bool) -> None:
 @dashboard_auth.command("check")
 @click.argument("provider")
 @click.option("--username", help="Check a password login as this user.")
-@click.option("--token", "token_file", type=click.File("r"),
-              help="Check the bearer token read from this file ('-' for standard input).")
+@click.option(
+    "--token",
+    "token_file",
+    type=click.File("r"),
+    help="Check the bearer token read from this file ('-' for standard input).",
+)
 @click.pass_context
 def check(ctx: click.Context, provider: str, username: str | None, token_file: object) -> None:
     """Check a password login or a bearer token against provider PROVIDER.
@@ -135,8 +149,10 @@ def check(ctx: click.Context, provider: str, username: str | None, token_file: o
     if chosen is None:
         close = closest_names(provider, found)
         hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-        fail(f"no dashboard_auth provider {provider!r}{hint}; 'hermes dashboard-auth list' "
-             "shows them")
+        fail(
+            f"no dashboard_auth provider {provider!r}{hint}; 'hermes dashboard-auth list' "
+            "shows them"
+        )
     if token_file is not None:
         if not getattr(chosen, "supports_token", False):
             fail(f"provider {provider!r} does not check tokens")
@@ -151,8 +167,10 @@ def check(ctx: click.Context, provider: str, username: str | None, token_file: o
         click.echo(f"token accepted: principal {principal.principal!r} ({scopes})")
         return
     if not getattr(chosen, "supports_password", False):
-        fail(f"provider {provider!r} has no password login: give --token, or log in "
-             "through the dashboard's page")
+        fail(
+            f"provider {provider!r} has no password login: give --token, or log in "
+            "through the dashboard's page"
+        )
     if not username:
         fail("give --username for a password check")
     password = getpass.getpass("Password: ") if sys.stdin.isatty() else sys.stdin.readline()

@@ -102,8 +102,7 @@ def plugin_doctor(ctx: click.Context, path_or_name: str | None, as_json: bool) -
         # A plugin that hangs while loading is reported after the operator's bound.
         load_timeout = build_manager(ctx, load=False).reload_config().load_timeout
     reports = [
-        check_plugin(c, load_timeout=load_timeout, untrusted=_untrusted(ctx, c))
-        for c in candidates
+        check_plugin(c, load_timeout=load_timeout, untrusted=_untrusted(ctx, c)) for c in candidates
     ]
     errors = sum(r.errors for r in reports)
     if as_json:

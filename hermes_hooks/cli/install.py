@@ -325,9 +325,7 @@ def search(ctx: click.Context, term: str, as_json: bool) -> None:
             words += [manifest.description or "", *manifest.tags, *manifest.provides_hooks]
         if any(wanted in word.lower() for word in words):
             found.append(candidate)
-    rows = [
-        [c.key, c.source, (c.manifest.description or "") if c.manifest else ""] for c in found
-    ]
+    rows = [[c.key, c.source, (c.manifest.description or "") if c.manifest else ""] for c in found]
     if as_json:
         echo_json([dict(zip(("key", "source", "description"), row, strict=True)) for row in rows])
         return

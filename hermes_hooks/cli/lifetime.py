@@ -30,7 +30,8 @@ GRACE_SECONDS: Final = 2.0
 """How long the command waits for non-daemon threads once it is done."""
 
 _SIGNALS: Final = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1")
+    getattr(signal, name)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1")
     if hasattr(signal, name)
 )
 _managers: weakref.WeakSet[PluginManager] = weakref.WeakSet()

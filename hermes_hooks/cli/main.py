@@ -278,12 +278,8 @@ def _set_accept_hooks(ctx: click.Context, param: click.Parameter, value: bool) -
     help="Run one agent turn on PROMPT, print the answer and exit.",
 )
 @click.option("--json", "as_json", is_flag=True, help="With -z: print the turn's events as JSON.")
-@click.option(
-    "-m", "--model", "model", metavar="NAME", help="The model for this run (not saved)."
-)
-@click.option(
-    "--provider", metavar="NAME", help="The model provider for this run (not saved)."
-)
+@click.option("-m", "--model", "model", metavar="NAME", help="The model for this run (not saved).")
+@click.option("--provider", metavar="NAME", help="The model provider for this run (not saved).")
 @click.pass_context
 def cli(
     ctx: click.Context,

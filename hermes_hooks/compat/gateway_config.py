@@ -241,16 +241,15 @@ def load_gateway_config() -> GatewayConfig:
         try:
             platform = Platform(name)
         except ValueError:
-            logger.warning(
-                "gateway.platforms.%s: no plugin registers this platform; ignored", name
-            )
+            logger.warning("gateway.platforms.%s: no plugin registers this platform; ignored", name)
             continue
         config.platforms[platform] = cfg
     return config
 
 
-def _apply_entry_hooks(entry: Any, data: dict[str, Any], cfg: PlatformConfig,
-                       explicit: bool) -> None:
+def _apply_entry_hooks(
+    entry: Any, data: dict[str, Any], cfg: PlatformConfig, explicit: bool
+) -> None:
     """Let a registered platform bridge its YAML and enable itself from the environment."""
     bridge = entry.apply_yaml_config_fn
     if bridge is not None:
@@ -275,8 +274,7 @@ def _apply_entry_hooks(entry: Any, data: dict[str, Any], cfg: PlatformConfig,
                 try:
                     cfg.home_channel = HomeChannel.from_dict({"platform": entry.name, **value})
                 except (KeyError, ValueError):
-                    logger.warning("platform %r: home_channel %r not understood", entry.name,
-                                   value)
+                    logger.warning("platform %r: home_channel %r not understood", entry.name, value)
             else:
                 cfg.extra.setdefault(key, value)
         cfg.enabled = True

@@ -35,20 +35,21 @@ class PlatformRegistry:
         :raises TypeError: ``entry`` is not a ``PlatformEntry``.
         """
         if not isinstance(entry, PlatformEntry):
-            raise TypeError(
-                f"register() expects a PlatformEntry, got {type(entry).__name__}"
-            )
+            raise TypeError(f"register() expects a PlatformEntry, got {type(entry).__name__}")
         manager = require_manager("gateway.platform_registry.register")
         owner = current_owner(manager)
         fields = {
             field.name: getattr(entry, field.name)
             for field in attrs.fields(PlatformEntry)
-            if field.name not in ("name", "label", "adapter_factory", "check_fn", "owner",
-                                  "extra")
+            if field.name not in ("name", "label", "adapter_factory", "check_fn", "owner", "extra")
         }
         fields.update(entry.extra)
         manager.platforms.register_platform(
-            entry.name, entry.label, entry.adapter_factory, entry.check_fn, owner=owner,
+            entry.name,
+            entry.label,
+            entry.adapter_factory,
+            entry.check_fn,
+            owner=owner,
             **fields,
         )
         manager.add_platform(owner, entry.name.strip().lower())

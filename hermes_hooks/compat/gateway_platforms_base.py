@@ -161,8 +161,16 @@ _MEDIA_PATTERN = re.compile(
 )
 _MD_IMAGE = r"!\[([^\]]*)\]\((https?://[^\s\)]+)\)"
 _HTML_IMAGE = r"<img\s+src=[\"']?(https?://[^\s\"'<>]+)[\"']?\s*/?>\s*(?:</img>)?"
-_IMAGE_HOSTS = (".png", ".jpg", ".jpeg", ".gif", ".webp", "fal.media", "fal-cdn",
-                "replicate.delivery")
+_IMAGE_HOSTS = (
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".webp",
+    "fal.media",
+    "fal-cdn",
+    "replicate.delivery",
+)
 
 
 class BasePlatformAdapter(ABC):
@@ -221,8 +229,12 @@ class BasePlatformAdapter(ABC):
         try:
             from hermes_hooks.compat.gateway_status import write_runtime_status
 
-            write_runtime_status(platform=self.platform.value, platform_state=state,
-                                 error_code=code, error_message=message)
+            write_runtime_status(
+                platform=self.platform.value,
+                platform_state=state,
+                error_code=code,
+                error_message=message,
+            )
         except Exception:
             logger.debug("could not write the runtime status", exc_info=True)
 
@@ -260,8 +272,9 @@ class BasePlatformAdapter(ABC):
 
         if not acquire_scoped_lock(scope, identity, {"platform": self.platform.value}):
             what = description or identity
-            self._set_fatal_error("lock_conflict", f"{what} is in use by another gateway",
-                                  retryable=False)
+            self._set_fatal_error(
+                "lock_conflict", f"{what} is in use by another gateway", retryable=False
+            )
             return False
         self._platform_lock = (scope, identity)
         return True
@@ -299,14 +312,18 @@ class BasePlatformAdapter(ABC):
     def set_topic_recovery_fn(self, fn: Callable[..., Any]) -> None:
         self._topic_recovery_fn = fn
 
-    async def emit_platform_event(self, event_type: str, payload: dict[str, Any],
-                                  source: SessionSource | None = None) -> None:
+    async def emit_platform_event(
+        self, event_type: str, payload: dict[str, Any], source: SessionSource | None = None
+    ) -> None:
         """Publish a non-message event (a reaction, a join...) to ``gateway_platform_event``."""
         handler = self._platform_event_handler
         if handler is None:
             return
-        event = {"platform": self.platform.value, "event_type": event_type,
-                 "payload": dict(payload)}
+        event = {
+            "platform": self.platform.value,
+            "event_type": event_type,
+            "payload": dict(payload),
+        }
         result = handler(event, source)
         if asyncio.iscoroutine(result):
             await result
@@ -322,8 +339,13 @@ class BasePlatformAdapter(ABC):
         """Disconnect from the platform."""
 
     @abstractmethod
-    async def send(self, chat_id: str, content: str, reply_to: str | None = None,
-                   metadata: dict[str, Any] | None = None) -> SendResult:
+    async def send(
+        self,
+        chat_id: str,
+        content: str,
+        reply_to: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> SendResult:
         """Send a text message to a chat."""
 
     @abstractmethod
@@ -347,46 +369,90 @@ class BasePlatformAdapter(ABC):
     ) -> None:
         """Called after the gateway handled ``event``."""
 
-    async def send_image(self, chat_id: str, image_url: str, caption: str | None = None,
-                         reply_to: str | None = None, metadata: dict[str, Any] | None = None,
-                         ) -> SendResult:
+    async def send_image(
+        self,
+        chat_id: str,
+        image_url: str,
+        caption: str | None = None,
+        reply_to: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> SendResult:
         text = f"{caption}\n{image_url}" if caption else image_url
         return await self.send(chat_id=chat_id, content=text, reply_to=reply_to)
 
-    async def send_animation(self, chat_id: str, animation_url: str, caption: str | None = None,
-                             reply_to: str | None = None, metadata: dict[str, Any] | None = None,
-                             ) -> SendResult:
-        return await self.send_image(chat_id=chat_id, image_url=animation_url, caption=caption,
-                                     reply_to=reply_to, metadata=metadata)
+    async def send_animation(
+        self,
+        chat_id: str,
+        animation_url: str,
+        caption: str | None = None,
+        reply_to: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> SendResult:
+        return await self.send_image(
+            chat_id=chat_id,
+            image_url=animation_url,
+            caption=caption,
+            reply_to=reply_to,
+            metadata=metadata,
+        )
 
-    async def _send_file_as_text(self, label: str, chat_id: str, path: str,
-                                 caption: str | None, reply_to: str | None) -> SendResult:
+    async def _send_file_as_text(
+        self, label: str, chat_id: str, path: str, caption: str | None, reply_to: str | None
+    ) -> SendResult:
         text = f"{caption}\n{label}: {path}" if caption else f"{label}: {path}"
         return await self.send(chat_id=chat_id, content=text, reply_to=reply_to)
 
-    async def send_voice(self, chat_id: str, audio_path: str, caption: str | None = None,
-                         reply_to: str | None = None, **kwargs: Any) -> SendResult:
-        return await self._send_file_as_text("\N{SPEAKER WITH THREE SOUND WAVES} Audio", chat_id,
-                                             audio_path, caption, reply_to)
+    async def send_voice(
+        self,
+        chat_id: str,
+        audio_path: str,
+        caption: str | None = None,
+        reply_to: str | None = None,
+        **kwargs: Any,
+    ) -> SendResult:
+        return await self._send_file_as_text(
+            "\N{SPEAKER WITH THREE SOUND WAVES} Audio", chat_id, audio_path, caption, reply_to
+        )
 
     async def play_tts(self, chat_id: str, audio_path: str, **kwargs: Any) -> SendResult:
         return await self.send_voice(chat_id=chat_id, audio_path=audio_path, **kwargs)
 
-    async def send_video(self, chat_id: str, video_path: str, caption: str | None = None,
-                         reply_to: str | None = None, **kwargs: Any) -> SendResult:
-        return await self._send_file_as_text("\N{CLAPPER BOARD} Video", chat_id, video_path,
-                                             caption, reply_to)
+    async def send_video(
+        self,
+        chat_id: str,
+        video_path: str,
+        caption: str | None = None,
+        reply_to: str | None = None,
+        **kwargs: Any,
+    ) -> SendResult:
+        return await self._send_file_as_text(
+            "\N{CLAPPER BOARD} Video", chat_id, video_path, caption, reply_to
+        )
 
-    async def send_document(self, chat_id: str, file_path: str, caption: str | None = None,
-                            file_name: str | None = None, reply_to: str | None = None,
-                            **kwargs: Any) -> SendResult:
-        return await self._send_file_as_text("\N{PAPERCLIP} File", chat_id, file_path, caption,
-                                             reply_to)
+    async def send_document(
+        self,
+        chat_id: str,
+        file_path: str,
+        caption: str | None = None,
+        file_name: str | None = None,
+        reply_to: str | None = None,
+        **kwargs: Any,
+    ) -> SendResult:
+        return await self._send_file_as_text(
+            "\N{PAPERCLIP} File", chat_id, file_path, caption, reply_to
+        )
 
-    async def send_image_file(self, chat_id: str, image_path: str, caption: str | None = None,
-                              reply_to: str | None = None, **kwargs: Any) -> SendResult:
-        return await self._send_file_as_text("\N{FRAME WITH PICTURE} Image", chat_id,
-                                             image_path, caption, reply_to)
+    async def send_image_file(
+        self,
+        chat_id: str,
+        image_path: str,
+        caption: str | None = None,
+        reply_to: str | None = None,
+        **kwargs: Any,
+    ) -> SendResult:
+        return await self._send_file_as_text(
+            "\N{FRAME WITH PICTURE} Image", chat_id, image_path, caption, reply_to
+        )
 
     # -- reply parsing --------------------------------------------------------------------------
 
@@ -438,10 +504,12 @@ class BasePlatformAdapter(ABC):
         """Return the existing absolute (or ``~/``) image and video paths named in the text
         outside code, and the text without them."""
         exts = "png|jpg|jpeg|gif|webp|mp4|mov|avi|mkv|webm"
-        path_re = re.compile(r"(?<![/:\w.])(?:~/|/)(?:[\w.\-]+/)*[\w.\-]+\.(?:" + exts + r")\b",
-                             re.IGNORECASE)
-        spans = [(m.start(), m.end()) for m in re.finditer(r"```[^\n]*\n.*?```", content,
-                                                            re.DOTALL)]
+        path_re = re.compile(
+            r"(?<![/:\w.])(?:~/|/)(?:[\w.\-]+/)*[\w.\-]+\.(?:" + exts + r")\b", re.IGNORECASE
+        )
+        spans = [
+            (m.start(), m.end()) for m in re.finditer(r"```[^\n]*\n.*?```", content, re.DOTALL)
+        ]
         spans += [(m.start(), m.end()) for m in re.finditer(r"`[^`\n]+`", content)]
         found: dict[str, str] = {}
         for match in path_re.finditer(content):
@@ -535,8 +603,11 @@ class BasePlatformAdapter(ABC):
             chat_topic=chat_topic.strip() if chat_topic else None,
             user_id_alt=user_id_alt,
             chat_id_alt=chat_id_alt,
-            **{key: value for key, value in kwargs.items()
-               if key in SessionSource.__dataclass_fields__},
+            **{
+                key: value
+                for key, value in kwargs.items()
+                if key in SessionSource.__dataclass_fields__
+            },
         )
 
     def _session_key(self, event: MessageEvent) -> str:
@@ -596,8 +667,10 @@ class BasePlatformAdapter(ABC):
             try:
                 await self.send(
                     chat_id=chat_id,
-                    content=(f"Sorry, I encountered an error ({type(exc).__name__}).\n"
-                             f"{detail}\nTry again or use /reset to start a fresh session."),
+                    content=(
+                        f"Sorry, I encountered an error ({type(exc).__name__}).\n"
+                        f"{detail}\nTry again or use /reset to start a fresh session."
+                    ),
                     metadata=metadata,
                 )
             except Exception as send_exc:
@@ -626,12 +699,12 @@ class BasePlatformAdapter(ABC):
             self._report_delivery_error(exc, where)
             return None
         if result is not None and not getattr(result, "success", True):
-            logger.warning("[%s] %s failed: %s", self.name, where,
-                           getattr(result, "error", ""))
+            logger.warning("[%s] %s failed: %s", self.name, where, getattr(result, "error", ""))
         return result
 
-    async def _deliver_response(self, event: MessageEvent, response: str,
-                                metadata: dict[str, Any] | None) -> None:
+    async def _deliver_response(
+        self, event: MessageEvent, response: str, metadata: dict[str, Any] | None
+    ) -> None:
         """Send a reply: its text, then its images and media files as attachments."""
         chat_id = event.source.chat_id
         media, response = self.extract_media(response)
@@ -639,13 +712,17 @@ class BasePlatformAdapter(ABC):
         text = re.sub(r"MEDIA:\s*\S+", "", text.replace("[[audio_as_voice]]", "")).strip()
         local_files, text = self.extract_local_files(text)
         if text:
-            await self._guarded_send("send", self.send(chat_id=chat_id, content=text,
-                                                       reply_to=event.message_id,
-                                                       metadata=metadata))
+            await self._guarded_send(
+                "send",
+                self.send(
+                    chat_id=chat_id, content=text, reply_to=event.message_id, metadata=metadata
+                ),
+            )
         for url, alt in images:
             sender = self.send_animation if self._is_animation_url(url) else self.send_image
-            await self._guarded_send(sender.__name__, sender(chat_id, url, alt or None,
-                                                             metadata=metadata))
+            await self._guarded_send(
+                sender.__name__, sender(chat_id, url, alt or None, metadata=metadata)
+            )
         for path, _voice in media:
             await self._send_path(chat_id, path, metadata)
         for path in local_files:
@@ -654,24 +731,30 @@ class BasePlatformAdapter(ABC):
     async def _send_path(self, chat_id: str, path: str, metadata: dict[str, Any] | None) -> None:
         ext = Path(path).suffix.lower()
         if ext in _AUDIO_EXTS:
-            await self._guarded_send("send_voice", self.send_voice(chat_id=chat_id,
-                                                                   audio_path=path,
-                                                                   metadata=metadata))
+            await self._guarded_send(
+                "send_voice", self.send_voice(chat_id=chat_id, audio_path=path, metadata=metadata)
+            )
         elif ext in _VIDEO_EXTS:
-            await self._guarded_send("send_video", self.send_video(chat_id=chat_id,
-                                                                   video_path=path,
-                                                                   metadata=metadata))
+            await self._guarded_send(
+                "send_video", self.send_video(chat_id=chat_id, video_path=path, metadata=metadata)
+            )
         elif ext in _IMAGE_EXTS:
-            await self._guarded_send("send_image_file",
-                                     self.send_image_file(chat_id=chat_id, image_path=path,
-                                                          metadata=metadata))
+            await self._guarded_send(
+                "send_image_file",
+                self.send_image_file(chat_id=chat_id, image_path=path, metadata=metadata),
+            )
         else:
-            await self._guarded_send("send_document", self.send_document(chat_id=chat_id,
-                                                                         file_path=path,
-                                                                         metadata=metadata))
+            await self._guarded_send(
+                "send_document",
+                self.send_document(chat_id=chat_id, file_path=path, metadata=metadata),
+            )
 
-    async def _keep_typing(self, chat_id: str, interval: float = 2.0, metadata: Any = None,
-                           ) -> None:
+    async def _keep_typing(
+        self,
+        chat_id: str,
+        interval: float = 2.0,
+        metadata: Any = None,
+    ) -> None:
         try:
             while True:
                 await self.send_typing(chat_id, metadata=metadata)

@@ -55,7 +55,7 @@ class MessageDeduplicator:
             self._seen = {key: at for key, at in self._seen.items() if at > cutoff}
             if len(self._seen) > self._max_size:
                 newest = sorted(self._seen.items(), key=lambda item: item[1])
-                self._seen = dict(newest[-self._max_size:])
+                self._seen = dict(newest[-self._max_size :])
         return False
 
     def contains(self, msg_id: str) -> bool:
@@ -144,7 +144,7 @@ class ThreadParticipationTracker:
         if thread_id in self._threads:
             return
         self._threads[thread_id] = None
-        threads = list(self._threads)[-self._max_tracked:]
+        threads = list(self._threads)[-self._max_tracked :]
         self._threads = dict.fromkeys(threads)
         atomic_json_write(self._state_path(), threads)
 

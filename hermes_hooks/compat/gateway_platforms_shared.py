@@ -38,8 +38,14 @@ def platform_gate_env(name: str, default: str = "") -> str:
     return (os.getenv(name) or default).strip() if name else default
 
 
-def extra_or_secret(extra: dict[str, Any] | None, key: str, env: str, default: Any = "",
-                    *, blank_is_unset: bool = True) -> Any:
+def extra_or_secret(
+    extra: dict[str, Any] | None,
+    key: str,
+    env: str,
+    default: Any = "",
+    *,
+    blank_is_unset: bool = True,
+) -> Any:
     """``extra[key]`` when set (``False``/``0`` count as set), else the variable ``env``."""
     value = (extra or {}).get(key)
     if value is None or (blank_is_unset and isinstance(value, str) and not value.strip()):
@@ -72,14 +78,16 @@ _KINDS: dict[str, tuple[Callable[[dict[str, Any], str], bool], Callable[[Any], A
     "str": (lambda cfg, key: cfg.get(key) not in (None, ""), str),
     "csv": (lambda cfg, key: cfg.get(key) is not None, lambda value: value),
     "json": (lambda cfg, key: key in cfg, json.dumps),
-    "onoff": (lambda cfg, key: key in cfg,
-              lambda value: "on" if value is None or str(value).strip().lower() not in _OFF
-              else "off"),
+    "onoff": (
+        lambda cfg, key: key in cfg,
+        lambda value: "on" if value is None or str(value).strip().lower() not in _OFF else "off",
+    ),
 }
 
 
-def apply_yaml_bridge(cfg: dict[str, Any],
-                      spec: Iterable[tuple[str, str, str]]) -> dict[str, Any] | None:
+def apply_yaml_bridge(
+    cfg: dict[str, Any], spec: Iterable[tuple[str, str, str]]
+) -> dict[str, Any] | None:
     """For each ``(yaml_key, ENV_VAR, kind)``: seed the YAML value into the returned ``extra``
     and bridge it to the environment (``kind``: ``lower``, ``str``, ``csv``, ``json``,
     ``onoff``); ``None`` when nothing matched."""
@@ -93,8 +101,12 @@ def apply_yaml_bridge(cfg: dict[str, Any],
     return seeded or None
 
 
-def seed_extra_from_env(spec: Iterable[tuple[str, str, Callable[[str], Any] | None]], *,
-                        home_env: str | None = None, home_default: str = "") -> dict[str, Any]:
+def seed_extra_from_env(
+    spec: Iterable[tuple[str, str, Callable[[str], Any] | None]],
+    *,
+    home_env: str | None = None,
+    home_default: str = "",
+) -> dict[str, Any]:
     """For each ``(ENV_VAR, extra_key, conv)``: seed ``conv(value)`` when the variable is set
     (a ``ValueError`` skips it); ``home_env`` seeds ``home_channel`` as ``{"chat_id", "name"}``."""
     seed: dict[str, Any] = {}
@@ -107,8 +119,10 @@ def seed_extra_from_env(spec: Iterable[tuple[str, str, Callable[[str], Any] | No
     if home_env:
         home = str(get_scoped_secret(home_env, "") or "").strip() or home_default
         if home:
-            seed["home_channel"] = {"chat_id": home,
-                                    "name": get_scoped_secret(f"{home_env}_NAME", "Home")}
+            seed["home_channel"] = {
+                "chat_id": home,
+                "name": get_scoped_secret(f"{home_env}_NAME", "Home"),
+            }
     return seed
 
 

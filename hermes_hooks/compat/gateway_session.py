@@ -55,13 +55,22 @@ class SessionSource:
             return "CLI terminal"
         user = self.user_name or self.user_id or "user"
         chat = self.chat_name or self.chat_id
-        desc = f"DM with {user}" if self.chat_type == "dm" else (
-            f"{_CHAT_TYPE_PREFIX.get(self.chat_type, '')}{chat}"
+        desc = (
+            f"DM with {user}"
+            if self.chat_type == "dm"
+            else (f"{_CHAT_TYPE_PREFIX.get(self.chat_type, '')}{chat}")
         )
         return f"{desc}, thread: {self.thread_id}" if self.thread_id else desc
 
-    _FIELDS = ("chat_id", "chat_name", "chat_type", "user_id", "user_name", "thread_id",
-               "chat_topic")
+    _FIELDS = (
+        "chat_id",
+        "chat_name",
+        "chat_type",
+        "user_id",
+        "user_name",
+        "thread_id",
+        "chat_topic",
+    )
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"platform": self.platform.value}
@@ -76,8 +85,18 @@ class SessionSource:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionSource:
-        optional = ("chat_name", "user_id", "user_name", "thread_id", "chat_topic",
-                    "user_id_alt", "chat_id_alt", "parent_chat_id", "message_id", "profile")
+        optional = (
+            "chat_name",
+            "user_id",
+            "user_name",
+            "thread_id",
+            "chat_topic",
+            "user_id_alt",
+            "chat_id_alt",
+            "parent_chat_id",
+            "message_id",
+            "profile",
+        )
         values: dict[str, Any] = {name: data.get(name) for name in optional}
         return cls(
             platform=Platform(data["platform"]),

@@ -112,8 +112,13 @@ def acquire_scoped_lock(
     """Take the lock on ``identity`` within ``scope`` for this process."""
     path = _lock_path(scope, identity)
     path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"pid": os.getpid(), "scope": scope, "identity": identity,
-              "metadata": metadata or {}, "acquired_at": time.time()}
+    record = {
+        "pid": os.getpid(),
+        "scope": scope,
+        "identity": identity,
+        "metadata": metadata or {},
+        "acquired_at": time.time(),
+    }
     for _ in range(2):
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -87,8 +87,13 @@ def suppress_platform_ver_console() -> None:
     import platform
 
     if hasattr(platform, "_syscmd_ver"):
-        def quiet(system: str = "", release: str = "", version: str = "",
-                  supported_platforms: Any = ("win32", "win16", "dos")) -> tuple[str, str, str]:
+
+        def quiet(
+            system: str = "",
+            release: str = "",
+            version: str = "",
+            supported_platforms: Any = ("win32", "win16", "dos"),
+        ) -> tuple[str, str, str]:
             return system, release, version
 
         platform._syscmd_ver = quiet

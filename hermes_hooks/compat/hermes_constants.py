@@ -302,9 +302,9 @@ def parse_reasoning_effort(effort: str) -> dict[str, Any] | None:
 
 def is_termux() -> bool:
     """Whether this runs in Termux (Android)."""
-    return bool(os.environ.get("TERMUX_VERSION") or "com.termux/files/usr" in os.environ.get(
-        "PREFIX", ""
-    ))
+    return bool(
+        os.environ.get("TERMUX_VERSION") or "com.termux/files/usr" in os.environ.get("PREFIX", "")
+    )
 
 
 def is_wsl() -> bool:

@@ -57,8 +57,12 @@ class _BodyLimit:
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await _send_json(send, 413, b'{"error":"too_large","detail":"the request body is '
-                             b'larger than the dashboard accepts"}')
+            await _send_json(
+                send,
+                413,
+                b'{"error":"too_large","detail":"the request body is '
+                b'larger than the dashboard accepts"}',
+            )
             return
         # The body is read here, up to the limit, before the application sees it: a chunked
         # upload that adds up past the limit is answered 413 without reaching a route.
@@ -72,8 +76,12 @@ class _BodyLimit:
             body = message.get("body", b"")
             seen += len(body)
             if seen > self.limit:
-                await _send_json(send, 413, b'{"error":"too_large","detail":"the request body '
-                                 b'is larger than the dashboard accepts"}')
+                await _send_json(
+                    send,
+                    413,
+                    b'{"error":"too_large","detail":"the request body '
+                    b'is larger than the dashboard accepts"}',
+                )
                 return
             chunks.append(body)
             more = bool(message.get("more_body", False))
@@ -110,16 +118,24 @@ class _PluginApiGuard:
             return
         import anyio
 
-        name = path[len("/api/plugins/"):].partition("/")[0]
+        name = path[len("/api/plugins/") :].partition("/")[0]
         tab = self.tabs.get(name)
         if tab is None:
             detail = f"no dashboard plugin {name!r} has an API"
             await _send_json(send, 404, _json({"error": "not_found", "detail": detail}))
             return
         if not tab.mounted:
-            await _send_json(send, 503, _json({
-                "error": "plugin_api_unavailable", "plugin": tab.plugin,
-                "detail": tab.error or tab.api_error or "it has no API"}))
+            await _send_json(
+                send,
+                503,
+                _json(
+                    {
+                        "error": "plugin_api_unavailable",
+                        "plugin": tab.plugin,
+                        "detail": tab.error or tab.api_error or "it has no API",
+                    }
+                ),
+            )
             return
         started = False
 
@@ -134,17 +150,33 @@ class _PluginApiGuard:
             with anyio.fail_after(self.timeout):
                 await self.app(scope, receive, tracking_send)
         except TimeoutError:
-            logger.warning("dashboard: plugin %r's API %s took over %ss", tab.plugin, path,
-                           self.timeout)
-            failure = (504, {"error": "plugin_timeout", "plugin": tab.plugin,
-                             "detail": f"plugin {tab.plugin!r} did not answer within "
-                             f"{self.timeout:g}s"})
+            logger.warning(
+                "dashboard: plugin %r's API %s took over %ss", tab.plugin, path, self.timeout
+            )
+            failure = (
+                504,
+                {
+                    "error": "plugin_timeout",
+                    "plugin": tab.plugin,
+                    "detail": f"plugin {tab.plugin!r} did not answer within {self.timeout:g}s",
+                },
+            )
         except Exception as exc:
-            logger.warning("dashboard: plugin %r's API %s failed: %s: %s", tab.plugin, path,
-                           type(exc).__name__, exc)
-            failure = (500, {"error": "plugin_error", "plugin": tab.plugin,
-                             "detail": f"plugin {tab.plugin!r} failed: {type(exc).__name__}: "
-                             f"{exc}"})
+            logger.warning(
+                "dashboard: plugin %r's API %s failed: %s: %s",
+                tab.plugin,
+                path,
+                type(exc).__name__,
+                exc,
+            )
+            failure = (
+                500,
+                {
+                    "error": "plugin_error",
+                    "plugin": tab.plugin,
+                    "detail": f"plugin {tab.plugin!r} failed: {type(exc).__name__}: {exc}",
+                },
+            )
         if failure is not None and not started:
             await _send_json(send, failure[0], _json(failure[1]))
 
@@ -156,9 +188,16 @@ def _json(value: object) -> bytes:
 
 
 async def _send_json(send: Any, status: int, body: bytes) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 

@@ -64,8 +64,17 @@ REFRESH_MARGIN = 120
 """A session this many seconds from its expiry is refreshed on its next request."""
 _RT_MAX_AGE = 30 * 24 * 3600
 _PKCE_MAX_AGE = 600
-PUBLIC_PATHS = frozenset({"/api/status", "/login", "/auth/password-login", "/auth/login",
-                          "/auth/callback", "/auth/providers", "/favicon.ico"})
+PUBLIC_PATHS = frozenset(
+    {
+        "/api/status",
+        "/login",
+        "/auth/password-login",
+        "/auth/login",
+        "/auth/callback",
+        "/auth/providers",
+        "/favicon.ico",
+    }
+)
 PUBLIC_PREFIXES = ("/static/",)
 _UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -187,8 +196,11 @@ class Gate:
                 except ProviderError:
                     raise
                 except Exception as exc:  # a broken provider is not a login
-                    logger.warning("dashboard-auth: provider %r failed to verify: %s",
-                                   provider.name, type(exc).__name__)
+                    logger.warning(
+                        "dashboard-auth: provider %r failed to verify: %s",
+                        provider.name,
+                        type(exc).__name__,
+                    )
                     session = None
                 if session is not None:
                     owner = provider
@@ -205,8 +217,11 @@ class Gate:
                         return session, None  # still valid: keep it
                     raise
                 except Exception as exc:
-                    logger.warning("dashboard-auth: provider %r failed to refresh: %s",
-                                   provider.name, type(exc).__name__)
+                    logger.warning(
+                        "dashboard-auth: provider %r failed to refresh: %s",
+                        provider.name,
+                        type(exc).__name__,
+                    )
                     continue
                 return renewed, renewed
         return session, None
@@ -216,15 +231,21 @@ class Gate:
     @staticmethod
     def set_session_cookies(response: Any, session: Session, *, secure: bool) -> None:
         """Set the session's cookies (HttpOnly, SameSite=Lax) on ``response``."""
-        common: dict[str, Any] = {"httponly": True, "samesite": "lax", "path": "/",
-                                  "secure": secure}
+        common: dict[str, Any] = {
+            "httponly": True,
+            "samesite": "lax",
+            "path": "/",
+            "secure": secure,
+        }
         max_age = max(60, int(session.expires_at - time.time()))
         response.set_cookie(SESSION_AT_COOKIE, session.access_token, max_age=max_age, **common)
         if session.refresh_token:
-            response.set_cookie(SESSION_RT_COOKIE, session.refresh_token, max_age=_RT_MAX_AGE,
-                                **common)
-        response.set_cookie(SESSION_PROVIDER_COOKIE, session.provider, max_age=_RT_MAX_AGE,
-                            **common)
+            response.set_cookie(
+                SESSION_RT_COOKIE, session.refresh_token, max_age=_RT_MAX_AGE, **common
+            )
+        response.set_cookie(
+            SESSION_PROVIDER_COOKIE, session.provider, max_age=_RT_MAX_AGE, **common
+        )
 
     @staticmethod
     def clear_session_cookies(response: Any) -> None:
@@ -237,8 +258,14 @@ class Gate:
         """Give the browser a CSRF cookie when it has none (readable by the page's script:
         it proves the request comes from this origin, it grants nothing by itself)."""
         if not request.cookies.get(CSRF_COOKIE):
-            response.set_cookie(CSRF_COOKIE, secrets.token_urlsafe(24), path="/",
-                                samesite="strict", secure=secure, httponly=False)
+            response.set_cookie(
+                CSRF_COOKIE,
+                secrets.token_urlsafe(24),
+                path="/",
+                samesite="strict",
+                secure=secure,
+                httponly=False,
+            )
 
 
 def is_public(path: str) -> bool:

@@ -108,9 +108,9 @@ def hooks(pm: PluginManager, counters: HookCounters | None) -> dict[str, Any]:
             impl["calls"] = counted.get("calls", 0)
             impl["seconds"] = counted.get("seconds", 0.0) if counted.get("timed") else None
             info = infos.get(impl["plugin"])
-            impl["plugin_errors"] = info.hook_errors if info else pm.get_failures(
-                impl["plugin"]
-            ).count
+            impl["plugin_errors"] = (
+                info.hook_errors if info else pm.get_failures(impl["plugin"]).count
+            )
             impl["plugin_timeouts"] = info.hook_timeouts if info else 0
             impl["last_error"] = info.last_hook_error if info else None
         out.append(row)

@@ -21,10 +21,10 @@ STATIC = Path(__file__).resolve().parent / "static"
 def _page(title: str, body: str, scripts: tuple[str, ...] = ()) -> str:
     tags = "".join(f'<script src="/static/{name}" defer></script>' for name in scripts)
     return (
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title>"
-        "<link rel=\"stylesheet\" href=\"/static/style.css\">"
+        '<link rel="stylesheet" href="/static/style.css">'
         f"{tags}</head><body>{body}</body></html>"
     )
 
@@ -34,8 +34,8 @@ def index_page() -> HTMLResponse:
     from fastapi.responses import HTMLResponse
 
     body = (
-        "<header><h1>Hermes dashboard</h1><nav id=\"nav\"></nav>"
-        "<span id=\"who\"></span></header><main id=\"main\">Loading…</main>"
+        '<header><h1>Hermes dashboard</h1><nav id="nav"></nav>'
+        '<span id="who"></span></header><main id="main">Loading…</main>'
     )
     return HTMLResponse(_page("Hermes dashboard", body, ("sdk.js", "app.js")))
 
@@ -46,8 +46,8 @@ def login_page() -> HTMLResponse:
 
     body = (
         "<header><h1>Hermes dashboard</h1></header>"
-        "<main id=\"login\"><h2>Log in</h2><div id=\"providers\">Loading…</div>"
-        "<p id=\"login-error\" role=\"alert\"></p></main>"
+        '<main id="login"><h2>Log in</h2><div id="providers">Loading…</div>'
+        '<p id="login-error" role="alert"></p></main>'
     )
     return HTMLResponse(_page("Log in: Hermes dashboard", body, ("login.js",)))
 
@@ -58,6 +58,6 @@ def message_page(status: int, message: str) -> HTMLResponse:
 
     body = (
         "<header><h1>Hermes dashboard</h1></header>"
-        f"<main><p class=\"message\">{html.escape(message)}</p></main>"
+        f'<main><p class="message">{html.escape(message)}</p></main>'
     )
     return HTMLResponse(_page("Hermes dashboard", body), status_code=status)

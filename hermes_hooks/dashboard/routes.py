@@ -45,13 +45,16 @@ logger = logging.getLogger("hermes_hooks.dashboard.auth")
 
 def install(app: FastAPI, gate: Gate) -> None:
     """Install the gate's middleware and its login routes on FastAPI ``app``."""
+
     def secure_of(request: Request) -> bool:
         return request.url.scheme == "https"
 
     def refused(request: Request, status: int, detail: str) -> Response:
         if request.url.path.startswith("/api/") or request.method != "GET":
-            return JSONResponse({"error": "unauthenticated" if status == 401 else "refused",
-                                 "detail": detail}, status_code=status)
+            return JSONResponse(
+                {"error": "unauthenticated" if status == 401 else "refused", "detail": detail},
+                status_code=status,
+            )
         if gate.mode == "gated" and status == 401:
             target = urllib.parse.quote(request.url.path, safe="/")
             return RedirectResponse(f"/login?next={target}", status_code=303)
@@ -70,9 +73,14 @@ def install(app: FastAPI, gate: Gate) -> None:
             return await _token_route(request, call_next, rule)
         unsafe = request.method in _UNSAFE
         if unsafe and not gate.csrf_ok(request):
-            return JSONResponse({"error": "csrf", "detail": "missing or wrong CSRF token "
-                                 f"(send the {CSRF_COOKIE} cookie's value as X-Hermes-CSRF)"},
-                                status_code=403)
+            return JSONResponse(
+                {
+                    "error": "csrf",
+                    "detail": "missing or wrong CSRF token "
+                    f"(send the {CSRF_COOKIE} cookie's value as X-Hermes-CSRF)",
+                },
+                status_code=403,
+            )
         refreshed: Session | None = None
         if is_public(path):
             response = await call_next(request)
@@ -80,32 +88,44 @@ def install(app: FastAPI, gate: Gate) -> None:
             given = request.query_params.get("token")
             if given is not None and request.method == "GET" and not path.startswith("/api/"):
                 if not _same(given, gate.token):
-                    return refused(request, 401, "that session token is wrong; open the "
-                                   "address 'hermes dashboard' printed")
+                    return refused(
+                        request,
+                        401,
+                        "that session token is wrong; open the address 'hermes dashboard' printed",
+                    )
                 query = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
                 target = path + ("?" + urllib.parse.urlencode(query) if query else "")
                 response = RedirectResponse(target, status_code=303)
-                response.set_cookie(TOKEN_COOKIE, gate.token, httponly=True, samesite="strict",
-                                    path="/", secure=secure_of(request))
+                response.set_cookie(
+                    TOKEN_COOKIE,
+                    gate.token,
+                    httponly=True,
+                    samesite="strict",
+                    path="/",
+                    secure=secure_of(request),
+                )
                 gate.ensure_csrf_cookie(request, response, secure=secure_of(request))
                 return response
             if not gate.token_ok(request):
-                return refused(request, 401, "this dashboard needs its session token: open "
-                               "the address 'hermes dashboard' printed at start")
+                return refused(
+                    request,
+                    401,
+                    "this dashboard needs its session token: open "
+                    "the address 'hermes dashboard' printed at start",
+                )
             response = await call_next(request)
         else:
             try:
                 session, refreshed = gate.verify(request)
             except ProviderError as exc:
                 logger.warning("dashboard-auth: provider unreachable: %s", exc)
-                return JSONResponse({"error": "provider_unreachable",
-                                     "detail": "the auth provider is unreachable"},
-                                    status_code=503)
+                return JSONResponse(
+                    {"error": "provider_unreachable", "detail": "the auth provider is unreachable"},
+                    status_code=503,
+                )
             if session is None:
                 response = refused(request, 401, "log in first")
-                if request.cookies.get(SESSION_AT_COOKIE) or request.cookies.get(
-                    SESSION_RT_COOKIE
-                ):
+                if request.cookies.get(SESSION_AT_COOKIE) or request.cookies.get(SESSION_RT_COOKIE):
                     gate.clear_session_cookies(response)
                 return response
             request.state.session = session
@@ -121,8 +141,7 @@ def install(app: FastAPI, gate: Gate) -> None:
     ) -> Response:
         peer = request.client.host if request.client else ""
         if rule.loopback_only and not is_loopback(peer):
-            return JSONResponse({"error": "forbidden", "detail": "loopback only"},
-                                status_code=403)
+            return JSONResponse({"error": "forbidden", "detail": "loopback only"}, status_code=403)
         fallback = rule.allow_session_fallback and not request.headers.get("authorization")
         if fallback and gate.mode != "gated" and gate.token_ok(request):
             return await call_next(request)
@@ -131,16 +150,15 @@ def install(app: FastAPI, gate: Gate) -> None:
         )
         if principal is not None:
             if rule.required_scope is not None and rule.required_scope not in principal.scopes:
-                return JSONResponse({"error": "forbidden", "detail": "Forbidden"},
-                                    status_code=403)
+                return JSONResponse({"error": "forbidden", "detail": "Forbidden"}, status_code=403)
             request.state.token_principal = principal
             request.state.token_authenticated = True
             return await call_next(request)
         if unreachable:
-            return JSONResponse({"detail": f"Auth provider {unreachable!r} unreachable"},
-                                status_code=503)
-        return JSONResponse({"error": "unauthenticated", "detail": "Unauthorized"},
-                            status_code=401)
+            return JSONResponse(
+                {"detail": f"Auth provider {unreachable!r} unreachable"}, status_code=503
+            )
+        return JSONResponse({"error": "unauthenticated", "detail": "Unauthorized"}, status_code=401)
 
     # -- the login routes (Hermes' /auth/*) --------------------------------------------------
 
@@ -149,8 +167,11 @@ def install(app: FastAPI, gate: Gate) -> None:
         return {
             "mode": gate.mode,
             "providers": [
-                {"name": p.name, "display_name": p.display_name,
-                 "password": bool(getattr(p, "supports_password", False))}
+                {
+                    "name": p.name,
+                    "display_name": p.display_name,
+                    "password": bool(getattr(p, "supports_password", False)),
+                }
                 for p in gate.session_providers()
             ],
         }
@@ -162,25 +183,34 @@ def install(app: FastAPI, gate: Gate) -> None:
         body = await _form_or_json(request)
         provider = gate.provider(str(body.get("provider", "")))
         if provider is None or not getattr(provider, "supports_password", False):
-            return JSONResponse({"error": "unknown_provider",
-                                 "detail": "no password provider of that name"}, 400)
+            return JSONResponse(
+                {"error": "unknown_provider", "detail": "no password provider of that name"}, 400
+            )
         username, password = str(body.get("username", "")), str(body.get("password", ""))
         if not username or not password:
-            return JSONResponse({"error": "missing", "detail": "username and password are "
-                                 "required"}, 400)
+            return JSONResponse(
+                {"error": "missing", "detail": "username and password are required"}, 400
+            )
         try:
             session = await run_in_threadpool(
                 lambda: provider.complete_password_login(username=username, password=password)
             )
         except InvalidCredentialsError:
             logger.info("dashboard-auth: a password login through %r was refused", provider.name)
-            return JSONResponse({"error": "invalid_credentials",
-                                 "detail": "invalid username or password"}, 401)
+            return JSONResponse(
+                {"error": "invalid_credentials", "detail": "invalid username or password"}, 401
+            )
         except ProviderError:
-            return JSONResponse({"error": "provider_unreachable",
-                                 "detail": "the auth provider is unreachable"}, 503)
-        response = JSONResponse({"ok": True, "user": session.display_name or session.user_id,
-                                 "next": _next_of(body.get("next"))})
+            return JSONResponse(
+                {"error": "provider_unreachable", "detail": "the auth provider is unreachable"}, 503
+            )
+        response = JSONResponse(
+            {
+                "ok": True,
+                "user": session.display_name or session.user_id,
+                "next": _next_of(body.get("next")),
+            }
+        )
         gate.set_session_cookies(response, session, secure=secure_of(request))
         logger.info("dashboard-auth: %r logged in through %r", session.user_id, provider.name)
         return response
@@ -191,19 +221,28 @@ def install(app: FastAPI, gate: Gate) -> None:
 
         chosen = gate.provider(provider)
         if chosen is None or getattr(chosen, "supports_password", False):
-            return JSONResponse({"error": "unknown_provider",
-                                 "detail": "no OAuth provider of that name"}, 400)
+            return JSONResponse(
+                {"error": "unknown_provider", "detail": "no OAuth provider of that name"}, 400
+            )
         redirect_uri = str(request.url_for("oauth_callback"))
         try:
             start = await run_in_threadpool(lambda: chosen.start_login(redirect_uri=redirect_uri))
         except ProviderError:
-            return JSONResponse({"error": "provider_unreachable",
-                                 "detail": "the auth provider is unreachable"}, 503)
+            return JSONResponse(
+                {"error": "provider_unreachable", "detail": "the auth provider is unreachable"}, 503
+            )
         response = RedirectResponse(start.redirect_url, status_code=302)
         for name, value in start.cookie_payload.items():
             payload = f"provider={chosen.name};{value}" if name == PKCE_COOKIE else value
-            response.set_cookie(name, payload, max_age=_PKCE_MAX_AGE, httponly=True,
-                                samesite="lax", path="/", secure=secure_of(request))
+            response.set_cookie(
+                name,
+                payload,
+                max_age=_PKCE_MAX_AGE,
+                httponly=True,
+                samesite="lax",
+                path="/",
+                secure=secure_of(request),
+            )
         return response
 
     @app.get("/auth/callback", name="oauth_callback")
@@ -214,20 +253,29 @@ def install(app: FastAPI, gate: Gate) -> None:
         fields = dict(seg.split("=", 1) for seg in raw.split(";") if "=" in seg)
         chosen = gate.provider(fields.get("provider"))
         if chosen is None or not code or not _same(state, fields.get("state")):
-            return JSONResponse({"error": "invalid_state",
-                                 "detail": "missing or mismatched login state; log in again"},
-                                400)
+            return JSONResponse(
+                {
+                    "error": "invalid_state",
+                    "detail": "missing or mismatched login state; log in again",
+                },
+                400,
+            )
         redirect_uri = str(request.url_for("oauth_callback"))
         try:
-            session = await run_in_threadpool(lambda: chosen.complete_login(
-                code=code, state=state, code_verifier=fields.get("verifier", ""),
-                redirect_uri=redirect_uri))
+            session = await run_in_threadpool(
+                lambda: chosen.complete_login(
+                    code=code,
+                    state=state,
+                    code_verifier=fields.get("verifier", ""),
+                    redirect_uri=redirect_uri,
+                )
+            )
         except InvalidCodeError:
-            return JSONResponse({"error": "invalid_code", "detail": "the login was refused"},
-                                400)
+            return JSONResponse({"error": "invalid_code", "detail": "the login was refused"}, 400)
         except ProviderError:
-            return JSONResponse({"error": "provider_unreachable",
-                                 "detail": "the auth provider is unreachable"}, 503)
+            return JSONResponse(
+                {"error": "provider_unreachable", "detail": "the auth provider is unreachable"}, 503
+            )
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(PKCE_COOKIE, path="/")
         gate.set_session_cookies(response, session, secure=secure_of(request))
@@ -253,6 +301,10 @@ def install(app: FastAPI, gate: Gate) -> None:
         session: Session | None = getattr(request.state, "session", None)
         if session is None:
             return {"mode": gate.mode, "user": None}
-        return {"mode": gate.mode, "user": session.display_name or session.user_id,
-                "email": session.email, "provider": session.provider,
-                "expires_at": session.expires_at}
+        return {
+            "mode": gate.mode,
+            "user": session.display_name or session.user_id,
+            "email": session.email,
+            "provider": session.provider,
+            "expires_at": session.expires_at,
+        }

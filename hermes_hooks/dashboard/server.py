@@ -50,8 +50,14 @@ def _require_extra() -> None:
 class DashboardServer:
     """A dashboard running on a thread: its address, its token, and :meth:`stop`."""
 
-    def __init__(self, server: Any, thread: threading.Thread, sock: socket.socket, gate: Gate,
-                 counters: HookCounters) -> None:
+    def __init__(
+        self,
+        server: Any,
+        thread: threading.Thread,
+        sock: socket.socket,
+        gate: Gate,
+        counters: HookCounters,
+    ) -> None:
         self._server = server
         self._thread = thread
         self._socket = sock
@@ -90,8 +96,13 @@ class DashboardServer:
 
 
 def _prepare(
-    pm: PluginManager, host: str, port: int, insecure: bool, limits: DashboardLimits | None,
-    token: str | None, login: bool = False,
+    pm: PluginManager,
+    host: str,
+    port: int,
+    insecure: bool,
+    limits: DashboardLimits | None,
+    token: str | None,
+    login: bool = False,
 ) -> tuple[Any, socket.socket, Gate, HookCounters]:
     _require_extra()
     import uvicorn
@@ -105,8 +116,13 @@ def _prepare(
     async def access_log(request: Any, call_next: Any) -> Any:
         started = time.perf_counter()
         response = await call_next(request)
-        access_logger.info("%s %s %s %.1fms", request.method, request.url.path,
-                           response.status_code, (time.perf_counter() - started) * 1000)
+        access_logger.info(
+            "%s %s %s %.1fms",
+            request.method,
+            request.url.path,
+            response.status_code,
+            (time.perf_counter() - started) * 1000,
+        )
         return response
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -121,8 +137,13 @@ def _prepare(
     sock.listen(128)
     sock.set_inheritable(True)
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off",
-        proxy_headers=mode == "gated", timeout_keep_alive=5, h11_max_incomplete_event_size=65536,
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        proxy_headers=mode == "gated",
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=65536,
     )
     return uvicorn.Server(config), sock, gate, counters
 
@@ -147,8 +168,9 @@ def start_dashboard(
     :raises MissingExtraError: FastAPI or uvicorn is not installed.
     """
     server, sock, gate, counters = _prepare(pm, host, port, insecure, limits, token, login)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
-                              name="hermes-dashboard", daemon=True)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="hermes-dashboard", daemon=True
+    )
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started and thread.is_alive() and time.monotonic() < deadline:
@@ -185,8 +207,10 @@ def serve_dashboard(
         announce(f"Hermes dashboard on {base}/ (log in with: {names})")
     else:
         if gate.mode == "insecure":
-            announce("warning: --insecure: anyone who reaches this address and has the token "
-                     "can use the dashboard")
+            announce(
+                "warning: --insecure: anyone who reaches this address and has the token "
+                "can use the dashboard"
+            )
         announce(f"Hermes dashboard on {base}/?token={gate.token}")
     try:
         server.run(sockets=[sock])

@@ -90,8 +90,9 @@ def _text(data: dict[str, Any], key: str, where: str) -> str | None:
 def _read(plugin: str, folder: Path, source: str, enabled: bool) -> DashboardTab:
     manifest = folder / MANIFEST
     where = str(manifest)
-    tab = DashboardTab(name=folder.name, plugin=plugin, folder=folder / "dashboard",
-                       source=source, enabled=enabled)
+    tab = DashboardTab(
+        name=folder.name, plugin=plugin, folder=folder / "dashboard", source=source, enabled=enabled
+    )
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
@@ -111,8 +112,9 @@ def _read(plugin: str, folder: Path, source: str, enabled: bool) -> DashboardTab
         for field in ("entry", "css", "api"):
             value = _text(data, field, where)
             if value is not None and safe_asset(tab.folder, value) is None:
-                raise ValueError(f"{where}: field {field!r} must name a file of its folder, "
-                                 f"found {value!r}")
+                raise ValueError(
+                    f"{where}: field {field!r} must name a file of its folder, found {value!r}"
+                )
             setattr(tab, field, value)
     except (OSError, ValueError) as exc:
         tab.error = str(exc) if str(exc).startswith(where) else f"{where}: {exc}"
@@ -149,12 +151,16 @@ def import_api(tab: DashboardTab) -> types.ModuleType | None:
     if tab.api is None or tab.error is not None:
         return None
     if tab.source == "project":
-        tab.api_error = (f"plugin {tab.plugin!r} is a project plugin: its dashboard API is never "
-                         "imported (its files come with the folder you are in)")
+        tab.api_error = (
+            f"plugin {tab.plugin!r} is a project plugin: its dashboard API is never "
+            "imported (its files come with the folder you are in)"
+        )
         return None
     if tab.source != "bundled" and not tab.enabled:
-        tab.api_error = (f"plugin {tab.plugin!r} is not enabled: its dashboard API is imported "
-                         f"once it is ('hermes plugins enable {tab.plugin}')")
+        tab.api_error = (
+            f"plugin {tab.plugin!r} is not enabled: its dashboard API is imported "
+            f"once it is ('hermes plugins enable {tab.plugin}')"
+        )
         return None
     path = safe_asset(tab.folder, tab.api)
     if path is None or not path.is_file():

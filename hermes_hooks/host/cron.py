@@ -120,9 +120,10 @@ def run_one_job(
     manager = pm or _manager(home)
     where = manager.hermes_home
     job_id = str(job["id"])
-    execution_id = job.get("execution_id") or executions.create_execution(
-        job_id, source="manual", home=where
-    )["id"]
+    execution_id = (
+        job.get("execution_id")
+        or executions.create_execution(job_id, source="manual", home=where)["id"]
+    )
     text, ok, error = "", False, None
     with using_hermes_home(where), manager.activate():
         try:

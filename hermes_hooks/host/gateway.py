@@ -95,8 +95,7 @@ class MessageEvent:
         return _hbase.MessageEvent(
             text=self.text,
             message_type=(
-                _hbase.MessageType.COMMAND if self.text.startswith("/")
-                else _hbase.MessageType.TEXT
+                _hbase.MessageType.COMMAND if self.text.startswith("/") else _hbase.MessageType.TEXT
             ),
             source=source,
             message_id=self.message_id or None,
@@ -295,9 +294,7 @@ class Gateway:
         replies = session.send(event.text)
         return session, [reply.text for reply in replies]
 
-    def _dispatch(
-        self, event: _hbase.MessageEvent, short: MessageEvent | None
-    ) -> DispatchOutcome:
+    def _dispatch(self, event: _hbase.MessageEvent, short: MessageEvent | None) -> DispatchOutcome:
         original = event.text
         action, reason = self.decide(event)
         if action == "skip":

@@ -48,8 +48,7 @@ __all__ = ["GatewayRunner", "PlatformState", "backoff_delay"]
 logger = logging.getLogger(__name__)
 
 UNAUTHORIZED_DM_TEXT = (
-    "Hi~ I don't recognize you yet!\n\n"
-    "Ask the bot owner to add your user id ({user_id}) to {env}."
+    "Hi~ I don't recognize you yet!\n\nAsk the bot owner to add your user id ({user_id}) to {env}."
 )
 """What an unknown user gets in a direct chat (Hermes' greeting; no pairing code here)."""
 
@@ -172,8 +171,12 @@ class GatewayRunner:
             logger.error("gateway: %s", exc)
             return
         if not isinstance(adapter, BasePlatformAdapter):
-            self._set_state(state, "unavailable", "bad_adapter",
-                            f"the factory returned {type(adapter).__name__}, not an adapter")
+            self._set_state(
+                state,
+                "unavailable",
+                "bad_adapter",
+                f"the factory returned {type(adapter).__name__}, not an adapter",
+            )
             return
         self.adapters[name] = adapter
         self._connected[name] = asyncio.Event()
@@ -185,11 +188,12 @@ class GatewayRunner:
         )
         adapter.set_authorization_check(lambda source: self.is_authorized(name, source))
         adapter.set_session_store(self.gateway.sessions)
-        adapter._delivery_error_handler = (
-            lambda exc, where: self._on_delivery_error(name, exc, where)
+        adapter._delivery_error_handler = lambda exc, where: self._on_delivery_error(
+            name, exc, where
         )
-        self._supervisors.append(asyncio.create_task(self._supervise(name, adapter),
-                                                     name=f"gateway-{name}"))
+        self._supervisors.append(
+            asyncio.create_task(self._supervise(name, adapter), name=f"gateway-{name}")
+        )
 
     def _on_fatal(self, name: str) -> None:
         connected = self._connected.get(name)
@@ -215,21 +219,32 @@ class GatewayRunner:
                 connected.clear()
                 if self.stopping:
                     return
-                logger.warning("gateway: %s lost its connection (%s)", name,
-                               adapter.fatal_error_message or "closed")
+                logger.warning(
+                    "gateway: %s lost its connection (%s)",
+                    name,
+                    adapter.fatal_error_message or "closed",
+                )
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(adapter.disconnect(), timeout=10)
                 state.attempts = 1
             if adapter.has_fatal_error and not adapter.fatal_error_retryable:
-                self._set_state(state, "fatal", adapter.fatal_error_code,
-                                adapter.fatal_error_message)
+                self._set_state(
+                    state, "fatal", adapter.fatal_error_code, adapter.fatal_error_message
+                )
                 logger.error("gateway: %s stopped: %s", name, adapter.fatal_error_message)
                 return
-            delay = backoff_delay(state.attempts, self.config.reconnect_backoff_base,
-                                  self.config.reconnect_backoff_cap)
+            delay = backoff_delay(
+                state.attempts,
+                self.config.reconnect_backoff_base,
+                self.config.reconnect_backoff_cap,
+            )
             state.next_retry_in = delay
-            self._set_state(state, "retrying", adapter.fatal_error_code or state.error_code,
-                            adapter.fatal_error_message or state.error_message)
+            self._set_state(
+                state,
+                "retrying",
+                adapter.fatal_error_code or state.error_code,
+                adapter.fatal_error_message or state.error_message,
+            )
             assert self._stop is not None
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), timeout=delay)
@@ -242,8 +257,9 @@ class GatewayRunner:
             with self.pm.activate():
                 ok = await asyncio.wait_for(adapter.connect(), timeout=timeout)
         except TimeoutError:
-            self._set_state(state, "retrying", "connect_timeout",
-                            f"no connection within {timeout:g} s")
+            self._set_state(
+                state, "retrying", "connect_timeout", f"no connection within {timeout:g} s"
+            )
             logger.error("gateway: %s did not connect within %g s", name, timeout)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(adapter.disconnect(), timeout=5)
@@ -253,13 +269,16 @@ class GatewayRunner:
             return False
         except Exception as exc:
             self._count(name, "connect", exc)
-            self._set_state(state, "retrying", "connect_raised",
-                            f"{type(exc).__name__}: {exc}")
+            self._set_state(state, "retrying", "connect_raised", f"{type(exc).__name__}: {exc}")
             logger.error("gateway: %s connect() raised %s: %s", name, type(exc).__name__, exc)
             return False
         if not ok:
-            self._set_state(state, "retrying", adapter.fatal_error_code or "connect_failed",
-                            adapter.fatal_error_message or "connect() returned False")
+            self._set_state(
+                state,
+                "retrying",
+                adapter.fatal_error_code or "connect_failed",
+                adapter.fatal_error_message or "connect() returned False",
+            )
             return False
         return True
 
@@ -273,8 +292,7 @@ class GatewayRunner:
         )
         for (name, adapter), idle in zip(adapters, drained, strict=True):
             if idle is not True:
-                logger.warning("gateway: %s still had turns after %g s; cancelling", name,
-                               timeout)
+                logger.warning("gateway: %s still had turns after %g s; cancelling", name, timeout)
                 with contextlib.suppress(Exception):
                     await adapter.cancel_background_tasks()
         for task in self._supervisors:
@@ -299,19 +317,22 @@ class GatewayRunner:
             return True
         entry = self.pm.platforms.get(name)
         allow_all = [entry.allow_all_env] if entry is not None and entry.allow_all_env else []
-        if any(is_truthy_value(os.environ.get(var)) for var in
-               [*allow_all, "GATEWAY_ALLOW_ALL_USERS"]):
+        if any(
+            is_truthy_value(os.environ.get(var)) for var in [*allow_all, "GATEWAY_ALLOW_ALL_USERS"]
+        ):
             return True
         listed: set[str] = set()
         envs = [entry.allowed_users_env] if entry is not None and entry.allowed_users_env else []
         for var in [*envs, "GATEWAY_ALLOWED_USERS"]:
-            listed.update(item.strip().lower() for item in os.environ.get(var, "").split(",")
-                          if item.strip())
+            listed.update(
+                item.strip().lower() for item in os.environ.get(var, "").split(",") if item.strip()
+            )
         ids = {str(value).lower() for value in (source.user_id, source.user_id_alt) if value}
         return bool(ids & listed) or "*" in listed
 
-    async def _handle_message(self, name: str, adapter: BasePlatformAdapter,
-                              event: MessageEvent) -> str | None:
+    async def _handle_message(
+        self, name: str, adapter: BasePlatformAdapter, event: MessageEvent
+    ) -> str | None:
         if self._stopping:
             return None
         self.states[name].messages += 1
@@ -322,8 +343,9 @@ class GatewayRunner:
         if not adapter.is_connected and not self._stopping:
             # The connection dropped during the turn: deliver after the reconnection.
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._connected[name].wait(),
-                                       timeout=self.config.drain_timeout)
+                await asyncio.wait_for(
+                    self._connected[name].wait(), timeout=self.config.drain_timeout
+                )
         return reply
 
     def _turn(self, name: str, event: MessageEvent) -> str | None:
@@ -340,13 +362,16 @@ class GatewayRunner:
         return "\n\n".join(reply for reply in replies if reply) or None
 
     def _unauthorized(self, name: str, source: SessionSource) -> str | None:
-        logger.warning("gateway: unauthorized user %s (%s) on %s", source.user_id,
-                       source.user_name, name)
+        logger.warning(
+            "gateway: unauthorized user %s (%s) on %s", source.user_id, source.user_name, name
+        )
         if source.chat_type != "dm" or self.config.unauthorized_dm_behavior == "ignore":
             return None
         entry = self.pm.platforms.get(name)
-        env = entry.allowed_users_env if entry is not None and entry.allowed_users_env else (
-            "GATEWAY_ALLOWED_USERS"
+        env = (
+            entry.allowed_users_env
+            if entry is not None and entry.allowed_users_env
+            else ("GATEWAY_ALLOWED_USERS")
         )
         return UNAUTHORIZED_DM_TEXT.format(user_id=source.user_id or source.chat_id, env=env)
 
@@ -380,8 +405,9 @@ class GatewayRunner:
                 except Exception as exc:
                     self._on_delivery_error(name, exc, "send")
 
-    async def _on_platform_event(self, name: str, event: dict[str, Any],
-                                 source: SessionSource | None) -> None:
+    async def _on_platform_event(
+        self, name: str, event: dict[str, Any], source: SessionSource | None
+    ) -> None:
         if not self.is_authorized(name, source):
             return
         raw = event.get("payload")
@@ -410,15 +436,17 @@ class GatewayRunner:
     def _count(self, name: str, where: str, exc: BaseException) -> None:
         owner = self._owner(name)
         if owner is not None:
-            self.pm.count_failure(owner, f"platform {name!r} {where}",
-                                  f"{type(exc).__name__}: {exc}")
+            self.pm.count_failure(
+                owner, f"platform {name!r} {where}", f"{type(exc).__name__}: {exc}"
+            )
 
     def _on_delivery_error(self, name: str, exc: BaseException, where: str) -> None:
         logger.error("gateway: %s %s raised %s: %s", name, where, type(exc).__name__, exc)
         self._count(name, where, exc)
 
-    def _set_state(self, state: PlatformState, value: str, code: str | None,
-                   message: str | None) -> None:
+    def _set_state(
+        self, state: PlatformState, value: str, code: str | None, message: str | None
+    ) -> None:
         state.state, state.error_code, state.error_message = value, code, message
         if code is not None:
             state.last_error_code = code
@@ -427,8 +455,13 @@ class GatewayRunner:
             extra["next_retry_at"] = time.time() + state.next_retry_in
         with self.pm.activate():
             try:
-                _hstatus.write_runtime_status(platform=state.name, platform_state=value,
-                                              error_code=code, error_message=message, **extra)
+                _hstatus.write_runtime_status(
+                    platform=state.name,
+                    platform_state=value,
+                    error_code=code,
+                    error_message=message,
+                    **extra,
+                )
             except OSError:
                 logger.debug("could not write the runtime status", exc_info=True)
 

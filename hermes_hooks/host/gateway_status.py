@@ -46,14 +46,16 @@ def gather_status(pm: PluginManager) -> dict[str, Any]:
         state = str(record.get("state") or "never connected")
         if not alive and state in ("connected", "connecting", "retrying"):
             state = f"was {state}"
-        platforms.append({
-            "name": name,
-            "label": entry.label if entry is not None else name,
-            "owner": entry.owner if entry is not None else "no plugin registers it here",
-            "enabled": name in enabled,
-            "state": state,
-            "error_code": record.get("error_code"),
-            "error_message": record.get("error_message"),
-            "required_env": list(entry.required_env) if entry is not None else [],
-        })
+        platforms.append(
+            {
+                "name": name,
+                "label": entry.label if entry is not None else name,
+                "owner": entry.owner if entry is not None else "no plugin registers it here",
+                "enabled": name in enabled,
+                "state": state,
+                "error_code": record.get("error_code"),
+                "error_message": record.get("error_message"),
+                "required_env": list(entry.required_env) if entry is not None else [],
+            }
+        )
     return {"gateway_state": gateway_state, "pid": pid, "alive": alive, "platforms": platforms}

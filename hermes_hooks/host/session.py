@@ -484,7 +484,9 @@ class Session:
                         result = '{"error": "skipped: the turn was interrupted"}'
                     else:
                         self._live(
-                            "tool_start", turn_id=turn.turn_id, tool_name=call.name,
+                            "tool_start",
+                            turn_id=turn.turn_id,
+                            tool_name=call.name,
                             args=call.arguments,
                         )
                         record = run_tool_call(self, turn, call)

@@ -38,6 +38,7 @@ _R = TypeVar("_R")
 _SETTING_SEGMENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _RESERVED_ROOTS: Final = frozenset({"model", "plugins", "security", "settings"})
 
+
 class PluginContext(NewerContextMembers):
     """What a plugin's ``register(ctx)`` receives.
 

@@ -90,9 +90,7 @@ def gate(
             return "error", mismatch
         if manifest.version_problem is not None and strict:
             return "error", manifest.version_problem
-    missing = (
-        [n for n in manifest.required_env_names if not os.environ.get(n)] if manifest else []
-    )
+    missing = [n for n in manifest.required_env_names if not os.environ.get(n)] if manifest else []
     if missing and home is not None:
         from hermes_hooks.plugins.envfile import read_env_file
 

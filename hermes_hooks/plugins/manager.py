@@ -451,8 +451,10 @@ class PluginManager(GuardedManager):
             loaded: list[str] = []
             with self._publishing():
                 for record in list(self._records.values()):
-                    if record.deferred and record.candidate.kind == kind and (
-                        record.status == "not enabled" and record.reason != "unloaded"
+                    if (
+                        record.deferred
+                        and record.candidate.kind == kind
+                        and (record.status == "not enabled" and record.reason != "unloaded")
                     ):
                         self._gate_and_load(record, lookup=True)
                         status: Status = record.status  # changed by the load

@@ -157,14 +157,19 @@ class Whole:
     @property
     def expected(self) -> str:
         what = f"a whole number{' of ' + self.unit if self.unit else ''}"
-        span = f"{self.minimum} or more" if self.maximum is None else (
-            f"from {self.minimum} to {self.maximum}"
+        span = (
+            f"{self.minimum} or more"
+            if self.maximum is None
+            else (f"from {self.minimum} to {self.maximum}")
         )
         return f"{what}, {span}{' (' + self.note + ')' if self.note else ''}"
 
     def check(self, value: object) -> Any:
-        if isinstance(value, bool) or not isinstance(value, int) or value < self.minimum or (
-            self.maximum is not None and value > self.maximum
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < self.minimum
+            or (self.maximum is not None and value > self.maximum)
         ):
             raise _mismatch(self, value)
         return value
@@ -327,20 +332,45 @@ SECTIONS: Final[Mapping[str, Section]] = {
         Section(
             "plugins",
             (
-                Key("enabled", Names("a plugin key (a string)", "plugin keys"), [],
-                    "plugins that load (opt-in)"),
-                Key("disabled", Names("a plugin key (a string)", "plugin keys"), [],
-                    "plugins that never load; beats enabled"),
-                Key("entries", Table("a mapping of plugin id to settings"), {},
-                    "per-plugin settings: plugins.entries.<plugin>.<key>"),
-                Key("hook_callback_timeout", Seconds(MAX_HOOK_CALLBACK_TIMEOUT),
+                Key(
+                    "enabled",
+                    Names("a plugin key (a string)", "plugin keys"),
+                    [],
+                    "plugins that load (opt-in)",
+                ),
+                Key(
+                    "disabled",
+                    Names("a plugin key (a string)", "plugin keys"),
+                    [],
+                    "plugins that never load; beats enabled",
+                ),
+                Key(
+                    "entries",
+                    Table("a mapping of plugin id to settings"),
+                    {},
+                    "per-plugin settings: plugins.entries.<plugin>.<key>",
+                ),
+                Key(
+                    "hook_callback_timeout",
+                    Seconds(MAX_HOOK_CALLBACK_TIMEOUT),
                     DEFAULT_HOOK_CALLBACK_TIMEOUT,
-                    "seconds a hook callback may run; 0: no limit", lenient=True),
-                Key("load_timeout", Seconds(MAX_LOAD_TIMEOUT), DEFAULT_LOAD_TIMEOUT,
-                    "seconds one plugin's import and register(ctx) may take", lenient=True),
-                Key("max_hook_result_bytes",
-                    Whole(unit="bytes", note="0: no bound"), DEFAULT_MAX_HOOK_RESULT_BYTES,
-                    "bytes one hook result may hold", lenient=True),
+                    "seconds a hook callback may run; 0: no limit",
+                    lenient=True,
+                ),
+                Key(
+                    "load_timeout",
+                    Seconds(MAX_LOAD_TIMEOUT),
+                    DEFAULT_LOAD_TIMEOUT,
+                    "seconds one plugin's import and register(ctx) may take",
+                    lenient=True,
+                ),
+                Key(
+                    "max_hook_result_bytes",
+                    Whole(unit="bytes", note="0: no bound"),
+                    DEFAULT_MAX_HOOK_RESULT_BYTES,
+                    "bytes one hook result may hold",
+                    lenient=True,
+                ),
             ),
             "which plugins load, and their settings",
             expected="a mapping of plugin settings",
@@ -354,17 +384,26 @@ SECTIONS: Final[Mapping[str, Section]] = {
                 Key("default", Text(), None, "Hermes' name for model.name"),
                 Key("base_url", Text(), None, "the provider's endpoint"),
                 Key("api_key_env", Text(), None, "the environment variable holding the key"),
-                Key("read_timeout", Seconds(above_zero=True), 60.0,
-                    "seconds to wait for the answer"),
+                Key(
+                    "read_timeout", Seconds(above_zero=True), 60.0, "seconds to wait for the answer"
+                ),
                 Key("timeout", Seconds(above_zero=True), 60.0, "model.read_timeout's old name"),
-                Key("connect_timeout", Seconds(above_zero=True), 10.0,
-                    "seconds to wait for a connection"),
+                Key(
+                    "connect_timeout",
+                    Seconds(above_zero=True),
+                    10.0,
+                    "seconds to wait for a connection",
+                ),
                 Key("max_retries", Whole(), 2, "how often a retryable failure is tried again"),
                 Key("retry_backoff", Number(0, 3600), 1.0, "seconds before the first retry"),
                 Key("temperature", Number(0, 2), None, "the sampling temperature"),
                 Key("max_tokens", Whole(minimum=1), None, "the most tokens of an answer"),
-                Key("context_length", Whole(minimum=256), None,
-                    "the model's window in tokens, for the compressor"),
+                Key(
+                    "context_length",
+                    Whole(minimum=256),
+                    None,
+                    "the model's window in tokens, for the compressor",
+                ),
             ),
             "the model a turn runs on",
             scalar=Text(),
@@ -386,14 +425,34 @@ SECTIONS: Final[Mapping[str, Section]] = {
             "compression",
             (
                 Key("enabled", Flag(), True, "whether the compressor compresses", lenient=True),
-                Key("threshold", Number(0.05, 1.0), 0.5,
-                    "the share of the window that starts a compression", lenient=True),
-                Key("target_ratio", Number(0.01, 0.9), 0.2,
-                    "the share of the window a summary may take", lenient=True),
-                Key("protect_first_n", Number(0, 1000), 3,
-                    "first messages never compressed", lenient=True),
-                Key("protect_last_n", Number(1, 1000), 20,
-                    "last messages never compressed", lenient=True),
+                Key(
+                    "threshold",
+                    Number(0.05, 1.0),
+                    0.5,
+                    "the share of the window that starts a compression",
+                    lenient=True,
+                ),
+                Key(
+                    "target_ratio",
+                    Number(0.01, 0.9),
+                    0.2,
+                    "the share of the window a summary may take",
+                    lenient=True,
+                ),
+                Key(
+                    "protect_first_n",
+                    Number(0, 1000),
+                    3,
+                    "first messages never compressed",
+                    lenient=True,
+                ),
+                Key(
+                    "protect_last_n",
+                    Number(1, 1000),
+                    20,
+                    "last messages never compressed",
+                    lenient=True,
+                ),
             ),
             "the bundled context compressor",
             open=True,
@@ -458,10 +517,18 @@ SECTIONS: Final[Mapping[str, Section]] = {
         Section(
             "security",
             (
-                Key("allow_private_urls", Flag(), False,
-                    "whether web tools may reach private addresses"),
-                Key("private_url_allowlist", Names(what="addresses, networks or host names"),
-                    [], "private addresses web tools may reach"),
+                Key(
+                    "allow_private_urls",
+                    Flag(),
+                    False,
+                    "whether web tools may reach private addresses",
+                ),
+                Key(
+                    "private_url_allowlist",
+                    Names(what="addresses, networks or host names"),
+                    [],
+                    "private addresses web tools may reach",
+                ),
             ),
             "the URL policy of the web and browser tools",
             open=True,  # Hermes keeps its redaction settings here
@@ -472,15 +539,54 @@ SECTIONS: Final[Mapping[str, Section]] = {
 
 HERMES_ONLY_SECTIONS: Final = frozenset(
     {
-        "_config_version", "agent", "approvals", "auxiliary", "checkpoints", "code_execution",
-        "command_allowlist", "credential_pool_strategies", "cron", "curator",
-        "custom_providers", "dashboard", "database", "delegation", "discord", "display",
-        "fallback_model", "fallback_providers", "gateway", "honcho", "hooks", "kanban",
-        "logging", "max_concurrent_sessions", "max_live_sessions", "mcp_servers", "network",
-        "personalities", "platform_toolsets", "platforms", "privacy", "prompt_caching",
-        "quick_commands", "runtime", "session", "skills", "slack", "smart_model_routing",
-        "streaming", "stt", "telegram", "terminal", "timezone", "toolsets", "tts", "updates",
-        "voice", "whatsapp",
+        "_config_version",
+        "agent",
+        "approvals",
+        "auxiliary",
+        "checkpoints",
+        "code_execution",
+        "command_allowlist",
+        "credential_pool_strategies",
+        "cron",
+        "curator",
+        "custom_providers",
+        "dashboard",
+        "database",
+        "delegation",
+        "discord",
+        "display",
+        "fallback_model",
+        "fallback_providers",
+        "gateway",
+        "honcho",
+        "hooks",
+        "kanban",
+        "logging",
+        "max_concurrent_sessions",
+        "max_live_sessions",
+        "mcp_servers",
+        "network",
+        "personalities",
+        "platform_toolsets",
+        "platforms",
+        "privacy",
+        "prompt_caching",
+        "quick_commands",
+        "runtime",
+        "session",
+        "skills",
+        "slack",
+        "smart_model_routing",
+        "streaming",
+        "stt",
+        "telegram",
+        "terminal",
+        "timezone",
+        "toolsets",
+        "tts",
+        "updates",
+        "voice",
+        "whatsapp",
     }
 )
 """Top-level keys Hermes Agent reads and this framework leaves alone: known, never warned."""
@@ -508,9 +614,7 @@ def _where(source: Path | None) -> str:
     return str(source) if source is not None else "config"
 
 
-def _check_key(
-    key: Key, value: object, path: str, where: str
-) -> tuple[object, Problem | None]:
+def _check_key(key: Key, value: object, path: str, where: str) -> tuple[object, Problem | None]:
     """Check one value: return what the key takes and the problem, if any."""
     try:
         return key.kind.check(value), None
@@ -566,10 +670,13 @@ def _section_problems(section: Section, value: object, where: str) -> list[Probl
         expected = section.described()
         if section.scalar is not None:
             expected = f"{section.scalar.expected} or {expected}"
-        return [Problem(
-            "error", section.name,
-            f"{where}: {section.name}: expected {expected}, found {describe(value)}",
-        )]
+        return [
+            Problem(
+                "error",
+                section.name,
+                f"{where}: {section.name}: expected {expected}, found {describe(value)}",
+            )
+        ]
     if not section.entries:
         return [p for _, _, p in _check_mapping(section, value, section.name, where) if p]
     problems: list[Problem] = []
@@ -578,10 +685,13 @@ def _section_problems(section: Section, value: object, where: str) -> list[Probl
         if entry is None:
             continue
         if not isinstance(entry, Mapping):
-            problems.append(Problem(
-                "error", path, f"{where}: {path}: expected {section.described()},"
-                f" found {describe(entry)}",
-            ))
+            problems.append(
+                Problem(
+                    "error",
+                    path,
+                    f"{where}: {path}: expected {section.described()}, found {describe(entry)}",
+                )
+            )
             continue
         problems.extend(p for _, _, p in _check_mapping(section, entry, path, where) if p)
     return problems
@@ -598,10 +708,13 @@ def _entries_problems(value: object, where: str) -> list[Problem]:
         if entry is None:
             continue
         if not isinstance(entry, Mapping):
-            problems.append(Problem(
-                "error", path, f"{where}: {path}: expected a mapping of settings,"
-                f" found {describe(entry)}",
-            ))
+            problems.append(
+                Problem(
+                    "error",
+                    path,
+                    f"{where}: {path}: expected a mapping of settings, found {describe(entry)}",
+                )
+            )
             continue
         problems.extend(p for _, _, p in _check_mapping(entry_section, entry, path, where) if p)
     return problems

@@ -38,7 +38,7 @@ def describe_owner(owner: str) -> str:
     if owner == HOST:
         return "the host"
     if owner.startswith("config:mcp:"):  # the tools of an mcp_servers: entry
-        return f"MCP server {owner[len('config:mcp:'):]!r}"
+        return f"MCP server {owner[len('config:mcp:') :]!r}"
     return f"plugin {owner!r}"
 
 
@@ -321,8 +321,7 @@ def guard_handler(
         if isinstance(exc, Exception):
             return exc
         return PluginExitError(
-            f"plugin {owner!r}: {where} raised {type(exc).__name__}({text}); "
-            f"the host keeps running"
+            f"plugin {owner!r}: {where} raised {type(exc).__name__}({text}); the host keeps running"
         )
 
     def check(result: object) -> object:

@@ -32,7 +32,16 @@ __all__ = [
 
 BUILTIN_SLASH_COMMANDS: Final = frozenset(
     {
-        "help", "new", "reset", "clear", "exit", "quit", "model", "tools", "plugins", "skills",
+        "help",
+        "new",
+        "reset",
+        "clear",
+        "exit",
+        "quit",
+        "model",
+        "tools",
+        "plugins",
+        "skills",
         "reload-mcp",
     }
 )

@@ -188,9 +188,7 @@ class PlatformRegistry(Registry[PlatformEntry]):
             _call_quietly(entry.validate_config, config)
         ):
             needed = ", ".join(entry.required_env) or "its gateway.platforms settings"
-            raise AdapterUnavailable(
-                name, f"not configured: set {needed}", retryable=False
-            )
+            raise AdapterUnavailable(name, f"not configured: set {needed}", retryable=False)
         try:
             return entry.adapter_factory(config)
         except Exception as exc:
@@ -203,8 +201,9 @@ def _call_quietly(function: Callable[..., Any], *args: Any) -> Any:
     try:
         return function(*args)
     except Exception:
-        logger.warning("platform check %r raised", getattr(function, "__name__", function),
-                       exc_info=True)
+        logger.warning(
+            "platform check %r raised", getattr(function, "__name__", function), exc_info=True
+        )
         return False
 
 

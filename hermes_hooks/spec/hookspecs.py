@@ -1155,6 +1155,7 @@ _STREAM_DEFAULTS: Final[dict[str, object]] = {
     "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
 }
 
+
 @hookspec
 @contract(Mode.OBSERVE, timeout=False, defaults=_STREAM_DEFAULTS)
 def on_stream_start(
@@ -1192,7 +1193,6 @@ def on_stream_start(
         ctx.register_hook("on_stream_start", observe)
     ```
     """
-
 
 
 @hookspec
@@ -1238,7 +1238,6 @@ def on_stream_delta(
         ctx.register_hook("on_stream_delta", on_delta)
     ```
     """
-
 
 
 @hookspec
@@ -1287,7 +1286,6 @@ def on_stream_end(
     """
 
 
-
 @hookspec
 @contract(Mode.OBSERVE, timeout=False, defaults={**_STREAM_DEFAULTS, "already_streamed": False})
 def on_interim_message(
@@ -1331,7 +1329,6 @@ def on_interim_message(
         ctx.register_hook("on_interim_message", observe)
     ```
     """
-
 
 
 # -- model errors --------------------------------------------------------------------------------

@@ -138,8 +138,10 @@ class ProfileBackend(ModelBackend):
         for variable in candidates:
             if os.environ.get(variable):
                 return KeyStatus("set", variable, tuple(candidates))
-        url = base_url if base_url is not None else (
-            self.configured_base_url(settings) or self.profile.base_url
+        url = (
+            base_url
+            if base_url is not None
+            else (self.configured_base_url(settings) or self.profile.base_url)
         )
         auth = str(self.profile.auth_type or "").strip().lower()
         if not candidates or auth == "none" or is_local_url(url):
@@ -158,8 +160,10 @@ class ProfileBackend(ModelBackend):
         if not model and self.profile.fallback_models:
             model = str(self.profile.fallback_models[0])
         if not model:
-            where = "model.default (hermes models use NAME --model ID)" if main else (
-                f"providers.{name}.default"
+            where = (
+                "model.default (hermes models use NAME --model ID)"
+                if main
+                else (f"providers.{name}.default")
             )
             raise ConfigError(
                 f"model provider {name!r} needs a model and its profile suggests none: "

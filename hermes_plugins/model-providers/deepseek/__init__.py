@@ -1,5 +1,4 @@
-"""DeepSeek: the native DeepSeek API (chat completions).
-"""
+"""DeepSeek: the native DeepSeek API (chat completions)."""
 
 from hermes_hooks import PluginContext, ProviderProfile
 

@@ -1,5 +1,4 @@
-"""Fireworks AI: open models behind one API (chat completions).
-"""
+"""Fireworks AI: open models behind one API (chat completions)."""
 
 from hermes_hooks import PluginContext, ProviderProfile
 

@@ -1,5 +1,4 @@
-"""Groq: fast inference of open models (chat completions).
-"""
+"""Groq: fast inference of open models (chat completions)."""
 
 from hermes_hooks import PluginContext, ProviderProfile
 

@@ -1,5 +1,4 @@
-"""Mistral AI: Mistral's own models (chat completions).
-"""
+"""Mistral AI: Mistral's own models (chat completions)."""
 
 from hermes_hooks import PluginContext, ProviderProfile
 

@@ -1,5 +1,4 @@
-"""Together AI: open models behind one API (chat completions).
-"""
+"""Together AI: open models behind one API (chat completions)."""
 
 from hermes_hooks import PluginContext, ProviderProfile
 
