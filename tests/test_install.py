@@ -191,3 +191,48 @@ def test_exchange_paths_swaps_two_folders(tmp_path: Path) -> None:
     if not exchange_paths(first, second):
         pytest.skip("this file system has no RENAME_EXCHANGE")
     assert ((first / "x").read_text(), (second / "x").read_text()) == ("b", "a")
+
+
+def _dead_pid() -> int:
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return int(done.stdout)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="owner probes are POSIX")
+def test_a_killed_installs_folders_are_swept_by_the_next_command_however_young(
+    tmp_path: Path,
+) -> None:
+    plugins = tmp_path / "plugins"
+    dead = str(_dead_pid())
+    killed_staging = plugins / ".demo.install-abc"
+    (killed_staging / "plugin").mkdir(parents=True)
+    (killed_staging / ".owner").write_text(dead, encoding="ascii")
+    killed_clone = plugins / ".fetch-xyz"
+    (killed_clone / "clone").mkdir(parents=True)
+    (killed_clone / ".owner").write_text(dead, encoding="ascii")
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as alive:
+        try:
+            running = plugins / ".other.install-def"
+            (running / "plugin").mkdir(parents=True)
+            (running / ".owner").write_text(str(alive.pid), encoding="ascii")
+            assert recover_interrupted_installs(plugins) == []
+            assert not killed_staging.exists()  # its owner is gone: no hour's wait
+            assert not killed_clone.exists()
+            assert running.exists()  # an install in progress elsewhere is left alone
+        finally:
+            alive.kill()
+
+
+def test_a_git_clone_is_made_under_the_work_folder_and_claimed(tmp_path: Path) -> None:
+    plugins = tmp_path / "plugins"
+    source = tmp_path / "src" / "demo"
+    source.mkdir(parents=True)
+    (source / "plugin.yaml").write_text("name: demo\nversion: 1.0.0\n", encoding="utf-8")
+    (source / "__init__.py").write_text("", encoding="utf-8")
+    with stage(parse_source(str(source)), work_dir=plugins) as staged:
+        work = [p for p in plugins.iterdir() if p.name.startswith(".fetch-")]
+        assert len(work) == 1
+        assert (work[0] / ".owner").read_text(encoding="ascii") == str(os.getpid())
+        assert staged.name == "demo"
+    assert list(plugins.iterdir()) == []  # nothing left once staged

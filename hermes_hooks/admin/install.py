@@ -236,8 +236,12 @@ class StagedPlugin:
 
 
 @contextlib.contextmanager
-def stage(source: Source) -> Iterator[StagedPlugin]:
+def stage(source: Source, *, work_dir: Path | None = None) -> Iterator[StagedPlugin]:
     """Fetch a folder or git source, check it, and yield it; a clone is deleted afterwards.
+
+    :param work_dir: where a git clone is made (the plugins folder, by the CLI), in a hidden
+        folder that :func:`recover_interrupted_installs` sweeps when the install was killed;
+        the system's temporary folder when ``None``.
 
     :raises InstallError: git fails, the ``#subdir`` escapes or is missing, the folder has no
         ``plugin.yaml`` or ``__init__.py``, or holds a symlink pointing outside it.
@@ -245,7 +249,11 @@ def stage(source: Source) -> Iterator[StagedPlugin]:
     """
     if source.kind == "pip":
         raise InstallError("a pip source is installed with run_pip, not staged")
-    with tempfile.TemporaryDirectory(prefix="hermes-install-") as tmp:
+    if work_dir is not None:
+        work_dir.mkdir(parents=True, exist_ok=True)
+    prefix = _FETCH_PREFIX if work_dir is not None else "hermes-install-"
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=work_dir) as tmp:
+        _claim(Path(tmp))
         if source.kind == "git":
             clone = Path(tmp) / "clone"
             _clone(source.location, clone)
@@ -297,8 +305,42 @@ def _check_size(folder: Path) -> None:
 
 _STAGING_MARK: Final = ".install-"
 _TRASH_MARK: Final = ".remove-"
+_FETCH_PREFIX: Final = ".fetch-"
+"""A git clone being checked, kept under the plugins folder so that its leftovers are swept."""
+_OWNER_FILE: Final = ".owner"
 LEFTOVER_AGE: Final = 3600.0
 """Seconds after which a staging or trash folder is surely not an install in progress."""
+
+
+def _claim(folder: Path) -> None:
+    """Write this process's id into a work folder, so a later sweep can tell it is orphaned."""
+    with contextlib.suppress(OSError):
+        (folder / _OWNER_FILE).write_text(str(os.getpid()), encoding="ascii")
+
+
+def _orphaned(folder: Path) -> bool:
+    """Whether the process that made ``folder`` is gone (killed before it could clean up).
+
+    Unknown (no owner file, not POSIX, or the process is someone else's) counts as not gone:
+    such a folder is swept only once it is older than :data:`LEFTOVER_AGE`.
+    """
+    if os.name != "posix":  # os.kill(pid, 0) is no probe on Windows
+        return False
+    try:
+        pid = int((folder / _OWNER_FILE).read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return False
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 _AT_FDCWD: Final = -100
 _RENAME_EXCHANGE: Final = 2
 _NO_EXCHANGE: Final = frozenset({errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EXDEV})
@@ -345,9 +387,10 @@ def recover_interrupted_installs(plugins_dir: Path) -> list[str]:
     """Finish what an install or removal killed half-way left behind; return what it restored.
 
     A staging folder whose plugin is missing from its place gives its ``previous`` copy back
-    (the plugin as it was before the interrupted ``--force``). Leftover staging and trash
-    folders older than :data:`LEFTOVER_AGE` are deleted; younger ones may belong to an
-    install running in another process.
+    (the plugin as it was before the interrupted ``--force``). Leftover staging, trash and
+    fetch (git clone) folders are deleted as soon as the process that made them is gone (a
+    killed install), and any of them older than :data:`LEFTOVER_AGE`; younger ones whose
+    owner still runs belong to an install in progress and are left alone.
     """
     restored: list[str] = []
     if not plugins_dir.is_dir():
@@ -355,7 +398,8 @@ def recover_interrupted_installs(plugins_dir: Path) -> list[str]:
     now = time.time()
     for leftover in sorted(plugins_dir.glob(".*")):
         name, mark, _ = leftover.name[1:].partition(_STAGING_MARK)
-        if not mark and _TRASH_MARK not in leftover.name:
+        fetch = leftover.name.startswith(_FETCH_PREFIX)
+        if not mark and _TRASH_MARK not in leftover.name and not fetch:
             continue
         if mark and is_valid_plugin_name(name):
             previous = leftover / "previous"
@@ -365,7 +409,8 @@ def recover_interrupted_installs(plugins_dir: Path) -> list[str]:
                     os.rename(previous, target)
                     restored.append(name)
         with contextlib.suppress(OSError):
-            if now - leftover.lstat().st_mtime > LEFTOVER_AGE or restored[-1:] == [name]:
+            old = now - leftover.lstat().st_mtime > LEFTOVER_AGE
+            if old or restored[-1:] == [name] or _orphaned(leftover):
                 shutil.rmtree(leftover, ignore_errors=True)
     return restored
 
@@ -383,6 +428,7 @@ def publish(staged: StagedPlugin, plugins_dir: Path, *, force: bool = False) -> 
             f"Plugin {staged.name!r} is already installed in {target}; use --force to replace it"
         )
     staging = Path(tempfile.mkdtemp(prefix=_staging_name(staged.name), dir=plugins_dir))
+    _claim(staging)
     try:
         new = staging / "plugin"
         shutil.copytree(staged.folder, new, symlinks=True, ignore=_IGNORED)
@@ -431,6 +477,7 @@ def remove_plugin(plugins_dir: Path, candidate: Candidate) -> Path:
     if path.resolve() == root or not _inside(path.resolve(), root):
         raise InstallError(f"Plugin {key!r}: {path} resolves outside {plugins_dir}; refusing")
     trash = Path(tempfile.mkdtemp(prefix=f".{path.name}{_TRASH_MARK}", dir=path.parent))
+    _claim(trash)
     try:
         os.rename(path, trash / "plugin")
         shutil.rmtree(trash)

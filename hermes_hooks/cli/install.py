@@ -122,7 +122,7 @@ def install(
         raise click.UsageError("--link takes a plugin folder on this machine, not a repository")
     with contextlib.ExitStack() as stack:
         with progress(f"fetching {source}…"):
-            staged = stack.enter_context(installer.stage(parsed))
+            staged = stack.enter_context(installer.stage(parsed, work_dir=plugins_dir))
         installer.plugin_target(plugins_dir, staged.name)  # refuse a bad name before asking
         deps = installer.missing_pip_dependencies(staged.manifest)
         agreed, why = False, ""
@@ -282,7 +282,7 @@ def update(ctx: click.Context, name: str, yes: bool) -> None:
             f"an older version): install it again with 'hermes plugins install SOURCE --force'"
         )
     parsed = installer.parse_source(origin)
-    with installer.stage(parsed) as staged:
+    with installer.stage(parsed, work_dir=home / "plugins") as staged:
         installer.publish(staged, home / "plugins", force=True)
         installer.write_origin(home / "plugins", staged.name, origin)
     version = staged.manifest.version or "?"
