@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -370,3 +371,17 @@ def test_an_unknown_model_provider_names_the_known_ones(home: PluginHome) -> Non
         get_models(pm).create_model()
     backend = FactoryBackend("lazy", target="hermes_hooks.backends.models.offline:OfflineModel")
     assert backend.create(ModelSettings(provider="lazy")).provider == "offline"
+
+
+def test_a_family_refuses_the_names_it_reserves_in_any_case(home: PluginHome) -> None:
+    kept = attrs.evolve(
+        NOTES, reserved_names=frozenset({"local"}), reserved_what="the host's own notes"
+    )
+    notes = ProviderRegistry(kept, home.root)
+    with pytest.raises(RegistrationError) as refused:
+        notes.register_provider(Plain("Local"), owner="jotter")
+    assert str(refused.value) == (
+        "notes provider 'Local' from plugin 'jotter' is refused: that is the name of the host's "
+        "own notes (local); choose another name"
+    )
+    assert notes.register_provider(Plain("plain"), owner="jotter") is not None

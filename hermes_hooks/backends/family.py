@@ -247,6 +247,10 @@ class Family(Generic[P]):
         (``provides_web_providers``): such a plugin belongs to this family wherever it sits.
     :param timeout_key: the config key bounding each call of a provider (``image_gen.timeout``).
     :param default_timeout: the bound when that key is unset, in seconds (0: unbounded).
+    :param reserved_names: provider names a plugin may not take (lower case), because the
+        host has engines of those names (Hermes' built-in speech engines).
+    :param reserved_what: what a reserved name is, for the refusal: ``a built-in
+        text-to-speech engine of Hermes``.
     """
 
     name: str
@@ -271,6 +275,8 @@ class Family(Generic[P]):
     manifest_field: str | None = None
     timeout_key: str | None = None
     default_timeout: float = 60.0
+    reserved_names: frozenset[str] = frozenset()
+    reserved_what: str = "a name the host keeps for itself"
 
     @property
     def section(self) -> str:
@@ -423,6 +429,12 @@ class ProviderRegistry(Generic[P]):
                 f"{family.name} provider {type(provider).__name__} from {who} is refused: name "
                 f"must be a non-empty string without spaces (used as "
                 f"{family.selections[0].key}), found {raw!r}"
+            )
+        if raw.strip().lower() in family.reserved_names:
+            raise RegistrationError(
+                f"{family.kind} {raw!r} from plugin {owner!r} is refused: that is the name of "
+                f"{family.reserved_what} ({', '.join(sorted(family.reserved_names))}); "
+                f"choose another name"
             )
         previous = self._registry.owner_of(raw)
         if previous is not None:

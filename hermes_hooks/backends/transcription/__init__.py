@@ -15,7 +15,6 @@ from hermes_hooks.backends.transcription.provider import (
 )
 from hermes_hooks.backends.transcription.registry import (
     TRANSCRIPTION,
-    TranscriptionRegistry,
     transcribe,
 )
 
@@ -23,7 +22,6 @@ __all__ = [
     "BUILTIN_STT_PROVIDERS",
     "TRANSCRIPTION",
     "TranscriptionProvider",
-    "TranscriptionRegistry",
     "transcribe",
     "transcription_error",
 ]

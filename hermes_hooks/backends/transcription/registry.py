@@ -12,45 +12,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.backends.calls import call_provider, read_timeout
-from hermes_hooks.backends.family import Family, FamilyError, ProviderRegistry, Selection
+from hermes_hooks.backends.family import Family, FamilyError, Selection
 from hermes_hooks.backends.transcription.provider import (
     BUILTIN_STT_PROVIDERS,
     TranscriptionProvider,
     transcription_error,
 )
-from hermes_hooks.errors import HermesHooksError, RegistrationError
-from hermes_hooks.registries.base import HOST, Handle
+from hermes_hooks.errors import HermesHooksError
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
 
-__all__ = ["TRANSCRIPTION", "TranscriptionRegistry", "transcribe"]
-
-
-class TranscriptionRegistry(ProviderRegistry[TranscriptionProvider]):
-    """The family's registry: a built-in engine's name is refused."""
-
-    def __init__(self, home: Path | None = None) -> None:
-        super().__init__(TRANSCRIPTION, home)
-
-    def register_provider(self, provider: object, *, owner: str = HOST) -> Handle:
-        """Register ``provider`` as the family does; a built-in engine's name is refused.
-
-        :raises RegistrationError: as the family's, or the name is one of
-            :data:`~hermes_hooks.backends.transcription.provider.BUILTIN_STT_PROVIDERS`.
-        """
-        try:
-            name = provider.name if isinstance(provider, TranscriptionProvider) else None
-        except Exception:
-            name = None  # the family's check says what is wrong with it
-        if isinstance(name, str) and name.strip().lower() in BUILTIN_STT_PROVIDERS:
-            raise RegistrationError(
-                f"transcription provider {name!r} from plugin {owner!r} is refused: that is "
-                f"the name of a built-in speech-to-text engine of Hermes "
-                f"({', '.join(sorted(BUILTIN_STT_PROVIDERS))}); choose another name"
-            )
-        return super().register_provider(provider, owner=owner)
+__all__ = ["TRANSCRIPTION", "transcribe"]
 
 
 TRANSCRIPTION: Final[Family[TranscriptionProvider]] = Family(
@@ -61,7 +35,8 @@ TRANSCRIPTION: Final[Family[TranscriptionProvider]] = Family(
     model_key="stt.model",
     ctx_method="register_transcription_provider",
     provider_kind="transcription provider",
-    registry_class=TranscriptionRegistry,
+    reserved_names=BUILTIN_STT_PROVIDERS,
+    reserved_what="a built-in speech-to-text engine of Hermes",
     categories=("transcription",),
     timeout_key="stt.timeout",
     default_timeout=300.0,

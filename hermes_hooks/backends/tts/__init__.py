@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.backends.calls import call_provider, read_timeout
-from hermes_hooks.backends.family import Family, FamilyError, ProviderRegistry, Selection
+from hermes_hooks.backends.family import Family, FamilyError, Selection
 from hermes_hooks.backends.tts.provider import (
     BUILTIN_TTS_PROVIDERS,
     DEFAULT_OUTPUT_FORMAT,
@@ -18,8 +18,7 @@ from hermes_hooks.backends.tts.provider import (
     TTSProvider,
     resolve_output_format,
 )
-from hermes_hooks.errors import HermesHooksError, RegistrationError
-from hermes_hooks.registries.base import HOST, Handle
+from hermes_hooks.errors import HermesHooksError
 
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
@@ -30,35 +29,9 @@ __all__ = [
     "TTS",
     "VALID_OUTPUT_FORMATS",
     "TTSProvider",
-    "TTSRegistry",
     "resolve_output_format",
     "synthesize",
 ]
-
-
-class TTSRegistry(ProviderRegistry[TTSProvider]):
-    """The family's registry: a built-in engine's name is refused."""
-
-    def __init__(self, home: Path | None = None) -> None:
-        super().__init__(TTS, home)
-
-    def register_provider(self, provider: object, *, owner: str = HOST) -> Handle:
-        """Register ``provider`` as the family does; a built-in engine's name is refused.
-
-        :raises RegistrationError: as the family's, or the name is one of
-            :data:`BUILTIN_TTS_PROVIDERS`.
-        """
-        try:
-            name = provider.name if isinstance(provider, TTSProvider) else None
-        except Exception:
-            name = None  # the family's check says what is wrong with it
-        if isinstance(name, str) and name.strip().lower() in BUILTIN_TTS_PROVIDERS:
-            raise RegistrationError(
-                f"TTS provider {name!r} from plugin {owner!r} is refused: that is the name of a "
-                f"built-in text-to-speech engine of Hermes "
-                f"({', '.join(sorted(BUILTIN_TTS_PROVIDERS))}); choose another name"
-            )
-        return super().register_provider(provider, owner=owner)
 
 
 TTS: Final[Family[TTSProvider]] = Family(
@@ -69,7 +42,8 @@ TTS: Final[Family[TTSProvider]] = Family(
     model_key="tts.model",
     ctx_method="register_tts_provider",
     provider_kind="TTS provider",
-    registry_class=TTSRegistry,
+    reserved_names=BUILTIN_TTS_PROVIDERS,
+    reserved_what="a built-in text-to-speech engine of Hermes",
     categories=("tts",),
     timeout_key="tts.timeout",
     default_timeout=120.0,
