@@ -733,7 +733,7 @@ def make_hook_adapter(
 
     The adapter's parameters are the hook arguments the callback names (all of them when it
     takes ``**kwargs``), so pluggy passes exactly those, and it calls the callback with them.
-    It also tells the call plans how to call the callback without it
+    It also tells the guards how to call the callback without it
     (:data:`~hermes_hooks.calling.guards.DIRECT_CALL_ATTR`): a ``**kwargs`` callback with the
     call's keyword arguments as they are, one that names its arguments first and in order
     with them by position.
