@@ -81,6 +81,8 @@ class _PackageLoader(importlib.abc.Loader):
     def exec_module(self, module: types.ModuleType) -> None:
         module.__doc__ = self._doc
         setattr(module, COMPAT_MARK, True)
+        for name, value in surface.PACKAGE_ATTRIBUTES.get(module.__name__, {}).items():
+            setattr(module, name, value)
         if self._category is not None:
             setattr(module, selfimports.CATEGORY_MARK, self._category)
 

@@ -10,25 +10,38 @@ is not valid YAML. ``.env`` values are read and written with the same rules as
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
+
+import yaml
 
 from hermes_hooks.compat.current import current_home
 from hermes_hooks.compat.hermes_constants import get_hermes_home
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.plugins import config as _config, envfile as _envfile
+from hermes_hooks.plugins.safe_yaml import YAMLLoadError, safe_load_yaml
 
 __all__ = [
+    "atomic_config_write",
     "cfg_get",
+    "ensure_hermes_home",
     "get_config_path",
     "get_env_path",
     "get_env_value",
+    "get_env_value_prefer_dotenv",
     "get_hermes_home",
+    "get_managed_system",
+    "is_managed",
+    "is_provider_enabled",
+    "load_env",
+    "save_env_value_secure",
     "load_config",
     "load_config_readonly",
     "read_raw_config",
@@ -158,6 +171,128 @@ def save_config(
         current.update(wanted)
 
     _config.update_config(current_home(), replace)
+
+
+def atomic_config_write(config_path: Path, data: Any, **kwargs: Any) -> None:
+    """Write ``data`` as YAML to ``config_path`` in one step (temp file, fsync, rename).
+
+    Fails closed, as Hermes' does: an existing file that cannot be read or is not valid YAML
+    is never replaced. ``kwargs`` go to ``yaml.safe_dump`` (``sort_keys``...).
+
+    :raises ConfigError: the existing file is unreadable or broken, or the write failed.
+    """
+    path = Path(config_path)
+    if path.exists():
+        try:
+            safe_load_yaml(path.read_bytes(), source=str(path))
+        except (OSError, YAMLLoadError) as exc:
+            raise ConfigError(f"{path}: not replaced, it cannot be read as YAML: {exc}") from exc
+    options: dict[str, Any] = {"default_flow_style": False, "sort_keys": False, **kwargs}
+    text = yaml.safe_dump(data, **options)
+    temp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+        ) as handle:
+            temp = handle.name
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(temp, path.stat().st_mode & 0o7777)
+        os.replace(temp, path)
+    except OSError as exc:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        raise ConfigError(f"{path}: cannot be written: {exc}") from exc
+
+
+_HOME_DIRS: Final = (
+    "cron", "sessions", "logs", "logs/curator", "memories", "pairing", "hooks", "image_cache",
+    "audio_cache", "skills",
+)  # fmt: skip
+
+
+def ensure_hermes_home() -> None:
+    """Create the current home and Hermes' folders in it (``cron``, ``sessions``...), 0700.
+
+    :raises FileNotFoundError: the home is a named profile's (``.../profiles/NAME``) that does
+        not exist: profiles are created explicitly, as in Hermes.
+    """
+    home = current_home()
+    if home.parent.name == "profiles" and not home.exists():
+        raise FileNotFoundError(
+            f"Named profile home does not exist: {home}. "
+            "Create the profile explicitly before using it."
+        )
+    for folder in (home, *(home / sub for sub in _HOME_DIRS)):
+        folder.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            folder.chmod(0o700)
+
+
+_MANAGED_NAMES: Final = {
+    "brew": "Homebrew",
+    "homebrew": "Homebrew",
+    "nix": "NixOS",
+    "nixos": "NixOS",
+}
+
+
+def get_managed_system() -> str | None:
+    """Return the package manager that owns the install (``$HERMES_MANAGED``, a ``.managed``
+    file in the home), else ``None``."""
+    raw = os.environ.get("HERMES_MANAGED", "").strip()
+    if raw:
+        if raw.lower() in {"true", "1", "yes"}:
+            return "NixOS"
+        return _MANAGED_NAMES.get(raw.lower(), raw)
+    return "NixOS" if (current_home() / ".managed").exists() else None
+
+
+def is_managed() -> bool:
+    """Return whether a package manager owns the install (see :func:`get_managed_system`)."""
+    return get_managed_system() is not None
+
+
+def is_provider_enabled(provider_cfg: Any) -> bool:
+    """Return whether a ``providers.<name>`` block is enabled: only ``enabled: false`` (or
+    ``"false"``, ``"no"``, ``"off"``, ``"0"``) turns it off; a non-mapping counts as on."""
+    if not isinstance(provider_cfg, Mapping):
+        return True
+    flag = provider_cfg.get("enabled", True)
+    if isinstance(flag, str):
+        return flag.strip().lower() not in {"false", "0", "no", "off"}
+    return bool(flag)
+
+
+def load_env() -> dict[str, str]:
+    """Return the current home's ``.env`` as a mapping (``{}`` when missing or unreadable)."""
+    try:
+        return dict(_envfile.read_env_file(current_home()))
+    except ConfigError as exc:
+        logger.warning("hermes_cli.config: %s", exc)
+        return {}
+
+
+def get_env_value_prefer_dotenv(key: str) -> str | None:
+    """Return ``key`` from the home's ``.env`` first, else the environment, else ``None``.
+
+    For credentials: a key rotated in ``.env`` wins over a stale one inherited from the shell.
+    """
+    value = load_env().get(key)
+    return value if value else os.environ.get(key)
+
+
+def save_env_value_secure(key: str, value: str) -> dict[str, Any]:
+    """Save a credential as :func:`save_env_value` does; return Hermes' result shape.
+
+    :returns: ``{"success": True, "stored_as": key, "validated": False}``.
+    """
+    save_env_value(key, value)
+    return {"success": True, "stored_as": key, "validated": False}
 
 
 def get_env_value(key: str) -> str | None:

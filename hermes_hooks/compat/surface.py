@@ -12,8 +12,11 @@ import importlib
 from types import ModuleType
 from typing import Final
 
+from hermes_hooks.spec.contract import HERMES_CONTRACT_VERSION
+
 __all__ = [
     "MODULES",
+    "PACKAGE_ATTRIBUTES",
     "SELF_IMPORT_ROOT",
     "is_served",
     "load_module",
@@ -73,8 +76,26 @@ MODULES: Final[dict[str, str]] = {
     "hermes_cli.auth": "hermes_hooks.compat.hermes_cli_auth",
     "tools.interrupt": "hermes_hooks.compat.tools_interrupt",
     "tools.lazy_deps": "hermes_hooks.compat.tools_lazy_deps",
+    # Issue 30 item 5: the rest of the helper modules plugins import.
+    "tools.url_safety": "hermes_hooks.compat.tools_url_safety",
+    "tools.website_policy": "hermes_hooks.compat.tools_website_policy",
+    "tools.xai_http": "hermes_hooks.compat.tools_xai_http",
+    "tools.approval": "hermes_hooks.compat.tools_approval",
+    "agent.file_safety": "hermes_hooks.compat.agent_file_safety",
+    "agent.memory_manager": "hermes_hooks.compat.agent_memory_manager",
+    "agent.message_content": "hermes_hooks.compat.agent_message_content",
+    "agent.skill_commands": "hermes_hooks.compat.agent_skill_commands",
+    "hermes_cli.cli_output": "hermes_hooks.compat.hermes_cli_cli_output",
+    "hermes_cli.secret_prompt": "hermes_hooks.compat.hermes_cli_secret_prompt",
+    "hermes_cli.urllib_security": "hermes_hooks.compat.hermes_cli_urllib_security",
+    "agent.portal_tags": "hermes_hooks.compat.agent_portal_tags",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
+
+PACKAGE_ATTRIBUTES: Final[dict[str, dict[str, str]]] = {
+    "hermes_cli": {"__version__": HERMES_CONTRACT_VERSION},
+}
+"""Names the served packages themselves hold (``from hermes_cli import __version__``)."""
 
 SELF_IMPORT_ROOT: Final = "plugins"
 """Hermes' plugins import themselves by package path: ``plugins.<key>`` (see ``selfimports``)."""

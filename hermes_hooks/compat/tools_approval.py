@@ -1,0 +1,189 @@
+"""Hermes' ``tools.approval``, the gateway approval path platform plugins drive.
+
+On a gateway nobody answers at a terminal: the agent's thread puts the request in its session's
+queue, a notify callback (``register_gateway_notify``) shows it to the user (buttons, a
+message), and the thread waits until the user answers. A platform plugin's ``/approve``
+handler or button calls ``resolve_gateway_approval(session_key, choice)``, which wakes the
+oldest waiting request of that session (or all of them), as in Hermes.
+
+:class:`GatewayApprover` is the waiting side, an approver for a host's approval gate (the
+reference gateway's ``approver=``): it takes the request's ``session_key``, ``command``,
+``description`` and ``pattern_key``, waits at most ``approvals.timeout`` seconds (60 by
+default) and answers ``"timeout"`` when nobody did, ``"deny"`` when the session has no notify
+callback, the callback fails, the session is cleared or the thread is interrupted (``/stop``).
+The queue is the process's, keyed by session, as Hermes' is.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+from hermes_hooks.compat import hermes_cli_config, tools_interrupt
+
+__all__ = [
+    "GatewayApprover",
+    "clear_session",
+    "has_blocking_approval",
+    "register_gateway_notify",
+    "resolve_gateway_approval",
+    "unregister_gateway_notify",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT: Final = 60.0
+_POLL: Final = 0.25
+
+NotifyCallback = Callable[[dict[str, Any]], object]
+
+
+class _ApprovalEntry:
+    """One request waiting in a session's queue."""
+
+    __slots__ = ("data", "event", "reason", "result")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.event = threading.Event()
+        self.data = data
+        self.result: str | None = None
+        self.reason: str | None = None
+
+
+_lock = threading.Lock()
+_queues: dict[str, list[_ApprovalEntry]] = {}
+_notify: dict[str, NotifyCallback] = {}
+
+
+def register_gateway_notify(session_key: str, cb: NotifyCallback) -> None:
+    """Set how ``session_key``'s approval requests reach the user.
+
+    ``cb(approval_data)`` gets ``command``, ``description``, ``pattern_key`` and
+    ``pattern_keys``; it runs on the agent's thread and must hand the send to the gateway's
+    loop itself.
+    """
+    with _lock:
+        _notify[session_key] = cb
+
+
+def unregister_gateway_notify(session_key: str) -> None:
+    """Drop the session's callback and wake every request of it still waiting (unanswered)."""
+    with _lock:
+        _notify.pop(session_key, None)
+        entries = _queues.pop(session_key, [])
+    for entry in entries:
+        entry.event.set()
+
+
+def resolve_gateway_approval(
+    session_key: str, choice: str, resolve_all: bool = False, reason: str | None = None
+) -> int:
+    """Answer the oldest waiting request of ``session_key`` (every one with ``resolve_all``).
+
+    :param choice: ``"once"``, ``"session"``, ``"always"`` or ``"deny"``.
+    :param reason: why, with a deny; handed back to the agent with the refusal.
+    :returns: how many requests were answered (0: none was waiting).
+    """
+    with _lock:
+        queue = _queues.get(session_key)
+        if not queue:
+            return 0
+        targets = list(queue) if resolve_all else [queue[0]]
+        del queue[: len(targets)]
+        if not queue:
+            _queues.pop(session_key, None)
+    for entry in targets:
+        entry.result = choice
+        if reason:
+            entry.reason = reason
+        entry.event.set()
+    return len(targets)
+
+
+def has_blocking_approval(session_key: str) -> bool:
+    """Return whether a request of ``session_key`` is waiting for an answer."""
+    with _lock:
+        return bool(_queues.get(session_key))
+
+
+def clear_session(session_key: str) -> None:
+    """Deny every request of ``session_key`` still waiting (the session ended or was reset)."""
+    if not session_key:
+        return
+    with _lock:
+        entries = _queues.pop(session_key, [])
+    for entry in entries:
+        entry.result = "deny"
+        entry.event.set()
+
+
+def _timeout() -> float:
+    section = hermes_cli_config.load_config().get("approvals")
+    raw = section.get("timeout", DEFAULT_TIMEOUT) if isinstance(section, dict) else None
+    try:
+        return max(float(raw if raw is not None else DEFAULT_TIMEOUT), 0.0)
+    except (TypeError, ValueError):
+        return DEFAULT_TIMEOUT
+
+
+class GatewayApprover:
+    """Waits for a gateway user's answer to an approval request (see the module docstring).
+
+    :param timeout: seconds to wait; ``None`` reads ``approvals.timeout`` at each request.
+    """
+
+    def __init__(self, timeout: float | None = None) -> None:
+        self.timeout = timeout
+        self.last_reason: str | None = None
+        """The reason the user gave with the last deny, if any."""
+
+    def __call__(self, request: Any) -> str:
+        session_key = str(getattr(request, "session_key", "") or "")
+        key = str(getattr(request, "pattern_key", "") or "")
+        data: dict[str, Any] = {
+            "command": str(getattr(request, "command", "") or ""),
+            "description": str(getattr(request, "description", "") or ""),
+            "pattern_key": key,
+            "pattern_keys": [key],
+            "tool_name": str(getattr(request, "tool_name", "") or ""),
+        }
+        with _lock:
+            notify = _notify.get(session_key)
+            if notify is None:
+                logger.info("approval denied: session %r has no way to ask", session_key)
+                return "deny"
+            entry = _ApprovalEntry(data)
+            _queues.setdefault(session_key, []).append(entry)
+        try:
+            notify(data)
+        except Exception as exc:
+            logger.warning("gateway approval notify failed for %r: %s", session_key, exc)
+            self._drop(session_key, entry)
+            return "deny"
+        self._wait(entry)
+        self._drop(session_key, entry)
+        self.last_reason = entry.reason
+        return entry.result or "timeout"  # woken unanswered (the session went) or timed out
+
+    def _wait(self, entry: _ApprovalEntry) -> None:
+        limit = self.timeout if self.timeout is not None else _timeout()
+        deadline = time.monotonic() + max(limit, 0.0)
+        while not entry.event.is_set():
+            if tools_interrupt.is_interrupted():
+                entry.result = "deny"
+                return
+            left = deadline - time.monotonic()
+            if left <= 0 or entry.event.wait(min(_POLL, left)):
+                return
+
+    @staticmethod
+    def _drop(session_key: str, entry: _ApprovalEntry) -> None:
+        with _lock:
+            queue = _queues.get(session_key, [])
+            if entry in queue:
+                queue.remove(entry)
+            if not queue:
+                _queues.pop(session_key, None)
