@@ -14,11 +14,12 @@ Nothing is written outside temporary homes; the exit status is 0 when every plug
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -29,6 +30,7 @@ from hermes_hooks.plugins.records import PluginInfo
 
 _SECRET_SUFFIXES: Final = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 _LOADED_ON_LOOKUP: Final = "model.provider"
+_MANAGERS: list[PluginManager] = []
 
 
 def manifests(folder: Path) -> list[Path]:
@@ -46,10 +48,23 @@ def scrub_credentials() -> list[str]:
     return sorted(names)
 
 
+@contextlib.contextmanager
+def _environment_kept() -> Iterator[None]:
+    """Give the environment back as it was (the run sets homes and removes credentials)."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def _manager(home: Path, config: dict[str, object]) -> PluginManager:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    return PluginManager(home)
+    pm = PluginManager(home)
+    _MANAGERS.append(pm)
+    return pm
 
 
 def _nested(dotted: str, value: object) -> dict[str, object]:
@@ -60,7 +75,7 @@ def _nested(dotted: str, value: object) -> dict[str, object]:
 def load_all(folder: Path, scratch: Path) -> dict[str, PluginInfo]:
     """Load each plugin of ``folder`` as the bundled set; return its final info by key."""
     os.environ["HERMES_BUNDLED_PLUGINS"] = str(folder)
-    probe = PluginManager(scratch / "probe")
+    probe = _manager(scratch / "probe", {})
     keys = [c.key for c in probe.discover() if c.source == "bundled"]
     pm = _manager(scratch / "all", {"plugins": {"enabled": keys}})
     os.environ["HERMES_HOME"] = str(pm.hermes_home)
@@ -110,9 +125,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder: Path = args.folder.resolve()
     if not folder.is_dir():
         parser.error(f"{folder} is not a folder")
-    scrubbed = scrub_credentials()
-    with tempfile.TemporaryDirectory(prefix="hermes-plugins-load-") as scratch:
+    with (
+        _environment_kept(),
+        tempfile.TemporaryDirectory(prefix="hermes-plugins-load-") as scratch,
+    ):
+        scrubbed = scrub_credentials()
         found = load_all(folder, Path(scratch))
+        for pm in _MANAGERS:
+            pm.unload_all()
+        _MANAGERS.clear()
     rows = [_row(found[key]) for key in sorted(found)]
     loaded = [row for row in rows if row["status"] == "enabled"]
     if args.json:

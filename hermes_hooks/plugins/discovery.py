@@ -79,6 +79,11 @@ class Candidate:
     kind_inferred: bool = False
     displaces: Candidate | None = attrs.field(default=None, eq=False, repr=False)
 
+    def __attrs_post_init__(self) -> None:
+        # The manifest carries the key, as Hermes' PluginManifest.key does.
+        if self.manifest is not None and self.manifest.key != self.key:
+            object.__setattr__(self, "manifest", attrs.evolve(self.manifest, key=self.key))
+
     @property
     def name(self) -> str:
         """The manifest name, or the key when the manifest could not be read."""

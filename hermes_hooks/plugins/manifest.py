@@ -198,6 +198,10 @@ class PluginManifest:
     """The top-level fields the manifest actually set (e.g. to tell a default ``kind``)."""
     path: Path | None = None
     """The manifest file, when it came from one."""
+    key: str = ""
+    """The plugin's key (``name`` or ``category/name``), set by discovery as Hermes' manifest
+    ``key`` is: plugins read ``ctx.manifest.key or ctx.manifest.name``. Empty for a manifest
+    read on its own."""
 
     def hermes_mismatch(self, hermes_version: str) -> str | None:
         """Say why this plugin does not fit a host implementing Hermes ``hermes_version``.
