@@ -608,3 +608,52 @@ def test_the_load_report_names_each_plugin_that_fails_and_why(
     assert rows["url-guard"]["registered"] == ["pre_tool_call"]
     assert rows["memory/recall"]["status"] == "error"
     assert "No module named 'agent.redact'" in rows["memory/recall"]["error"]
+
+
+def test_an_ssrf_safe_client_judges_the_address_it_dials(
+    home: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pm = loaded(home)
+    from tools.url_safety import (
+        SSRFConnectionBlocked,
+        create_ssrf_safe_async_client,
+        create_ssrf_safe_client,
+        is_safe_url,
+        normalize_url_for_request,
+    )
+
+    for name in (
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    with pm.activate(), running() as server:
+        server.route("GET", "/ok")(lambda r: as_json({"ok": True}))
+        with create_ssrf_safe_client() as client, pytest.raises(SSRFConnectionBlocked):
+            client.get(f"{server.url}/ok")
+        (home.root / "config.yaml").write_text(
+            "security:\n  private_url_allowlist: [127.0.0.1]\n", encoding="utf-8"
+        )
+        with create_ssrf_safe_client() as client:
+            assert client.get(f"{server.url}/ok").json() == {"ok": True}
+
+        async def fetch() -> Any:
+            async with create_ssrf_safe_async_client() as client:
+                return (await client.get(f"{server.url}/ok")).json()
+
+        import asyncio
+
+        assert asyncio.run(fetch()) == {"ok": True}
+        assert is_safe_url("http://bad..name/") is False  # does not resolve: fails closed
+        monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+        assert is_safe_url("http://bad..name/") is True  # the proxy resolves it
+    assert normalize_url_for_request("https:// wttr.in/Köln?q=ü") == (
+        "https://wttr.in/K%C3%B6ln?q=%C3%BC"
+    )
+    assert normalize_url_for_request("https://bücher.example/a%20b") == (
+        "https://xn--bcher-kva.example/a%20b"
+    )
