@@ -110,6 +110,7 @@ def _row(info: PluginInfo) -> dict[str, object]:
             *info.tools,
             *info.hooks,
             *info.commands,
+            *info.cli_commands,
             *info.providers,
             *info.platforms,
         ],

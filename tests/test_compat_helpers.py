@@ -11,10 +11,12 @@ import io
 import json
 import os
 import threading
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -657,3 +659,151 @@ def test_an_ssrf_safe_client_judges_the_address_it_dials(
     assert normalize_url_for_request("https://bücher.example/a%20b") == (
         "https://xn--bcher-kva.example/a%20b"
     )
+
+
+# -- tools.microsoft_graph_*, agent.auxiliary_client, tools.transcription_tools -----------------
+# What the bundled teams_pipeline does: Graph calls, a side call to the model, a transcript.
+
+
+def test_the_graph_client_fetches_tokens_retries_and_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tools.microsoft_graph_auth import MicrosoftGraphConfigError, MicrosoftGraphTokenProvider
+    from tools.microsoft_graph_client import MicrosoftGraphAPIError, MicrosoftGraphClient
+
+    for name in ("MSGRAPH_TENANT_ID", "MSGRAPH_CLIENT_ID", "MSGRAPH_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(MicrosoftGraphConfigError, match="MSGRAPH_TENANT_ID"):
+        MicrosoftGraphTokenProvider.from_env()
+    tokens: list[str] = []
+    failures = {"busy": 1, "stale": 1}
+
+    def token(request: Request) -> Any:
+        form = urllib.parse.parse_qs(request.body.decode())
+        assert form["grant_type"] == ["client_credentials"]
+        assert form["client_secret"] == ["s3cret"]
+        tokens.append(f"tok-{len(tokens) + 1}")
+        return as_json({"access_token": tokens[-1], "expires_in": 3600})
+
+    def meetings(request: Request) -> Any:
+        if failures["stale"]:
+            failures["stale"] -= 1
+            return as_json({"error": {"code": "InvalidAuthenticationToken"}}, 401)
+        if failures["busy"]:
+            failures["busy"] -= 1
+            return 429, {"Retry-After": "0", "Content-Type": "application/json"}, b"{}"
+        if "skip" in request.query:
+            return as_json({"value": [{"id": "m3"}]})
+        return as_json(
+            {
+                "value": [{"id": "m1"}, {"id": "m2"}],
+                "@odata.nextLink": f"{graph.url}/v1.0/me?skip=2",
+            }
+        )
+
+    pauses: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        pauses.append(seconds)
+
+    with running() as graph:
+        graph.route("POST", "/tenant-1/oauth2/v2.0/token")(token)
+        graph.route("GET", "/v1.0/me")(meetings)
+        graph.route("GET", "/v1.0/missing")(
+            lambda r: as_json({"error": {"code": "NotFound", "message": "no meeting"}}, 404)
+        )
+        graph.route("GET", "/v1.0/recording")(
+            lambda r: (200, {"Content-Type": "video/mp4"}, b"\x00mp4" * 1000)
+        )
+        monkeypatch.setenv("MSGRAPH_TENANT_ID", "tenant-1")
+        monkeypatch.setenv("MSGRAPH_CLIENT_ID", "app")
+        monkeypatch.setenv("MSGRAPH_CLIENT_SECRET", "s3cret")
+        monkeypatch.setenv("MSGRAPH_AUTHORITY_URL", graph.url)
+        client = MicrosoftGraphClient.from_env(base_url=f"{graph.url}/v1.0", sleep=no_wait)
+
+        async def run() -> tuple[list[Any], dict[str, Any]]:
+            items = await client.collect_paginated("/me")
+            with pytest.raises(MicrosoftGraphAPIError) as missing:
+                await client.get_json("missing")
+            assert missing.value.status_code == 404
+            assert "NotFound: no meeting" in str(missing.value)
+            saved = await client.download_to_file("/recording", tmp_path / "rec" / "call.mp4")
+            return items, saved
+
+        import asyncio
+
+        items, saved = asyncio.run(run())
+    assert [item["id"] for item in items] == ["m1", "m2", "m3"]
+    assert tokens == ["tok-1", "tok-2"]  # the 401 dropped the first token, once
+    assert pauses == [0.5, 0.0]  # after the 401 (no Retry-After), then Retry-After: 0
+    sent = [r.headers["authorization"] for r in graph.requests if r.path == "/v1.0/me"]
+    assert sent == ["Bearer tok-1", "Bearer tok-2", "Bearer tok-2", "Bearer tok-2"]
+    assert saved["size_bytes"] == 4000
+    assert saved["content_type"] == "video/mp4"
+    assert not (tmp_path / "rec" / "call.mp4.part").exists()
+    assert client.token_provider.inspect_token_health()["cached"] is True
+
+
+STT_PLUGIN = """
+from pathlib import Path
+from types import SimpleNamespace
+from agent.transcription_provider import TranscriptionProvider
+
+
+class Reader(TranscriptionProvider):
+    name = "reader-stt"
+
+    def transcribe(self, file_path, *, model=None, language=None, **extra):
+        return {"success": True, "transcript": Path(file_path).read_text(), "provider": self.name}
+
+
+def register(ctx):
+    ctx.register_transcription_provider(Reader())
+"""
+
+
+def test_a_side_model_call_and_a_transcript_as_the_teams_pipeline_asks(
+    home: PluginHome, tmp_path: Path
+) -> None:
+    home.add_plugin("stt", STT_PLUGIN)
+    pm = loaded(home, {"stt": {"provider": "reader-stt"}})
+    from agent.auxiliary_client import async_call_llm, call_llm, extract_content_or_reasoning
+    from tools.transcription_tools import transcribe_audio
+
+    audio = tmp_path / "meeting.txt"
+    audio.write_text("we ship on friday", encoding="utf-8")
+    with pm.activate():
+        assert transcribe_audio(str(audio)) == {
+            "success": True,
+            "transcript": "we ship on friday",
+            "provider": "reader-stt",
+        }
+        assert transcribe_audio(str(tmp_path / "none.wav"))["success"] is False
+        messages = [{"role": "user", "content": "hello"}]
+        response = call_llm(task="call", messages=messages, temperature=0.2, max_tokens=50)
+        text = extract_content_or_reasoning(response)
+        assert text == response.choices[0].message.content
+        assert text
+        assert response.choices[0].finish_reason == "stop"
+
+        import asyncio
+
+        again = asyncio.run(async_call_llm(task="call", messages=messages))
+        assert extract_content_or_reasoning(again) == text  # the offline model is deterministic
+        (home.root / "config.yaml").write_text(
+            "auxiliary:\n  call:\n    provider: no-such-provider\n", encoding="utf-8"
+        )
+        with pytest.raises(ConfigError, match="no-such-provider"):
+            call_llm(task="call", messages=messages)
+    thinking = SimpleNamespace(
+        choices=[
+            SimpleNamespace(
+                message=SimpleNamespace(
+                    content="<think>hidden</think>",
+                    reasoning="the reasoning",
+                    reasoning_content=None,
+                )
+            )
+        ]
+    )
+    assert extract_content_or_reasoning(thinking) == "the reasoning"

@@ -89,6 +89,10 @@ MODULES: Final[dict[str, str]] = {
     "hermes_cli.secret_prompt": "hermes_hooks.compat.hermes_cli_secret_prompt",
     "hermes_cli.urllib_security": "hermes_hooks.compat.hermes_cli_urllib_security",
     "agent.portal_tags": "hermes_hooks.compat.agent_portal_tags",
+    "agent.auxiliary_client": "hermes_hooks.compat.agent_auxiliary_client",
+    "tools.microsoft_graph_auth": "hermes_hooks.compat.tools_microsoft_graph_auth",
+    "tools.microsoft_graph_client": "hermes_hooks.compat.tools_microsoft_graph_client",
+    "tools.transcription_tools": "hermes_hooks.compat.tools_transcription_tools",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
