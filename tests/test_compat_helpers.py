@@ -250,6 +250,16 @@ def test_gateway_approvals_are_fifo_and_time_out_or_deny(home: PluginHome) -> No
         approval.unregister_gateway_notify("s-fifo")
     assert sorted(answers) == ["deny", "session"]
     assert approval.resolve_gateway_approval("s-fifo", "once") == 0
+    # A gateway whose sessions have their own ids waits in the chat's Hermes key.
+    keyed = approval.GatewayApprover(5, session_key="agent:main:telegram:dm:42")
+    approval.register_gateway_notify(
+        "agent:main:telegram:dm:42",
+        lambda data: approval.resolve_gateway_approval("agent:main:telegram:dm:42", "always"),
+    )
+    try:
+        assert keyed(Ask()) == "always"
+    finally:
+        approval.unregister_gateway_notify("agent:main:telegram:dm:42")
 
 
 # -- agent.file_safety ---------------------------------------------------------------------------

@@ -133,15 +133,19 @@ class GatewayApprover:
     """Waits for a gateway user's answer to an approval request (see the module docstring).
 
     :param timeout: seconds to wait; ``None`` reads ``approvals.timeout`` at each request.
+    :param session_key: the queue to wait in, for a host whose sessions have ids of their own
+        (a gateway session's Hermes key, ``agent:main:telegram:dm:42``, which the platform's
+        buttons resolve); by default the request's ``session_key``.
     """
 
-    def __init__(self, timeout: float | None = None) -> None:
+    def __init__(self, timeout: float | None = None, *, session_key: str | None = None) -> None:
         self.timeout = timeout
+        self.session_key = session_key
         self.last_reason: str | None = None
         """The reason the user gave with the last deny, if any."""
 
     def __call__(self, request: Any) -> str:
-        session_key = str(getattr(request, "session_key", "") or "")
+        session_key = self.session_key or str(getattr(request, "session_key", "") or "")
         key = str(getattr(request, "pattern_key", "") or "")
         data: dict[str, Any] = {
             "command": str(getattr(request, "command", "") or ""),
