@@ -7,10 +7,13 @@ and ``""`` on Ctrl-C or end of input; ``password=True`` reads without echo on a 
 
 from __future__ import annotations
 
+import sys
+
 from hermes_hooks.compat.hermes_cli_colors import Colors, color
 from hermes_hooks.compat.hermes_cli_secret_prompt import masked_secret_prompt
 
 __all__ = [
+    "line_input",
     "print_error",
     "print_header",
     "print_info",
@@ -46,6 +49,25 @@ def print_header(text: str) -> None:
     print(color(f"\n  {text}", Colors.YELLOW))
 
 
+def line_input(prompt_text: str) -> str:
+    """Read a line of plain text: with prompt_toolkit's line editing on a terminal, else
+    ``input()`` (a pipe, a test). A terminal prompt_toolkit cannot drive falls back to
+    ``input()`` too; Ctrl-C and end of input are raised as ``input()`` raises them."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return input(prompt_text)
+    try:
+        from prompt_toolkit import prompt as toolkit_prompt
+        from prompt_toolkit.formatted_text import ANSI
+    except ImportError:
+        return input(prompt_text)
+    try:
+        return toolkit_prompt(ANSI(prompt_text))
+    except (KeyboardInterrupt, EOFError):
+        raise
+    except Exception:  # a terminal that reports a TTY yet rejects prompt_toolkit's loop
+        return input(prompt_text)
+
+
 def prompt(question: str, default: str | None = None, password: bool = False) -> str:
     """Ask ``question`` (showing ``[default]``) and return the stripped answer.
 
@@ -54,7 +76,7 @@ def prompt(question: str, default: str | None = None, password: bool = False) ->
     suffix = f" [{default}]" if default else ""
     display = color(f"  {question}{suffix}: ", Colors.YELLOW)
     try:
-        value = masked_secret_prompt(display) if password else input(display)
+        value = masked_secret_prompt(display) if password else line_input(display)
     except (KeyboardInterrupt, EOFError):
         print()
         return ""
