@@ -817,3 +817,63 @@ def test_a_side_model_call_and_a_transcript_as_the_teams_pipeline_asks(
         ]
     )
     assert extract_content_or_reasoning(thinking) == "the reasoning"
+
+
+FIRECRAWL_LIKE = """
+from tools.tool_backend_helpers import fal_key_is_configured, prefers_gateway
+
+
+def client():
+    import tools.web_tools as _wt
+
+    if _wt._firecrawl_client is not None:
+        return _wt._firecrawl_client
+    if prefers_gateway("web"):
+        reader = _wt._read_nous_access_token
+        gateway = _wt.resolve_managed_tool_gateway("firecrawl", token_reader=reader)
+        if gateway is None:
+            raise ValueError("gateway: " + _wt.nous_tool_gateway_unavailable_message("managed web"))
+    _wt._firecrawl_client = object()
+    return _wt._firecrawl_client
+
+
+def register(ctx):
+    ctx.register_hook("on_session_start", lambda **kw: None)
+"""
+
+
+def test_web_providers_keep_their_clients_and_ask_about_the_gateway(
+    home: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home.add_plugin("web/crawler", FIRECRAWL_LIKE, manifest={"name": "crawler"})
+    pm = loaded(home, {"web": {"use_gateway": True}})
+    monkeypatch.delenv("FAL_KEY", raising=False)
+    monkeypatch.delenv("TOOL_GATEWAY_DOMAIN", raising=False)
+    monkeypatch.setenv("FIRECRAWL_GATEWAY_URL", "http://127.0.0.1:9/")
+    import tools.web_tools as web_tools
+    from tools.managed_tool_gateway import build_vendor_gateway_url, peek_nous_access_token
+
+    module = pm.get_plugin_module("web/crawler")
+    assert module is not None
+    with pm.activate():
+        with pytest.raises(ValueError, match="Nous Tool Gateway"):
+            module.client()  # asked for the gateway, which is never entitled here
+        (home.root / "config.yaml").write_text("web: {use_gateway: false}\n", encoding="utf-8")
+        first = module.client()
+        assert web_tools._firecrawl_client is first
+        assert module.client() is first  # the cache lives on tools.web_tools
+        web_tools._firecrawl_client = None
+        assert module.fal_key_is_configured() is False
+        (home.root / ".env").write_text("FAL_KEY=fal-123\n", encoding="utf-8")
+        assert module.fal_key_is_configured() is True
+        assert build_vendor_gateway_url("firecrawl") == "http://127.0.0.1:9"
+        assert (
+            build_vendor_gateway_url("browser-use")
+            == "https://browser-use-gateway.nousresearch.com"
+        )
+        (home.root / "auth.json").write_text(
+            json.dumps({"providers": {"nous": {"access_token": "nous-tok"}}}), encoding="utf-8"
+        )
+        assert peek_nous_access_token() == "nous-tok"
+    with pytest.raises(AttributeError, match="web/firecrawl plugin"):
+        _ = web_tools.Firecrawl

@@ -74,7 +74,7 @@ def _classify(module: str, names: tuple[str, ...]) -> tuple[Kind, tuple[str, ...
         # A package (``from agent import image_gen_provider``): its served submodules.
         served = {
             name.rpartition(".")[2] for name in surface.MODULES if name.startswith(f"{module}.")
-        }
+        } | set(surface.PACKAGE_ATTRIBUTES.get(module, {}))
         return "served", tuple(n for n in names if n not in served)
     provided = set(surface.provided_names(module))
     return "served", tuple(n for n in names if n != "*" and n not in provided)

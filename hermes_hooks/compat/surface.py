@@ -93,6 +93,9 @@ MODULES: Final[dict[str, str]] = {
     "tools.microsoft_graph_auth": "hermes_hooks.compat.tools_microsoft_graph_auth",
     "tools.microsoft_graph_client": "hermes_hooks.compat.tools_microsoft_graph_client",
     "tools.transcription_tools": "hermes_hooks.compat.tools_transcription_tools",
+    "tools.tool_backend_helpers": "hermes_hooks.compat.tools_tool_backend_helpers",
+    "tools.managed_tool_gateway": "hermes_hooks.compat.tools_managed_tool_gateway",
+    "tools.web_tools": "hermes_hooks.compat.tools_web_tools",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
