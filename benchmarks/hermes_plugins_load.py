@@ -25,6 +25,7 @@ from typing import Final
 
 import yaml
 
+from hermes_hooks.compat.scan import scan_plugin
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.plugins.records import PluginInfo
 
@@ -99,6 +100,14 @@ def load_all(folder: Path, scratch: Path) -> dict[str, PluginInfo]:
     return found
 
 
+def _unserved(info: PluginInfo) -> list[str]:
+    """The Hermes modules the plugin's files import that are not served (at any depth)."""
+    if info.path is None:
+        return []
+    found = {i.module for i in scan_plugin(Path(info.path)) if i.kind == "not served"}
+    return sorted(found)
+
+
 def _row(info: PluginInfo) -> dict[str, object]:
     return {
         "key": info.key,
@@ -114,6 +123,7 @@ def _row(info: PluginInfo) -> dict[str, object]:
             *info.providers,
             *info.platforms,
         ],
+        "unserved_imports": _unserved(info),
     }
 
 
@@ -147,6 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 why = row["error"] or row["reason"] or ""
                 print(f"  {row['key']}: {row['status']}: {why}")
         print(f"{len(loaded)} of {len(rows)} plugins load")
+        later = [row for row in loaded if row["unserved_imports"]]
+        if later:
+            print("loaded, but importing Hermes modules not served (where they run, they fail):")
+            for row in later:
+                print(f"  {row['key']}: {', '.join(row['unserved_imports'])}")  # type: ignore[arg-type]
     return 0 if len(loaded) == len(rows) else 1
 
 
