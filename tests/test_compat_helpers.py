@@ -877,3 +877,29 @@ def test_web_providers_keep_their_clients_and_ask_about_the_gateway(
         assert peek_nous_access_token() == "nous-tok"
     with pytest.raises(AttributeError, match="web/firecrawl plugin"):
         _ = web_tools.Firecrawl
+
+
+def test_the_doctor_keys_a_plugin_in_a_hermes_category_folder_as_discovery_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_hooks.admin.doctor import candidate_from_path, check_plugin
+
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "home"))
+    crawler = tmp_path / "hermes" / "plugins" / "web" / "crawler"
+    crawler.mkdir(parents=True)
+    (crawler / "plugin.yaml").write_text("name: crawler\n", encoding="utf-8")
+    (crawler / "helpers.py").write_text("VALUE = 7\n", encoding="utf-8")
+    (crawler / "__init__.py").write_text(
+        "from plugins.web.crawler.helpers import VALUE\n"
+        "def register(ctx):\n"
+        "    ctx.register_hook('on_session_start', lambda **kw: VALUE)\n",
+        encoding="utf-8",
+    )
+    candidate = candidate_from_path(crawler)
+    assert candidate.key == "web/crawler"
+    assert check_plugin(candidate).errors == 0  # it imports itself as plugins.web.crawler
+    mine = tmp_path / "src" / "work" / "myplugin"  # not a Hermes category: a flat plugin
+    mine.mkdir(parents=True)
+    (mine / "plugin.yaml").write_text("name: myplugin\n", encoding="utf-8")
+    (mine / "__init__.py").write_text("def register(ctx):\n    pass\n", encoding="utf-8")
+    assert candidate_from_path(mine).key == "myplugin"

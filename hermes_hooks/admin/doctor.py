@@ -26,7 +26,7 @@ from hermes_hooks.admin.install import missing_pip_dependencies
 from hermes_hooks.admin.trial import HookimplRecord, TrialManager, trial_load, where_defined
 from hermes_hooks.compat.scan import HermesImport, scan_plugin
 from hermes_hooks.errors import ManifestError
-from hermes_hooks.plugins.discovery import Candidate, Source
+from hermes_hooks.plugins.discovery import Candidate, Source, scan_directory
 from hermes_hooks.plugins.manifest import KNOWN_FIELDS, PluginManifest, find_manifest
 
 __all__ = ["Finding", "PluginReport", "candidate_from_path", "check_plugin"]
@@ -102,13 +102,30 @@ class PluginReport:
         }
 
 
+HERMES_CATEGORIES: Final = frozenset(
+    {"browser", "context_engine", "cron_providers", "dashboard_auth", "image_gen", "kanban",
+     "memory", "model-providers", "observability", "platforms", "tts", "transcription",
+     "video_gen", "web"}
+)  # fmt: skip
+"""The category folders of Hermes' ``plugins/``: a plugin folder inside one (with no manifest
+of its own) is keyed ``category/name``, as discovery keys it, so it imports itself as
+``plugins.<category>.<name>``."""
+
+
 def candidate_from_path(path: Path) -> Candidate:
     """Build the candidate for a plugin folder (or its ``plugin.yaml``) anywhere on disk.
 
-    Its key is the folder name; a manifest that cannot be read becomes the candidate's error.
+    Its key is the folder name, or ``category/name`` for a folder inside one of
+    :data:`HERMES_CATEGORIES` (``plugins/web/firecrawl``); a manifest that cannot be read
+    becomes the candidate's error.
     """
     folder = path.parent if path.is_file() else path
     folder = folder.resolve()
+    parent = folder.parent
+    if parent.name in HERMES_CATEGORIES and find_manifest(parent) is None:
+        for found in scan_directory(parent.parent, "user"):
+            if found.path is not None and Path(found.path).resolve() == folder:
+                return found
     manifest_path = find_manifest(folder)
     if manifest_path is None:
         error = f"{folder}: no plugin.yaml (a plugin folder needs a manifest)"
