@@ -903,3 +903,54 @@ def test_the_doctor_keys_a_plugin_in_a_hermes_category_folder_as_discovery_does(
     (mine / "plugin.yaml").write_text("name: myplugin\n", encoding="utf-8")
     (mine / "__init__.py").write_text("def register(ctx):\n    pass\n", encoding="utf-8")
     assert candidate_from_path(mine).key == "myplugin"
+
+
+def test_profiles_are_read_from_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "hermes-root"
+    work = root / "profiles" / "work"
+    (work / "skills" / "tea").mkdir(parents=True)
+    (work / "skills" / "tea" / "SKILL.md").write_text("# tea\n", encoding="utf-8")
+    (work / "config.yaml").write_text(
+        "model:\n  default: qwen3\n  provider: ollama\n", encoding="utf-8"
+    )
+    (work / ".env").write_text("A=1\n", encoding="utf-8")
+    monkeypatch.setenv("HERMES_HOME", str(work))
+    pm = PluginManager(work)
+    from hermes_cli.profiles import (
+        _get_default_hermes_home,
+        get_active_profile_name,
+        get_profile_dir,
+        list_profiles,
+        normalize_profile_name,
+        profile_exists,
+        read_profile_meta,
+        validate_profile_name,
+        write_profile_meta,
+    )
+
+    with pm.activate():
+        assert _get_default_hermes_home() == root
+        assert get_active_profile_name() == "work"
+        assert get_profile_dir("Default") == root
+        assert profile_exists("work")
+        assert not profile_exists("play")
+        write_profile_meta(work, description=" Writes code. ")
+        assert read_profile_meta(work) == {"description": "Writes code.", "description_auto": False}
+        profiles = list_profiles()
+        assert [(p.name, p.is_default) for p in profiles] == [("default", True), ("work", False)]
+        mine = profiles[1]
+        assert (mine.model, mine.provider, mine.has_env, mine.skill_count) == (
+            "qwen3",
+            "ollama",
+            True,
+            1,
+        )
+        assert mine.description == "Writes code."
+    monkeypatch.setenv("HERMES_HOME", str(root))
+    with PluginManager(root).activate():
+        assert get_active_profile_name() == "default"
+    assert normalize_profile_name(" Work ") == "work"
+    with pytest.raises(ValueError, match="reserved"):
+        validate_profile_name("sudo")
+    with pytest.raises(FileNotFoundError):
+        write_profile_meta(root / "profiles" / "none", description="x")

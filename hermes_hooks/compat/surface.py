@@ -96,6 +96,7 @@ MODULES: Final[dict[str, str]] = {
     "tools.tool_backend_helpers": "hermes_hooks.compat.tools_tool_backend_helpers",
     "tools.managed_tool_gateway": "hermes_hooks.compat.tools_managed_tool_gateway",
     "tools.web_tools": "hermes_hooks.compat.tools_web_tools",
+    "hermes_cli.profiles": "hermes_hooks.compat.hermes_cli_profiles",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 
