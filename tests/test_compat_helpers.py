@@ -418,6 +418,7 @@ def test_spotify_and_other_logins_from_auth_json(home: PluginHome) -> None:
     from hermes_cli.auth import (
         AuthError,
         get_auth_status,
+        resolve_nous_access_token,
         resolve_spotify_runtime_credentials,
     )
 
@@ -430,7 +431,8 @@ def test_spotify_and_other_logins_from_auth_json(home: PluginHome) -> None:
             resolve_spotify_runtime_credentials()
         assert (missing.value.provider, missing.value.code) == ("spotify", "spotify_auth_missing")
         spotify = {"access_token": "sp-tok", "expires_at": later, "client_id": "cid"}
-        store = {"active_provider": "nous", "providers": {"spotify": spotify}}
+        providers: dict[str, dict[str, str]] = {"spotify": spotify}
+        store = {"active_provider": "nous", "providers": providers}
         auth.write_text(json.dumps(store), encoding="utf-8")
         assert get_auth_status("spotify")["logged_in"] is True
         runtime = resolve_spotify_runtime_credentials()
@@ -446,6 +448,15 @@ def test_spotify_and_other_logins_from_auth_json(home: PluginHome) -> None:
         assert expiring.value.code == "spotify_refresh_unavailable"
         assert resolve_spotify_runtime_credentials(refresh_if_expiring=False)["api_key"] == "sp-tok"
         assert get_auth_status() == {"logged_in": False}  # the active provider has no login
+        providers["nous"] = {"access_token": "nous-1", "expires_at": later}
+        auth.write_text(json.dumps(store), encoding="utf-8")
+        assert resolve_nous_access_token(refresh_skew_seconds=60) == "nous-1"
+        assert get_auth_status()["logged_in"] is True
+        providers["nous"]["expires_at"] = soon
+        auth.write_text(json.dumps(store), encoding="utf-8")
+        with pytest.raises(AuthError) as stale:
+            resolve_nous_access_token()
+        assert stale.value.code == "nous_refresh_unavailable"
 
 
 # -- hermes_cli.config's other names -------------------------------------------------------------

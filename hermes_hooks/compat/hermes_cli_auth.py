@@ -72,17 +72,37 @@ def get_provider_auth_state(provider_id: str) -> dict[str, Any] | None:
     return dict(state) if isinstance(state, dict) else None
 
 
-def resolve_nous_access_token() -> str:
+def resolve_nous_access_token(
+    *,
+    timeout_seconds: float = 15.0,
+    insecure: bool | None = None,
+    ca_bundle: str | None = None,
+    refresh_skew_seconds: int = 120,
+) -> str:
     """Return the stored Nous Portal access token (never refreshed here).
 
-    :raises AuthError: there is none.
+    :param timeout_seconds, insecure, ca_bundle: accepted as Hermes takes them (no request
+        is made).
+    :raises AuthError: there is none, or its ``expires_at`` falls within
+        ``refresh_skew_seconds`` (Hermes would refresh it; that is a new login here).
     """
-    token = (get_provider_auth_state("nous") or {}).get("access_token")
+    state = get_provider_auth_state("nous") or {}
+    token = state.get("access_token")
     if not isinstance(token, str) or not token:
         raise AuthError(
             "no Nous Portal login in auth.json (run 'hermes login' in Hermes)",
             provider="nous",
             code="nous_auth_missing",
+            relogin_required=True,
+        )
+    if state.get("expires_at") is not None and _is_expiring(
+        state.get("expires_at"), refresh_skew_seconds
+    ):
+        raise AuthError(
+            "the Nous Portal access token has expired, and hermes-hooks does not refresh "
+            "tokens; run 'hermes login' in Hermes",
+            provider="nous",
+            code="nous_refresh_unavailable",
             relogin_required=True,
         )
     return token
