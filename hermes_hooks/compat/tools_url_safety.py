@@ -128,14 +128,18 @@ def _judge(scheme: str, host: str, port: int | None) -> list[str] | None:
     addresses = _addresses(name, port)
     if addresses is None:
         return None
-    literal = len(addresses) == 1 and str(addresses[0]) == name.split("%", 1)[0]
+    try:
+        ipaddress.ip_address(name.split("%", 1)[0])
+        literal = True  # an address written in the URL is judged as it is: no fake-IP allowance
+    except ValueError:
+        literal = False
     fake_ok: bool | None = None
     for ip in addresses:
         reason = policy.refusal(name, ip)
         if reason is None:
             continue
         plain = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
-        if not literal and plain in _FAKE_IP_NET and "metadata" not in reason:
+        if not literal and plain in _FAKE_IP_NET:
             fake_ok = _allow_tun_fakeip() if fake_ok is None else fake_ok
             if fake_ok:
                 continue
