@@ -44,13 +44,17 @@ def loaded(home: PluginHome, config: dict[str, Any] | None = None) -> PluginMana
 # -- tools.url_safety ----------------------------------------------------------------------------
 
 
-def test_url_safety_judges_addresses_by_the_homes_policy(home: PluginHome) -> None:
+def test_url_safety_judges_addresses_by_the_homes_policy(
+    home: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pm = loaded(home)
+    monkeypatch.setenv("HERMES_ALLOW_TUN_FAKEIP", "1")  # for names resolving there, not literals
     from tools import url_safety
 
     with pm.activate(), running() as server:
         assert url_safety.is_safe_url(server.url) is False  # loopback, refused by default
         assert url_safety.is_safe_url("ftp://example.com/x") is False
+        assert url_safety.is_safe_url("http://198.18.0.1/") is False
         assert url_safety.is_safe_url("http://169.254.169.254/latest/meta-data") is False
         assert url_safety.is_always_blocked_url("http://169.254.169.254/") is True
         assert url_safety.is_always_blocked_url("http://metadata.google.internal/") is True
