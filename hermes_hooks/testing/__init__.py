@@ -102,8 +102,13 @@ def __getattr__(name: str) -> Any:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Declare the ``hermes`` marker (so ``--strict-markers`` accepts it); with
+    """Declare the ``hermes`` marker (so ``--strict-markers`` accepts it); make Hermes' module
+    names importable (``hermes_cli.plugins``, ``tools.registry``, ``agent.*``, ``plugins.*``),
+    so that a Hermes plugin's own tests collect without a conftest of their own; with
     ``--full-trace``, keep the framework's frames in the tracebacks it logs too."""
+    install_hermes_names()
+    if config.getoption(HOME_PER_TEST_OPTION, False) or config.getini(HOME_PER_TEST_OPTION):
+        config.pluginmanager.register(_HomePerTest(), "hermes-home-per-test")
     config.addinivalue_line(
         "markers",
         f"{MARKER}(bundled=False, entry_points=False, strict=True, allow_unknown_hooks=False): "
@@ -114,6 +119,51 @@ def pytest_configure(config: pytest.Config) -> None:
 
         tracebacks.set_full(True)
         config.add_cleanup(lambda: tracebacks.set_full(None))
+
+
+HOME_PER_TEST_OPTION: Final = "hermes_home_per_test"
+"""``--hermes-home-per-test`` (or ``hermes_home_per_test = true`` in the ini file): every test
+gets ``HERMES_HOME=<tmp_path>/hermes_test``, as Hermes' own ``tests/conftest.py`` gives it."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--hermes-home-per-test``: run a Hermes test suite without its own ``conftest.py``."""
+    help_text = (
+        "give every test HERMES_HOME=<tmp_path>/hermes_test (with sessions/, cron/, memories/ "
+        "and skills/), as Hermes' own tests/conftest.py does"
+    )
+    parser.addoption(
+        "--hermes-home-per-test", action="store_true", dest=HOME_PER_TEST_OPTION, help=help_text
+    )
+    parser.addini(HOME_PER_TEST_OPTION, help_text, type="bool", default=False)
+
+
+class _HomePerTest:
+    """The autouse fixture ``--hermes-home-per-test`` adds (registered as a plugin)."""
+
+    @pytest.fixture(autouse=True)
+    def _hermes_home_per_test(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+        home = tmp_path / "hermes_test"
+        for sub in ("sessions", "cron", "memories", "skills"):
+            (home / sub).mkdir(parents=True, exist_ok=True)
+        monkeypatch.setenv("HERMES_HOME", str(home))
+        return home
+
+
+def install_hermes_names() -> bool:
+    """Put the compatibility layer's import finder on ``sys.meta_path`` (once); return whether
+    it is there. A real package of a Hermes name (a Hermes checkout on ``sys.path``) still wins.
+
+    Called at pytest's start; ``HERMES_HOOKS_NO_COMPAT_NAMES=1`` leaves the finder out, for a
+    suite that must see only real modules.
+    """
+    if os.environ.get("HERMES_HOOKS_NO_COMPAT_NAMES", "").strip().lower() in ("1", "true", "yes"):
+        return False
+    import hermes_hooks  # the composition root names the finder at the extension point
+    from hermes_hooks.plugins import extensions
+
+    del hermes_hooks
+    return extensions.install_import_finder()
 
 
 _HOME: Final = pytest.StashKey["HermesHome"]()
