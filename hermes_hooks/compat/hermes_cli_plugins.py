@@ -268,6 +268,21 @@ class PluginManager(_PluginManager):
     def _middleware(self) -> dict[str, list[Callable[..., Any]]]:
         return middleware_by_kind(self)
 
+    def dispatch_tool(
+        self, tool_name: str, args: Mapping[str, Any] | str | None = None, **kwargs: Any
+    ) -> str:
+        """``ctx.dispatch_tool``, as Hermes runs it: through ``tools.registry.registry`` (looked
+        up at each call), with ``parent_agent`` the CLI's agent when one runs and the caller
+        gave none."""
+        agent = getattr(self._cli_ref, "agent", None)
+        if agent is not None and "parent_agent" not in kwargs:
+            kwargs["parent_agent"] = agent
+        from hermes_hooks.compat import tools_registry
+
+        with self.activate():
+            result: str = tools_registry.registry.dispatch(tool_name, args, **kwargs)
+        return result
+
     def has_middleware(self, kind: str) -> bool:
         """Tell whether middleware of ``kind`` (an alias is accepted) is registered."""
         return bool(_middleware_of(self, kind))
@@ -289,8 +304,9 @@ def get_plugin_manager() -> _PluginManager:
     """Return the manager Hermes' module functions answer for.
 
     The one set in ``_plugin_manager`` by a caller, else the manager loading, activated for or
-    calling plugin code (a host's), else the manager of the current home, created on first use
-    (one per home, as Hermes keeps one per profile).
+    calling plugin code (a host's), else the newest manager of the current home (the one
+    ``tools.registry`` and the other Hermes modules answer for), else one created for the
+    current home on first use (one per home, as Hermes keeps one per profile).
     """
     global _plugin_manager
     with _plugin_managers_lock:
@@ -301,6 +317,9 @@ def get_plugin_manager() -> _PluginManager:
     if engaged is not None:
         return engaged
     home = str(current_home())
+    for manager in active.live_managers():  # the newest first
+        if str(manager.hermes_home) == home:
+            return manager  # the one the other Hermes modules answer for too
     with _plugin_managers_lock:
         manager = _plugin_managers_by_home.get(home)
         if manager is None:

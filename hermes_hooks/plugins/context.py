@@ -329,7 +329,7 @@ class PluginContext(NewerContextMembers):
 
         :returns: the tool's string result, or a JSON ``{"error": ...}`` object.
         """
-        return self._manager.tools.dispatch(tool_name, args, **kwargs)
+        return self._manager.dispatch_tool(tool_name, args, **kwargs)
 
     def call_mcp(
         self,
