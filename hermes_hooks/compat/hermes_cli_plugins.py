@@ -172,7 +172,8 @@ def plugin_commands(manager: _PluginManager) -> dict[str, dict[str, Any]]:
             continue
         command = entry.value
         commands[entry.name] = {
-            "handler": command.handler,
+            # The plugin's own handler, as Hermes keeps it (the host calls it guarded).
+            "handler": getattr(command.handler, "__wrapped__", command.handler),
             "description": command.description or "Plugin command",
             "plugin": entry.owner,
             "args_hint": command.args_hint,
@@ -401,9 +402,10 @@ def get_plugin_context_engine() -> Any:
         registry = manager.backend("context_engine")
     except (KeyError, AttributeError):
         return None
-    for entry in registry.entries():
-        if entry.owner != HOST:
-            return entry.value
+    for name in registry.names():
+        owner = registry.owner_of(name)
+        if owner is not None and owner != HOST:
+            return registry.get_provider(name)
     return None
 
 
