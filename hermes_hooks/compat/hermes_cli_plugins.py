@@ -213,6 +213,7 @@ def _invoke_middleware(manager: Any, kind: str, **kwargs: Any) -> list[Any]:
     A failing one is skipped (and counted on its plugin, for this project's managers).
     """
     registry = getattr(manager, "middleware", None)
+    callbacks: list[tuple[str | None, Callable[..., Any]]]
     if registry is None or not hasattr(registry, "entries"):
         callbacks = [(None, cb) for cb in _middleware_of(manager, kind)]
     else:
@@ -318,9 +319,9 @@ def get_plugin_manager() -> _PluginManager:
     if engaged is not None:
         return engaged
     home = str(current_home())
-    for manager in active.live_managers():  # the newest first
-        if str(manager.hermes_home) == home:
-            return manager  # the one the other Hermes modules answer for too
+    for live in active.live_managers():  # the newest first
+        if str(live.hermes_home) == home:
+            return live  # the one the other Hermes modules answer for too
     with _plugin_managers_lock:
         manager = _plugin_managers_by_home.get(home)
         if manager is None:
@@ -517,7 +518,7 @@ def resolve_pre_tool_block(
     if details.action != "approve":
         return None
     try:
-        from tools.approval import request_tool_approval  # type: ignore[import-not-found]
+        from tools.approval import request_tool_approval
 
         result = request_tool_approval(
             tool_name, details.message or "", rule_key=details.rule_key or tool_name

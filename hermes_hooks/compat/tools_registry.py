@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from hermes_hooks.compat.current import current_owner, require_manager
-from hermes_hooks.registries.tools import ToolEntry
-from hermes_hooks.registries.tools import ToolRegistry as _ToolStore
+from hermes_hooks.registries.tools import ToolEntry, ToolRegistry as _ToolStore
 
 __all__ = ["ToolEntry", "ToolRegistry", "registry", "tool_error", "tool_result"]
 
@@ -97,7 +96,9 @@ class HermesToolRegistry:
         """
         self._store().unregister(name)
 
-    def dispatch(self, name: str, args: Mapping[str, Any] | None = None, **kwargs: Any) -> str:
+    def dispatch(
+        self, name: str, args: Mapping[str, Any] | str | None = None, **kwargs: Any
+    ) -> str:
         """Call tool ``name`` and return its result; never raises (an error is JSON)."""
         kwargs.pop("scope", None)
         return self._store().dispatch(name, args, **kwargs)
@@ -203,10 +204,9 @@ class ToolRegistry:
                 existing.toolset,
             )
             return
-        if existing is not None:
-            if existing.toolset != toolset:
-                logger.info("Tool %r: overriding existing tool of toolset %r", name, toolset)
-                self._displaced.setdefault(name, []).append(existing)
+        if existing is not None and existing.toolset != toolset:
+            logger.info("Tool %r: overriding existing tool of toolset %r", name, toolset)
+            self._displaced.setdefault(name, []).append(existing)
         self._tools[name] = ToolEntry(
             name=name,
             toolset=toolset,

@@ -57,17 +57,21 @@ class PluginContext(NewerContextMembers):
 
     def __init__(
         self,
-        manager: PluginManager,
+        manager: PluginManager | PluginManifest,
         plugin_id: str | PluginManager | None = None,
         manifest: PluginManifest | None = None,
         path: Path | None = None,
     ) -> None:
+        from hermes_hooks.plugins.manager import PluginManager as _Manager
         from hermes_hooks.plugins.manifest import PluginManifest as _Manifest
 
         if isinstance(manager, _Manifest):  # Hermes' order: PluginContext(manifest, manager)
             manager, plugin_id, manifest = plugin_id, None, manager  # type: ignore[assignment]
-        if manifest is None:
-            raise TypeError("PluginContext() needs the plugin's manifest")
+        if not isinstance(manager, _Manager) or manifest is None:
+            raise TypeError(
+                "PluginContext(manager, plugin_id, manifest, path) or Hermes' "
+                f"PluginContext(manifest, manager): found manager {manager!r}, manifest {manifest!r}"
+            )
         if not isinstance(plugin_id, str):
             plugin_id = str(getattr(manifest, "key", "") or manifest.name)
             if path is None and manifest.path is not None:
