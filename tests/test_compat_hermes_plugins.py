@@ -11,12 +11,12 @@ import asyncio
 import logging
 import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_builders import PluginHome, home  # noqa: F401  (a fixture)
+from plugin_builders import PluginHome, home, write_config  # noqa: F401  (a fixture)
 
 from hermes_hooks.compat import (
     hermes_cli_middleware as middleware,
@@ -39,9 +39,9 @@ def hermes(home: PluginHome, monkeypatch: pytest.MonkeyPatch) -> Iterator[Plugin
         manager.unload_all()
 
 
-def hermes_manager(home: PluginHome) -> plugins.PluginManager:
+def hermes_manager(home: PluginHome, *, disabled: Sequence[str] = ()) -> plugins.PluginManager:
     """Write ``config.yaml``, then load a Hermes ``PluginManager()`` on the home."""
-    home.write_config()
+    write_config(home.root, home.enabled, disabled, entries=home.entries)
     manager = plugins.PluginManager()
     home.managers.append(manager)
     manager.discover_and_load()
@@ -61,7 +61,8 @@ def test_loaded_plugins_say_what_each_plugin_registered(hermes: PluginHome) -> N
     )
     hermes.add_plugin("broken", "# no register()\n")
     hermes.add_plugin("idle", "def register(ctx):\n    pass\n", enable=False)
-    manager = hermes_manager(hermes)
+    hermes.add_plugin("off", "def register(ctx):\n    pass\n")
+    manager = hermes_manager(hermes, disabled=["off"])
 
     loaded = manager._plugins
     greeter = loaded["greeter"]
@@ -77,7 +78,8 @@ def test_loaded_plugins_say_what_each_plugin_registered(hermes: PluginHome) -> N
     assert "register" in (loaded["broken"].error or "")
     assert not loaded["idle"].enabled
     assert loaded["idle"].module is None
-    assert loaded["idle"].error  # why it did not load: not listed in plugins.enabled
+    assert "not enabled" in (loaded["idle"].error or "")  # not listed in plugins.enabled
+    assert loaded["off"].error == "disabled via config"
 
     entry = manager._plugin_commands["hello"]
     assert entry["plugin"] == "greeter"

@@ -158,9 +158,21 @@ def loaded_plugins(manager: _PluginManager) -> dict[str, LoadedPlugin]:
             middleware_registered=middleware.get(info.key, []),
             commands_registered=list(info.commands),
             enabled=enabled,
-            error=None if enabled else (info.error or info.reason or info.status),
+            error=_hermes_error(info),
         )
     return found
+
+
+def _hermes_error(info: Any) -> str | None:
+    """Why a plugin is not enabled, worded as Hermes' ``LoadedPlugin.error`` is."""
+    if info.status == "enabled":
+        return None
+    if info.status == "disabled":
+        return "disabled via config"
+    if info.status == "not enabled":
+        reason = info.reason or f"run `hermes plugins enable {info.key}` to activate"
+        return reason if "not enabled" in reason else f"not enabled: {reason}"
+    return str(info.error or info.reason or info.status)
 
 
 def plugin_commands(manager: _PluginManager) -> dict[str, dict[str, Any]]:
