@@ -9,8 +9,9 @@ gives every test its own ``HERMES_HOME`` as Hermes' ``tests/conftest.py`` does. 
 the test files or folders to run, relative to ``FOLDER`` (``tests`` by default).
 
 It prints the passes per file and every test that did not pass, with the first line of its
-error; ``--json`` prints them as JSON. Credential-looking variables are removed first, and
-bundled plugins are hidden (``HERMES_BUNDLED_PLUGINS`` points at an empty folder), so the run
+error; ``--json`` prints them as JSON. Credential-looking variables are removed first, and the
+bundled plugins are ``FOLDER/plugins`` (``HERMES_BUNDLED_PLUGINS``), as a Hermes checkout's
+own ``plugins/`` folder is its bundled one (an empty folder when there is none), so the run
 depends on nothing of the machine's. The exit status is 0 when every test passed.
 """
 
@@ -73,9 +74,11 @@ def run(folder: Path, paths: Sequence[str], *, timeout: float = 900) -> list[Out
         if not name.upper().endswith(_SECRET_SUFFIXES) and not name.startswith("PYTEST_")
     }
     with tempfile.TemporaryDirectory(prefix="hermes-plugin-tests-") as scratch:
-        empty = Path(scratch) / "no-bundled-plugins"
-        empty.mkdir()
-        env["HERMES_BUNDLED_PLUGINS"] = str(empty)
+        bundled = folder / "plugins"
+        if not bundled.is_dir():
+            bundled = Path(scratch) / "no-bundled-plugins"
+            bundled.mkdir()
+        env["HERMES_BUNDLED_PLUGINS"] = str(bundled)
         env["HERMES_HOME"] = str(Path(scratch) / "home")  # until each test sets its own
         report = Path(scratch) / "report.xml"
         command = [

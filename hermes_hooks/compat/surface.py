@@ -73,6 +73,8 @@ MODULES: Final[dict[str, str]] = {
     "hermes_cli.auth": "hermes_hooks.compat.hermes_cli_auth",
     "tools.interrupt": "hermes_hooks.compat.tools_interrupt",
     "tools.lazy_deps": "hermes_hooks.compat.tools_lazy_deps",
+    # Issue 30 item 6: the YAML policy Hermes' tests and plugins read config with.
+    "hermes_yaml": "hermes_hooks.compat.hermes_yaml",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 

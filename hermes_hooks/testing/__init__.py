@@ -177,11 +177,10 @@ class _HermesNamesTrigger(importlib.abc.MetaPathFinder):
         if self._done or fullname.partition(".")[0] not in self._tops:
             return None
         self._done = True
-        import hermes_hooks  # the composition root names the finder at the extension point
         from hermes_hooks.compat import finder
         from hermes_hooks.plugins import extensions
 
-        del hermes_hooks
+        # The package's root, imported with this module, named the finder at the extension point.
         extensions.install_import_finder()
         installed = finder.installed_finder()
         return installed.find_spec(fullname, path, target) if installed is not None else None
