@@ -511,3 +511,14 @@ def test_a_plain_pytest_run_finds_the_hermes_names_without_a_conftest(
     monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(empty))
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--hermes-home-per-test")
     result.assert_outcomes(passed=2)
+
+
+def test_hermes_yaml_reads_yaml_1_1_and_writes_indented_blocks() -> None:
+    from hermes_hooks.compat import hermes_yaml
+
+    text = hermes_yaml.safe_dump({"plugins": {"enabled": ["b", "a"], "label": "café"}})
+    assert text == "plugins:\n  enabled:\n    - b\n    - a\n  label: café\n"
+    loaded = hermes_yaml.safe_load("flag: yes\nsession: 20260820_093237_089e44\n")
+    assert loaded == {"flag": True, "session": "20260820_093237_089e44"}
+    with pytest.raises(hermes_yaml.YAMLError):
+        hermes_yaml.safe_load("a: [unclosed")
