@@ -522,3 +522,30 @@ def test_hermes_yaml_reads_yaml_1_1_and_writes_indented_blocks() -> None:
     assert loaded == {"flag": True, "session": "20260820_093237_089e44"}
     with pytest.raises(hermes_yaml.YAMLError):
         hermes_yaml.safe_load("a: [unclosed")
+
+
+def test_entry_points_patched_as_hermes_tests_patch_them_are_read(
+    hermes: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.metadata
+    from unittest.mock import MagicMock
+
+    module = types.ModuleType("fake_ep_plugin")
+    module.register = lambda ctx: ctx.register_hook("pre_llm_call", lambda **kw: "ep")  # type: ignore[attr-defined]
+    entry = MagicMock()
+    entry.name = "ep_plugin"
+    entry.value = "fake_ep_plugin:register"
+    entry.group = plugins.ENTRY_POINTS_GROUP
+    entry.load.return_value = module
+    asked: list[str] = []
+
+    def entry_points() -> Any:  # no arguments, as Hermes' tests write it
+        found = MagicMock()
+        found.select = lambda group: asked.append(group) or [entry]
+        return found
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    manager = hermes_manager(hermes)
+    assert asked == ["hermes_agent.plugins"]
+    assert "ep_plugin" in manager._plugins
+    assert manager._plugins["ep_plugin"].manifest.source == "entrypoint"
