@@ -539,9 +539,13 @@ def test_entry_points_patched_as_hermes_tests_patch_them_are_read(
     entry.load.return_value = module
     asked: list[str] = []
 
+    def select(group: str) -> list[Any]:
+        asked.append(group)
+        return [entry]
+
     def entry_points() -> Any:  # no arguments, as Hermes' tests write it
         found = MagicMock()
-        found.select = lambda group: asked.append(group) or [entry]
+        found.select = select
         return found
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
