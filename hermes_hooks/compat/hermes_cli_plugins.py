@@ -8,10 +8,11 @@ discovered plugin), ``_plugin_commands``, ``_plugin_tool_names``, ``_middleware`
 ``info["name"]`` as Hermes' dicts do. The views are read-only snapshots: writing into them
 changes nothing (Hermes' private registries are not imitated).
 
-``get_plugin_manager()`` is the manager loading or calling plugin code (a host's), else
-Hermes' per-home singleton, created on first use for ``$HERMES_HOME`` as Hermes creates it;
-``invoke_hook``, ``invoke_middleware``, ``get_plugin_commands`` and the other module functions
-discover its plugins first when that has not happened, as Hermes' do. The ``pre_tool_call``
+``get_plugin_manager()`` is the manager a caller put in ``_plugin_manager``, else the one
+loading or calling plugin code (a host's), else the newest manager of the current home, else
+Hermes' per-home singleton, created on first use as Hermes creates it. ``invoke_hook``,
+``invoke_middleware``, ``get_plugin_commands`` and the other module functions discover its
+plugins first when that has not happened, as Hermes' do. The ``pre_tool_call``
 and ``pre_verify`` directive helpers read the hook results as Hermes' do.
 """
 

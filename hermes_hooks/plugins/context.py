@@ -70,7 +70,8 @@ class PluginContext(NewerContextMembers):
         if not isinstance(manager, _Manager) or manifest is None:
             raise TypeError(
                 "PluginContext(manager, plugin_id, manifest, path) or Hermes' "
-                f"PluginContext(manifest, manager): found manager {manager!r}, manifest {manifest!r}"
+                f"PluginContext(manifest, manager): found manager {manager!r}, "
+                f"manifest {manifest!r}"
             )
         if not isinstance(plugin_id, str):
             plugin_id = str(getattr(manifest, "key", "") or manifest.name)
