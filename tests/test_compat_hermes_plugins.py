@@ -553,3 +553,19 @@ def test_entry_points_patched_as_hermes_tests_patch_them_are_read(
     assert asked == ["hermes_agent.plugins"]
     assert "ep_plugin" in manager._plugins
     assert manager._plugins["ep_plugin"].manifest.source == "entrypoint"
+
+
+def test_the_test_reset_helper_unloads_the_managers_made_for_homes(
+    hermes: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hermes.add_plugin(
+        "kept", "def register(ctx):\n    ctx.register_hook('pre_llm_call', lambda **kw: 'x')\n"
+    )
+    hermes.write_config()
+    made = plugins.get_plugin_manager()
+    assert plugins.invoke_hook("pre_llm_call", session_id="s") == ["x"]
+    plugins._reset_plugin_managers_for_tests()
+    assert plugins._plugin_manager is None
+    assert plugins._plugin_managers_by_home == {}
+    assert made.invoke_hook("pre_llm_call", session_id="s") == []  # its plugins unloaded
+    assert plugins.invoke_hook("pre_llm_call", session_id="s") == ["x"]  # discovered again

@@ -52,6 +52,7 @@ __all__ = [
     "PluginManager",
     "PluginManifest",
     "PluginToolOverrideError",
+    "_reset_plugin_managers_for_tests",
     "clear_thread_tool_whitelist",
     "discover_plugins",
     "get_plugin_command_handler",
@@ -342,6 +343,26 @@ def get_plugin_manager() -> _PluginManager:
             _plugin_managers_by_home[home] = manager
         _plugin_manager = manager
         return manager
+
+
+def _reset_plugin_managers_for_tests() -> None:
+    """Hermes' test helper: unload every manager made for a home and empty the slots.
+
+    A manager a caller put in ``_plugin_manager`` is unloaded too; a host's own managers (not
+    made here) are left alone. The next module function discovers the plugins again.
+    """
+    global _plugin_manager
+    with _plugin_managers_lock:
+        managers = list(dict.fromkeys(_plugin_managers_by_home.values()))
+        if _plugin_manager is not None and _plugin_manager not in managers:
+            managers.append(_plugin_manager)
+        _plugin_managers_by_home.clear()
+        _plugin_manager = None
+    for manager in managers:
+        try:
+            manager.unload_all()
+        except Exception:  # a test's stand-in, or a plugin failing to unload: logged
+            logger.debug("unloading a plugin manager for the tests failed", exc_info=True)
 
 
 def _delivery_manager() -> Any:
