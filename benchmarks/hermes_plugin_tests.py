@@ -50,19 +50,22 @@ def _first_line(text: str | None) -> str:
     return ""
 
 
-def read_junit(report: Path, folder: Path) -> list[Outcome]:
+def read_junit(report: Path) -> list[Outcome]:
     """Return the outcome of every test case in pytest's JUnit XML ``report``."""
     outcomes: list[Outcome] = []
     for case in ET.parse(report).getroot().iter("testcase"):
-        file = case.get("file") or (case.get("classname") or "").replace(".", "/") + ".py"
-        test = f"{case.get('classname', '').rpartition('.')[2]}::{case.get('name', '')}"
+        classname = case.get("classname") or ""
+        file = case.get("file") or classname.replace(".", "/") + ".py"
+        owner = classname.rpartition(".")[2]  # a class, or the module for a function
+        name = case.get("name") or ""
+        test = name if owner == Path(file).stem else f"{owner}::{name}"
         result, message = "passed", ""
         for child in case:
             if child.tag in ("failure", "error", "skipped"):
                 result = {"failure": "failed"}.get(child.tag, child.tag)
                 message = _first_line(child.get("message")) or _first_line(child.text)
                 break
-        outcomes.append(Outcome(file, test.lstrip(":"), result, message))
+        outcomes.append(Outcome(file, test, result, message))
     return outcomes
 
 
@@ -101,7 +104,7 @@ def run(folder: Path, paths: Sequence[str], *, timeout: float = 900) -> list[Out
         )
         if not report.exists():
             raise SystemExit(f"pytest wrote no report in {folder} (is pytest installed?)")
-        return read_junit(report, folder)
+        return read_junit(report)
 
 
 def summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:

@@ -569,3 +569,32 @@ def test_the_test_reset_helper_unloads_the_managers_made_for_homes(
     assert plugins._plugin_managers_by_home == {}
     assert made.invoke_hook("pre_llm_call", session_id="s") == []  # its plugins unloaded
     assert plugins.invoke_hook("pre_llm_call", session_id="s") == ["x"]  # discovered again
+
+
+def test_the_pass_count_script_reads_pytests_report(tmp_path: Path) -> None:
+    from benchmarks import hermes_plugin_tests as script
+
+    report = tmp_path / "report.xml"
+    report.write_text(
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.hermes_cli.test_plugins.TestHooks" name="test_ok"'
+        ' file="tests/hermes_cli/test_plugins.py"/>'
+        '<testcase classname="tests.hermes_cli.test_plugins.TestHooks" name="test_bad"'
+        ' file="tests/hermes_cli/test_plugins.py">'
+        '<failure message="AssertionError: assert 1 == 2">long text</failure></testcase>'
+        '<testcase classname="tests.agent.test_x" name="test_err">'
+        "<error>\n\nImportError: no module\nmore</error></testcase>"
+        "</testsuite></testsuites>",
+        encoding="utf-8",
+    )
+    outcomes = script.read_junit(report)
+    assert [(o.file, o.test, o.result) for o in outcomes] == [
+        ("tests/hermes_cli/test_plugins.py", "TestHooks::test_ok", "passed"),
+        ("tests/hermes_cli/test_plugins.py", "TestHooks::test_bad", "failed"),
+        ("tests/agent/test_x.py", "test_err", "error"),
+    ]
+    assert outcomes[2].message == "ImportError: no module"
+    assert script.summary(outcomes)["tests/hermes_cli/test_plugins.py"] == {"passed": 1, "total": 2}
+    text = script.render(outcomes)
+    assert "| all | 1 of 3 |" in text
+    assert "- `TestHooks::test_bad` (failed): AssertionError: assert 1 == 2" in text
