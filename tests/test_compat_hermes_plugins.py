@@ -598,3 +598,17 @@ def test_the_pass_count_script_reads_pytests_report(tmp_path: Path) -> None:
     text = script.render(outcomes)
     assert "| all | 1 of 3 |" in text
     assert "- `TestHooks::test_bad` (failed): AssertionError: assert 1 == 2" in text
+
+
+def test_the_hermes_names_can_be_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from hermes_hooks import testing
+
+    monkeypatch.setenv("HERMES_HOOKS_NO_COMPAT_NAMES", "1")
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if f is not testing._trigger])
+    assert testing.install_hermes_names() is False
+    assert testing._trigger not in sys.meta_path
+    monkeypatch.delenv("HERMES_HOOKS_NO_COMPAT_NAMES")
+    assert testing.install_hermes_names() is True
+    assert sys.meta_path[0] is testing._trigger
