@@ -1,8 +1,9 @@
 """Hermes' ``hermes_cli.middleware``: the middleware vocabulary and the four chains.
 
-Each function runs the current manager's middleware (``ctx.register_middleware``) with
-Hermes' semantics (see :mod:`hermes_hooks.calling.middleware`); with no manager in the
-process there is no middleware, and the payload passes through unchanged.
+Each function runs the middleware (``ctx.register_middleware``) of the manager
+``hermes_cli.plugins.get_plugin_manager()`` names, with Hermes' semantics (see
+:mod:`hermes_hooks.calling.middleware`); with no middleware of a kind the payload passes
+through unchanged, the very object.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from hermes_hooks.calling.middleware import (
     MIDDLEWARE_SCHEMA_VERSION,
     OBSERVER_SCHEMA_VERSION,
     LLMExecutionBlocked,
+    MiddlewareEntry,
     RequestMiddlewareResult,
+    apply_request_middleware,
     middleware_payload,
     observer_payload,
+    run_execution_middleware,
 )
-from hermes_hooks.plugins import active
+from hermes_hooks.registries.middleware import MiddlewareRegistry
 
 __all__ = [
     "API_EXECUTION_MIDDLEWARE",
@@ -56,11 +60,51 @@ VALID_MIDDLEWARE: set[str] = {
 }
 
 
+def _manager() -> Any:
+    """The manager ``hermes_cli.plugins.get_plugin_manager()`` names, looked up at each call as
+    Hermes looks it up (so a stand-in a test puts there is the one used)."""
+    from hermes_hooks.compat import hermes_cli_plugins
+
+    return hermes_cli_plugins.get_plugin_manager()
+
+
+def _foreign_entries(manager: Any, kind: str) -> list[MiddlewareEntry] | None:
+    """For a manager that is not this project's (a test's stand-in with Hermes' ``_middleware``
+    mapping of callbacks), its middleware of ``kind`` as entries; ``None`` for ours."""
+    if isinstance(getattr(manager, "middleware", None), MiddlewareRegistry):
+        return None
+    found = (getattr(manager, "_middleware", None) or {}).get(kind) or []
+    return [MiddlewareEntry("", kind, callback) for callback in found]
+
+
+def _not_counted(owner: str, what: str, message: str) -> None:
+    """A stand-in manager has no plugin status to count a middleware's failure on."""
+
+
 def _request(kind: str, key: str, payload: dict[str, Any], **context: Any) -> Any:
-    manager = active.current_manager()
-    if manager is None or not manager.middleware.has(kind):
+    manager = _manager()
+    foreign = _foreign_entries(manager, kind)
+    if foreign is not None:
+        return apply_request_middleware(foreign, key, payload, context, count_failure=_not_counted)
+    if not manager.middleware.has(kind):
         return RequestMiddlewareResult(payload, payload)
     return manager.apply_middleware(kind, key, payload, **context)
+
+
+def _execution(
+    kind: str, key: str, payload: Any, next_call: Callable[[Any], Any], **context: Any
+) -> Any:
+    manager = _manager()
+    foreign = _foreign_entries(manager, kind)
+    if foreign is not None:
+        if not foreign:
+            return next_call(payload)
+        return run_execution_middleware(
+            foreign, key, payload, next_call, context, count_failure=_not_counted
+        )
+    if not manager.middleware.has(kind):
+        return next_call(payload)
+    return manager.run_middleware(kind, key, payload, next_call, **context)
 
 
 def apply_llm_request_middleware(
@@ -94,11 +138,7 @@ def run_llm_execution_middleware(
     request: dict[str, Any], next_call: Callable[[dict[str, Any]], Any], **context: Any
 ) -> Any:
     """Run the model call ``next_call(request)`` through ``llm_execution`` middleware."""
-    manager = active.current_manager()
-    if manager is None or not manager.middleware.has(LLM_EXECUTION_MIDDLEWARE):
-        return next_call(request)
-    return manager.run_middleware(LLM_EXECUTION_MIDDLEWARE, "request", request, next_call,
-                                  **context)  # fmt: skip
+    return _execution(LLM_EXECUTION_MIDDLEWARE, "request", request, next_call, **context)
 
 
 def run_tool_execution_middleware(
@@ -108,11 +148,8 @@ def run_tool_execution_middleware(
     **context: Any,
 ) -> Any:
     """Run the tool call ``next_call(args)`` through ``tool_execution`` middleware."""
-    manager = active.current_manager()
-    if manager is None or not manager.middleware.has(TOOL_EXECUTION_MIDDLEWARE):
-        return next_call(args)
-    return manager.run_middleware(TOOL_EXECUTION_MIDDLEWARE, "args", args, next_call,
-                                  tool_name=tool_name, **context)  # fmt: skip
+    return _execution(TOOL_EXECUTION_MIDDLEWARE, "args", args, next_call, tool_name=tool_name,
+                      **context)  # fmt: skip
 
 
 def run_api_execution_middleware(

@@ -8,9 +8,18 @@ with it; ``get_active_provider`` is the family's selection by ``image_gen.provid
 from __future__ import annotations
 
 from hermes_hooks.backends.image_gen import IMAGE_GEN, ImageGenProvider
-from hermes_hooks.compat.current import current_owner, require_manager
+from hermes_hooks.compat.current import current_home, current_owner, require_manager
+from hermes_hooks.errors import HermesHooksError
+from hermes_hooks.plugins import active
+from hermes_hooks.plugins.config import load_config
 
-__all__ = ["get_active_provider", "get_provider", "list_providers", "register_provider"]
+__all__ = [
+    "_reset_for_tests",
+    "get_active_provider",
+    "get_provider",
+    "list_providers",
+    "register_provider",
+]
 
 
 def register_provider(provider: ImageGenProvider) -> None:
@@ -39,6 +48,33 @@ def get_provider(name: str) -> ImageGenProvider | None:
 
 
 def get_active_provider() -> ImageGenProvider | None:
-    """Return the provider ``image_gen.provider`` selects now (see the reference), or ``None``."""
+    """Return the provider ``image_gen.provider`` selects now (see the reference), or ``None``.
+
+    The selection is read from the ``config.yaml`` of the current home at each call, as Hermes
+    reads it (the manager's home while it loads or calls plugin code, else ``$HERMES_HOME``).
+    """
     registry = IMAGE_GEN.registry(require_manager("agent.image_gen_registry"))
-    return registry.get_active_provider()
+    home = current_home()
+    try:
+        settings = IMAGE_GEN.settings_from(load_config(home), home / "config.yaml")
+        return registry.select_provider(settings)
+    except HermesHooksError:
+        return None
+
+
+def _reset_for_tests() -> None:
+    """Hermes' test helper: forget every registered image provider.
+
+    Of the current manager; when the process has none yet, of the one
+    ``hermes_cli.plugins.get_plugin_manager()`` creates for the current home (Hermes' registry
+    is a process global, always there).
+    """
+    manager = active.current_manager()
+    if manager is None:
+        from hermes_hooks.compat import hermes_cli_plugins
+
+        manager = hermes_cli_plugins.get_plugin_manager()
+    registry = IMAGE_GEN.registry(manager)
+    while names := registry.names():
+        for owner in {registry.owner_of(name) for name in names} - {None}:
+            registry.remove_owner(str(owner))

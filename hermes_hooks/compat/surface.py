@@ -97,6 +97,8 @@ MODULES: Final[dict[str, str]] = {
     "tools.managed_tool_gateway": "hermes_hooks.compat.tools_managed_tool_gateway",
     "tools.web_tools": "hermes_hooks.compat.tools_web_tools",
     "hermes_cli.profiles": "hermes_hooks.compat.hermes_cli_profiles",
+    # Issue 30 item 6: the YAML policy Hermes' tests and plugins read config with.
+    "hermes_yaml": "hermes_hooks.compat.hermes_yaml",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 

@@ -9,13 +9,16 @@ Hermes' method names. A tool registered through it by plugin code is owned by th
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from hermes_hooks.compat.current import current_owner, require_manager
-from hermes_hooks.registries.tools import ToolEntry, ToolRegistry
+from hermes_hooks.registries.tools import ToolEntry, ToolRegistry as _ToolStore
 
-__all__ = ["ToolEntry", "registry", "tool_error", "tool_result"]
+__all__ = ["ToolEntry", "ToolRegistry", "registry", "tool_error", "tool_result"]
+
+logger = logging.getLogger("tools.registry")
 
 _MAX_ERROR_CHARS: Final = 2048
 _TRUNCATED: Final = "… [truncated]"
@@ -38,9 +41,14 @@ class HermesToolRegistry:
     """Hermes' ``ToolRegistry`` API over the current manager's tools."""
 
     @staticmethod
-    def _tools() -> ToolRegistry:
-        tools: ToolRegistry = require_manager("tools.registry.registry").tools
+    def _store() -> _ToolStore:
+        tools: _ToolStore = require_manager("tools.registry.registry").tools
         return tools
+
+    @property
+    def _tools(self) -> dict[str, ToolEntry]:
+        """Hermes' ``registry._tools``: every tool's entry by name (a snapshot)."""
+        return {entry.name: entry.value for entry in self._store().entries()}
 
     def register(
         self,
@@ -86,54 +94,56 @@ class HermesToolRegistry:
 
         :raises RegistrationError: the tool is the host's or another plugin's.
         """
-        self._tools().unregister(name)
+        self._store().unregister(name)
 
-    def dispatch(self, name: str, args: Mapping[str, Any] | None = None, **kwargs: Any) -> str:
+    def dispatch(
+        self, name: str, args: Mapping[str, Any] | str | None = None, **kwargs: Any
+    ) -> str:
         """Call tool ``name`` and return its result; never raises (an error is JSON)."""
         kwargs.pop("scope", None)
-        return self._tools().dispatch(name, args, **kwargs)
+        return self._store().dispatch(name, args, **kwargs)
 
     def get_entry(self, name: str, *, scope: str | None = None) -> ToolEntry | None:
         """Return the entry of tool ``name``, or ``None``."""
-        return self._tools().get(name)
+        return self._store().get(name)
 
     def get_all_entries(self) -> list[ToolEntry]:
         """Return every tool's entry, sorted by name."""
-        return [entry.value for entry in self._tools().entries()]
+        return [entry.value for entry in self._store().entries()]
 
     def get_all_tool_names(self) -> list[str]:
         """Return every tool's name, sorted."""
-        return self._tools().names()
+        return self._store().names()
 
     def get_schema(self, name: str) -> dict[str, Any] | None:
         """Return tool ``name``'s raw schema, whether or not it is available now."""
-        entry = self._tools().get(name)
+        entry = self._store().get(name)
         return dict(entry.schema) if entry is not None else None
 
     def get_toolset_for_tool(self, name: str) -> str | None:
         """Return the toolset of tool ``name``, or ``None``."""
-        entry = self._tools().get(name)
+        entry = self._store().get(name)
         return entry.toolset if entry is not None else None
 
     def get_emoji(self, name: str, default: str = "⚡") -> str:
         """Return the emoji of tool ``name``, or ``default``."""
-        entry = self._tools().get(name)
+        entry = self._store().get(name)
         return (entry.emoji if entry is not None else "") or default
 
     def get_tool_names_for_toolset(self, toolset: str) -> list[str]:
         """Return the names of the tools in ``toolset``, sorted."""
-        return [e.name for e in self._tools().entries() if e.value.toolset == toolset]
+        return [e.name for e in self._store().entries() if e.value.toolset == toolset]
 
     def get_registered_toolset_names(self) -> list[str]:
         """Return the toolsets with at least one tool, sorted."""
-        return sorted({e.value.toolset for e in self._tools().entries()})
+        return sorted({e.value.toolset for e in self._store().entries()})
 
     def get_definitions(
         self, tool_names: Iterable[str], quiet: bool = False
     ) -> list[dict[str, Any]]:
         """Return the OpenAI definitions of the named tools that are available now."""
-        tools = self._tools()
-        found = []
+        tools = self._store()
+        found: list[dict[str, Any]] = []
         for name in sorted(set(tool_names)):
             entry = tools.get(name)
             if entry is not None and tools.is_available(name):
@@ -142,7 +152,7 @@ class HermesToolRegistry:
 
     def is_toolset_available(self, toolset: str) -> bool:
         """Return whether ``toolset`` has a tool that can be offered now."""
-        tools = self._tools()
+        tools = self._store()
         return any(
             e.value.toolset == toolset and tools.is_available(e.name) for e in tools.entries()
         )
@@ -153,3 +163,86 @@ class HermesToolRegistry:
 
 registry: Final = HermesToolRegistry()
 """Hermes' ``tools.registry.registry``, for the current manager."""
+
+
+class ToolRegistry:
+    """Hermes' ``ToolRegistry`` class: a registry of its own, apart from any manager's.
+
+    ``registry`` is the current manager's; an instance of this class is a separate store, as
+    Hermes' tests and tools build one. A name of another toolset is refused (an error is
+    logged) unless ``override=True``; the entry it replaced comes back when it is removed.
+    """
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolEntry] = {}
+        self._displaced: dict[str, list[ToolEntry]] = {}
+
+    def register(
+        self,
+        name: str,
+        toolset: str,
+        schema: Mapping[str, Any],
+        handler: Callable[..., Any],
+        check_fn: Callable[[], Any] | None = None,
+        requires_env: Iterable[str] | None = None,
+        is_async: bool = False,
+        description: str = "",
+        emoji: str = "",
+        max_result_size_chars: int | float | None = None,
+        dynamic_schema_overrides: Callable[[], Any] | None = None,
+        override: bool = False,
+        scope: str | None = None,
+    ) -> None:
+        """Register tool ``name``; another toolset's tool of that name only with ``override``."""
+        existing = self._tools.get(name)
+        if existing is not None and existing.toolset != toolset and not override:
+            logger.error(
+                "Tool registration REJECTED: %r (toolset %r) would shadow the tool of toolset "
+                "%r; pass override=True to replace it deliberately",
+                name,
+                toolset,
+                existing.toolset,
+            )
+            return
+        if existing is not None and existing.toolset != toolset:
+            logger.info("Tool %r: overriding existing tool of toolset %r", name, toolset)
+            self._displaced.setdefault(name, []).append(existing)
+        self._tools[name] = ToolEntry(
+            name=name,
+            toolset=toolset,
+            schema=schema,
+            handler=handler,
+            check_fn=check_fn,
+            requires_env=tuple(requires_env or ()),
+            is_async=is_async,
+            description=description or str(schema.get("description", "")),
+            emoji=emoji,
+        )
+
+    def deregister(self, name: str, *, scope: str | None = None) -> None:
+        """Remove tool ``name``; the entry it had replaced, if any, comes back."""
+        if self._tools.pop(name, None) is None:
+            return
+        displaced = self._displaced.get(name)
+        if displaced:
+            self._tools[name] = displaced.pop()
+            if not displaced:
+                del self._displaced[name]
+
+    def get_entry(self, name: str, *, scope: str | None = None) -> ToolEntry | None:
+        """Return the entry of tool ``name``, or ``None``."""
+        return self._tools.get(name)
+
+    def get_all_tool_names(self) -> list[str]:
+        """Return every tool's name, sorted."""
+        return sorted(self._tools)
+
+    def dispatch(self, name: str, args: Mapping[str, Any] | None = None, **kwargs: Any) -> str:
+        """Call tool ``name`` and return its result; never raises (an error is JSON)."""
+        entry = self._tools.get(name)
+        if entry is None:
+            return tool_error(f"Unknown tool: {name}")
+        try:
+            return str(entry.handler(dict(args or {}), **kwargs))
+        except Exception as exc:
+            return tool_error(f"Tool execution failed: {type(exc).__name__}: {exc}")

@@ -49,15 +49,34 @@ class PluginContext(NewerContextMembers):
     :param plugin_id: the plugin's key (``name`` or ``category/name``).
     :param manifest: the plugin's manifest.
     :param path: the plugin folder (the entry point package's folder for pip plugins).
+
+    Hermes' own call, ``PluginContext(manifest, manager)`` (or by keyword), is accepted too, as
+    Hermes' tests and tools build one: the key is then the manifest's (``key``, else ``name``)
+    and the folder the manifest file's.
     """
 
     def __init__(
         self,
-        manager: PluginManager,
-        plugin_id: str,
-        manifest: PluginManifest,
-        path: Path | None,
+        manager: PluginManager | PluginManifest,
+        plugin_id: str | PluginManager | None = None,
+        manifest: PluginManifest | None = None,
+        path: Path | None = None,
     ) -> None:
+        from hermes_hooks.plugins.manager import PluginManager as _Manager
+        from hermes_hooks.plugins.manifest import PluginManifest as _Manifest
+
+        if isinstance(manager, _Manifest):  # Hermes' order: PluginContext(manifest, manager)
+            manager, plugin_id, manifest = plugin_id, None, manager  # type: ignore[assignment]
+        if not isinstance(manager, _Manager) or manifest is None:
+            raise TypeError(
+                "PluginContext(manager, plugin_id, manifest, path) or Hermes' "
+                f"PluginContext(manifest, manager): found manager {manager!r}, "
+                f"manifest {manifest!r}"
+            )
+        if not isinstance(plugin_id, str):
+            plugin_id = str(getattr(manifest, "key", "") or manifest.name)
+            if path is None and manifest.path is not None:
+                path = manifest.path.parent
         self._manager = manager
         self._plugin_id = plugin_id
         self.manifest = manifest
@@ -315,7 +334,7 @@ class PluginContext(NewerContextMembers):
 
         :returns: the tool's string result, or a JSON ``{"error": ...}`` object.
         """
-        return self._manager.tools.dispatch(tool_name, args, **kwargs)
+        return self._manager.dispatch_tool(tool_name, args, **kwargs)
 
     def call_mcp(
         self,

@@ -658,6 +658,12 @@ class PluginManager(GuardedManager):
             self.middleware,
         )
 
+    def dispatch_tool(
+        self, tool_name: str, args: Mapping[str, Any] | str | None = None, **kwargs: Any
+    ) -> str:
+        """Call tool ``tool_name`` as the model would (``ctx.dispatch_tool``); never raises."""
+        return self.tools.dispatch(tool_name, args, **kwargs)
+
     # -- middleware (Hermes' hermes_cli.middleware) ------------------------------------------------
 
     def apply_middleware(

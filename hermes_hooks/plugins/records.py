@@ -78,6 +78,43 @@ class PluginInfo:
         """Return the fields as a JSON-ready dict (tuples become lists)."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.asdict(self).items()}
 
+    # -- Hermes' list_plugins() dicts: info["name"], info["enabled"], info["tools"] (a count) --
+
+    def hermes_dict(self) -> dict[str, Any]:
+        """Return the dict Hermes' ``PluginManager.list_plugins()`` gives for this plugin.
+
+        ``tools``, ``hooks`` and ``commands`` are counts there, as Hermes' ``hermes plugins
+        list`` shows them; ``enabled`` is whether it loaded.
+        """
+        return {
+            "name": self.name,
+            "key": self.key,
+            "kind": self.kind,
+            "version": self.version,
+            "description": self.description,
+            "source": self.source,
+            "enabled": self.status == "enabled",
+            "tools": len(self.tools),
+            "hooks": len(self.hooks),
+            "commands": len(self.commands),
+            "error": self.error,
+        }
+
+    def __getitem__(self, key: str) -> Any:
+        """``info["name"]``: the value of :meth:`hermes_dict`, for code written for Hermes."""
+        return self.hermes_dict()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.hermes_dict()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``info.get("error")``, as on Hermes' dict."""
+        return self.hermes_dict().get(key, default)
+
+    def keys(self) -> list[str]:
+        """The keys of Hermes' dict (so ``dict(info)`` is that dict)."""
+        return list(self.hermes_dict())
+
 
 class LoadGate:
     """Between a plugin's load on a worker and the manager, which may give up on it.

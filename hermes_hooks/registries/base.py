@@ -141,7 +141,10 @@ class Registry(Generic[_T]):
     def normalize(self, name: str) -> str:
         """Return the stored form of ``name``."""
         if not isinstance(name, str) or not name.strip():
-            raise RegistrationError(f"{self.kind} name must be a non-empty string, found {name!r}")
+            raise RegistrationError(
+                f"{self.kind} has an empty name: the name must be a non-empty string, "
+                f"found {name!r}"
+            )
         return self._normalize(name) if self._normalize is not None else name
 
     def get(self, name: str) -> _T | None:

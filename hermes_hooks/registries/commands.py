@@ -163,8 +163,8 @@ class _NamedRegistry(Registry[Any]):
     def _check_reserved(self, key: str, owner: str) -> None:
         if owner != HOST and key in self.reserved:
             raise RegistrationError(
-                f"{self.kind} {key!r} from plugin {owner!r} is refused: it is a built-in "
-                f"{self.kind} of the host; pick another name"
+                f"{self.kind} {key!r} from plugin {owner!r} is refused: it conflicts with a "
+                f"built-in {self.kind} of the host; pick another name"
             )
 
 

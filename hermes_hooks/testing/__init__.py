@@ -3,7 +3,11 @@
 Installed with hermes-hooks and loaded by pytest through the ``pytest11`` entry point, so the
 fixtures are there in every test run; ``pytest_plugins = ["hermes_hooks.testing"]`` in a test
 module does the same (loading it twice is harmless). Loading it imports nothing but this
-module: each fixture imports what it needs when a test asks for it.
+module: each fixture imports what it needs when a test asks for it. At pytest's start it makes
+Hermes' module names importable (``hermes_cli.plugins``, ``tools.registry``, ``agent.*``,
+``plugins.<name>``; see :func:`install_hermes_names`), so a Hermes plugin's own tests run as
+they are; ``--hermes-home-per-test`` gives each test its own ``HERMES_HOME``, as Hermes' own
+``tests/conftest.py`` does.
 
 ========================  =================================================================
 ``hermes_home``           a temporary ``HERMES_HOME`` (empty config, no ``HERMES_*`` leaking)
@@ -23,8 +27,12 @@ docs/reference/fixtures.md.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
 import os
-from collections.abc import Callable, Iterator
+import sys
+import types
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -102,8 +110,13 @@ def __getattr__(name: str) -> Any:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Declare the ``hermes`` marker (so ``--strict-markers`` accepts it); with
+    """Declare the ``hermes`` marker (so ``--strict-markers`` accepts it); make Hermes' module
+    names importable (``hermes_cli.plugins``, ``tools.registry``, ``agent.*``, ``plugins.*``),
+    so that a Hermes plugin's own tests collect without a conftest of their own; with
     ``--full-trace``, keep the framework's frames in the tracebacks it logs too."""
+    install_hermes_names()
+    if config.getoption(HOME_PER_TEST_OPTION, False) or config.getini(HOME_PER_TEST_OPTION):
+        config.pluginmanager.register(_HomePerTest(), "hermes-home-per-test")
     config.addinivalue_line(
         "markers",
         f"{MARKER}(bundled=False, entry_points=False, strict=True, allow_unknown_hooks=False): "
@@ -114,6 +127,88 @@ def pytest_configure(config: pytest.Config) -> None:
 
         tracebacks.set_full(True)
         config.add_cleanup(lambda: tracebacks.set_full(None))
+
+
+HOME_PER_TEST_OPTION: Final = "hermes_home_per_test"
+"""``--hermes-home-per-test`` (or ``hermes_home_per_test = true`` in the ini file): every test
+gets ``HERMES_HOME=<tmp_path>/hermes_test``, as Hermes' own ``tests/conftest.py`` gives it."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--hermes-home-per-test``: run a Hermes test suite without its own ``conftest.py``."""
+    help_text = (
+        "give every test HERMES_HOME=<tmp_path>/hermes_test (with sessions/, cron/, memories/ "
+        "and skills/), as Hermes' own tests/conftest.py does"
+    )
+    parser.addoption(
+        "--hermes-home-per-test", action="store_true", dest=HOME_PER_TEST_OPTION, help=help_text
+    )
+    parser.addini(HOME_PER_TEST_OPTION, help_text, type="bool", default=False)
+
+
+class _HomePerTest:
+    """The autouse fixture ``--hermes-home-per-test`` adds (registered as a plugin)."""
+
+    @pytest.fixture(autouse=True)
+    def _hermes_home_per_test(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+        home = tmp_path / "hermes_test"
+        for sub in ("sessions", "cron", "memories", "skills"):
+            (home / sub).mkdir(parents=True, exist_ok=True)
+        monkeypatch.setenv("HERMES_HOME", str(home))
+        return home
+
+
+class _HermesNamesTrigger(importlib.abc.MetaPathFinder):
+    """First on ``sys.meta_path``: on the first import of a Hermes top-level name (``agent``,
+    ``tools``, ``hermes_cli``, ``plugins``...), installs the compatibility layer's finder and
+    hands it the import; until then a pytest run pays one set look-up per import, nothing
+    more."""
+
+    def __init__(self, tops: frozenset[str]) -> None:
+        self._tops = tops
+        self._done = False
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: types.ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if self._done or fullname.partition(".")[0] not in self._tops:
+            return None
+        self._done = True
+        from hermes_hooks.compat import finder
+        from hermes_hooks.plugins import extensions
+
+        # The package's root, imported with this module, named the finder at the extension point.
+        extensions.install_import_finder()
+        installed = finder.installed_finder()
+        return installed.find_spec(fullname, path, target) if installed is not None else None
+
+
+_trigger: _HermesNamesTrigger | None = None
+
+
+def install_hermes_names() -> bool:
+    """Make Hermes' module names importable in this process; return whether they are.
+
+    Called at pytest's start, so that a Hermes plugin's own tests (``from hermes_cli.plugins
+    import PluginManager``, ``import tools.registry``, ``import plugins.<name>``) collect with
+    no conftest of their own. The compatibility layer's finder is installed on the first such
+    import; a real package of a Hermes name (a Hermes checkout on ``sys.path``) still wins.
+    ``HERMES_HOOKS_NO_COMPAT_NAMES=1`` leaves them out, for a suite that must see only real
+    modules.
+    """
+    global _trigger
+    if os.environ.get("HERMES_HOOKS_NO_COMPAT_NAMES", "").strip().lower() in ("1", "true", "yes"):
+        return False
+    if _trigger is None:
+        from hermes_hooks.compat import surface
+
+        _trigger = _HermesNamesTrigger(surface.top_names())
+    if _trigger not in sys.meta_path:
+        sys.meta_path.insert(0, _trigger)
+    return True
 
 
 _HOME: Final = pytest.StashKey["HermesHome"]()
