@@ -23,7 +23,7 @@ import httpx
 import pytest
 import yaml
 from local_http import Request, as_json, redirect, running
-from plugin_builders import PluginHome, home
+from plugin_builders import PluginHome, home, write_config
 
 from hermes_hooks import PluginManager
 from hermes_hooks.errors import ConfigError
@@ -264,6 +264,58 @@ def test_gateway_approvals_are_fifo_and_time_out_or_deny(home: PluginHome) -> No
         assert keyed(Ask()) == "always"
     finally:
         approval.unregister_gateway_notify("agent:main:telegram:dm:42")
+
+
+def test_a_plugin_flagged_tool_call_asks_a_human_or_fails_closed(
+    home: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loaded(home)
+    from tools import approval
+
+    for name in ("HERMES_INTERACTIVE", "HERMES_GATEWAY_SESSION", "HERMES_CRON_SESSION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HERMES_SESSION_KEY", "s-plugin-rule")
+    # No human anywhere: refused, with Hermes' message and the rule's key.
+    alone = approval.request_tool_approval("write_file", "writes to ~/.ssh")
+    assert alone["approved"] is False
+    assert "no interactive user or gateway" in alone["message"]
+    assert alone["pattern_key"].startswith("plugin_rule:write_file:")
+    # A cron job follows approvals.cron_mode: deny by default, approve when configured.
+    monkeypatch.setenv("HERMES_CRON_SESSION", "1")
+    assert "cron jobs run without a user" in approval.request_tool_approval("t", "r")["message"]
+    write_config(home.root, home.enabled, approvals={"cron_mode": "approve"})
+    assert approval.request_tool_approval("t", "r") == {"approved": True, "message": None}
+    monkeypatch.delenv("HERMES_CRON_SESSION")
+    # On a gateway the request waits for the chat's answer; "session" covers later calls of
+    # that rule (its rule_key) only.
+    asked: list[dict[str, Any]] = []
+
+    def notify(data: dict[str, Any]) -> None:
+        asked.append(data)
+        approval.resolve_gateway_approval("s-plugin-rule", "session")
+
+    approval.register_gateway_notify("s-plugin-rule", notify)
+    try:
+        first = approval.request_tool_approval("terminal", "deploys", rule_key="deploy")
+        again = approval.request_tool_approval("terminal", "deploys", rule_key="deploy")
+        assert first == again == {"approved": True, "message": None}
+        assert len(asked) == 1
+        assert asked[0]["pattern_key"] == "plugin_rule:deploy"
+        approval.register_gateway_notify(
+            "s-plugin-rule",
+            lambda data: approval.resolve_gateway_approval("s-plugin-rule", "deny"),
+        )
+        denied = approval.request_tool_approval("terminal", "another rule")
+        assert denied["approved"] is False
+        assert "denied" in denied["message"]
+    finally:
+        approval.unregister_gateway_notify("s-plugin-rule")
+    # An interactive CLI asks through the approval callback.
+    monkeypatch.setenv("HERMES_INTERACTIVE", "1")
+    answer = approval.request_tool_approval(
+        "patch", "edits CI", approval_callback=lambda command, description: "once"
+    )
+    assert answer == {"approved": True, "message": None}
 
 
 # -- agent.file_safety ---------------------------------------------------------------------------

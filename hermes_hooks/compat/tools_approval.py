@@ -16,7 +16,10 @@ The queue is the process's, keyed by session, as Hermes' is.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -26,9 +29,14 @@ from hermes_hooks.compat import hermes_cli_config, tools_interrupt
 
 __all__ = [
     "GatewayApprover",
+    "approve_permanent",
+    "approve_session",
     "clear_session",
+    "get_current_session_key",
+    "is_approved",
     "has_blocking_approval",
     "register_gateway_notify",
+    "request_tool_approval",
     "resolve_gateway_approval",
     "unregister_gateway_notify",
 ]
@@ -191,3 +199,138 @@ class GatewayApprover:
                 queue.remove(entry)
             if not queue:
                 _queues.pop(session_key, None)
+
+
+_session_approved: dict[str, set[str]] = {}
+_permanent_approved: set[str] = set()
+_TRUE: Final = frozenset({"1", "true", "yes", "on"})
+
+
+def _env_on(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in _TRUE
+
+
+def get_current_session_key(default: str = "default") -> str:
+    """The active session's key: ``$HERMES_SESSION_KEY``, else ``default`` (as Hermes' env
+    fallback; the reference host passes keys to approvers itself)."""
+    return os.environ.get("HERMES_SESSION_KEY", "") or default
+
+
+def approve_session(session_key: str, pattern_key: str) -> None:
+    """Approve ``pattern_key`` for ``session_key`` only (this process)."""
+    with _lock:
+        _session_approved.setdefault(session_key, set()).add(pattern_key)
+
+
+def approve_permanent(pattern_key: str) -> None:
+    """Approve ``pattern_key`` for every session of this process."""
+    with _lock:
+        _permanent_approved.add(pattern_key)
+
+
+def is_approved(session_key: str, pattern_key: str) -> bool:
+    """Whether ``pattern_key`` was approved for the session or permanently."""
+    with _lock:
+        return pattern_key in _permanent_approved or pattern_key in _session_approved.get(
+            session_key, set()
+        )
+
+
+def _cron_mode() -> str:
+    section = hermes_cli_config.load_config().get("approvals")
+    raw = section.get("cron_mode", "deny") if isinstance(section, dict) else "deny"
+    return "approve" if str(raw).strip().lower() in {"approve", "off", "allow", "yes"} else "deny"
+
+
+def _ask_terminal(tool_name: str, description: str) -> str:
+    if not sys.stdin.isatty():
+        return "deny"
+    print(f"\n  Approval required for {tool_name}: {description}", file=sys.stderr)
+    try:
+        answer = input("  [o]nce / [s]ession / [a]lways / [d]eny: ").strip().lower()
+    except (EOFError, KeyboardInterrupt):
+        return "deny"
+    return {"o": "once", "s": "session", "a": "always"}.get(answer[:1], "deny")
+
+
+def request_tool_approval(
+    tool_name: str,
+    reason: str,
+    *,
+    rule_key: str = "",
+    approval_callback: Callable[..., object] | None = None,
+) -> dict[str, Any]:
+    """Ask a human to approve one tool call a plugin flagged (Hermes' ``approve`` directive).
+
+    The allowlist key is ``plugin_rule:<rule_key>`` (``<tool>:<hash of reason>`` without
+    one), so ``session``/``always`` answers cover later calls of that rule only. On a gateway
+    session (``$HERMES_GATEWAY_SESSION``, or a notify callback registered for the session)
+    the request waits in the session's queue; in an interactive CLI (``$HERMES_INTERACTIVE``)
+    ``approval_callback(command, description)`` or the terminal asks; a cron job
+    (``$HERMES_CRON_SESSION``) follows ``approvals.cron_mode`` (deny by default); anywhere
+    else no human can answer and the call is refused (fail-closed, as Hermes).
+
+    :returns: ``{"approved": True, "message": None}``, or ``{"approved": False, "message":
+        ..., "pattern_key": ..., "description": ...}``.
+    """
+    description = reason or f"Plugin requires approval for {tool_name}"
+    suffix = rule_key or f"{tool_name}:{hashlib.sha256(description.encode()).hexdigest()[:12]}"
+    pattern_key = f"plugin_rule:{suffix}"
+    session_key = get_current_session_key()
+    if is_approved(session_key, pattern_key):
+        return {"approved": True, "message": None}
+
+    def refused(message: str) -> dict[str, Any]:
+        return {
+            "approved": False,
+            "message": message,
+            "pattern_key": pattern_key,
+            "description": description,
+        }
+
+    with _lock:
+        has_notify = session_key in _notify
+    if _env_on("HERMES_CRON_SESSION"):
+        if _cron_mode() == "approve":
+            return {"approved": True, "message": None}
+        return refused(
+            f"BLOCKED: Tool '{tool_name}' requires approval ({description}) but cron jobs run "
+            "without a user present to approve it. Find an alternative approach. To allow "
+            "flagged actions in cron jobs, set approvals.cron_mode: approve in config.yaml."
+        )
+    if has_notify or _env_on("HERMES_GATEWAY_SESSION"):
+        request = {
+            "session_key": session_key,
+            "command": f"<{tool_name}> (plugin approval rule)",
+            "description": description,
+            "pattern_key": pattern_key,
+            "tool_name": tool_name,
+        }
+        choice = GatewayApprover(session_key=session_key)(_Request(request))
+    elif _env_on("HERMES_INTERACTIVE"):
+        if approval_callback is not None:
+            choice = str(approval_callback(f"<{tool_name}>", description) or "deny")
+        else:
+            choice = _ask_terminal(tool_name, description)
+    else:
+        return refused(
+            f"BLOCKED: Tool '{tool_name}' requires approval ({description}) but no "
+            "interactive user or gateway is present to approve it. A plugin flagged this "
+            "action for human confirmation."
+        )
+    if choice == "session":
+        approve_session(session_key, pattern_key)
+    elif choice == "always":
+        approve_permanent(pattern_key)
+    if choice in {"once", "session", "always"}:
+        return {"approved": True, "message": None}
+    if choice == "timeout":
+        return refused(f"BLOCKED: approval for {tool_name} timed out ({description}).")
+    return refused(f"BLOCKED: the user denied {tool_name} ({description}).")
+
+
+class _Request:
+    """The attributes :class:`GatewayApprover` reads, from a mapping."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(data)
