@@ -61,6 +61,8 @@ MODULES: Final[dict[str, str]] = {
     "gateway.platforms._http_client_limits": "hermes_hooks.compat.gateway_http_client_limits",
     "gateway.platforms._shared": "hermes_hooks.compat.gateway_platforms_shared",
     "gateway.platforms.event": "hermes_hooks.compat.gateway_platforms_event",
+    "gateway.platforms.whatsapp_common": "hermes_hooks.compat.gateway_whatsapp_common",
+    "gateway.platforms.access_policy_mixin": "hermes_hooks.compat.gateway_access_policy_mixin",
     "agent.i18n": "hermes_hooks.compat.agent_i18n",
     "hermes_cli.colors": "hermes_hooks.compat.hermes_cli_colors",
     "hermes_cli._subprocess_compat": "hermes_hooks.compat.hermes_cli_subprocess_compat",
