@@ -25,6 +25,7 @@ from gateway_support import (
 from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, PlatformConfig
+from hermes_hooks.compat.gateway_pairing import PairingStore
 from hermes_hooks.host import create_manager
 from hermes_hooks.host.gateway_runner import GatewayRunner, backoff_delay
 from hermes_hooks.plugins.manager import PluginManager
@@ -104,6 +105,15 @@ def test_irc_end_to_end_against_a_real_irc_server(
                     sender, target, text = await bob.next_line()
                 assert (sender, target) == ("hermesbot", "bob")
                 assert "don't recognize you" in text
+                while "pairing code" not in text:  # Hermes' answer: a code to pass on
+                    sender, target, text = await bob.next_line()
+                code = text.split("`")[1]
+                with pm.activate():
+                    assert PairingStore().approve_code("irc", code) is not None
+                bob.privmsg("hermesbot", "hi again")  # approved: now the agent answers
+                sender, target, text = await bob.next_line()
+                while target != "bob" or "offline model" not in text:
+                    sender, target, text = await bob.next_line()
                 await ann.close()
                 await bob.close()
 

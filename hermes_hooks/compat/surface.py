@@ -56,6 +56,7 @@ MODULES: Final[dict[str, str]] = {
     "gateway.status": "hermes_hooks.compat.gateway_status",
     "gateway.platform_registry": "hermes_hooks.compat.gateway_platform_registry",
     "gateway.whatsapp_identity": "hermes_hooks.compat.gateway_whatsapp_identity",
+    "gateway.pairing": "hermes_hooks.compat.gateway_pairing",
     "gateway.platforms.base": "hermes_hooks.compat.gateway_platforms_base",
     "gateway.platforms.helpers": "hermes_hooks.compat.gateway_platforms_helpers",
     "gateway.platforms._http_client_limits": "hermes_hooks.compat.gateway_http_client_limits",

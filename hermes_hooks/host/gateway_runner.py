@@ -11,9 +11,11 @@ elsewhere) stops that platform's retries.
 
 Each inbound message runs ``pre_gateway_dispatch``, then the platform's authorization (its
 ``allowed_users_env`` / ``allow_all_env``, ``GATEWAY_ALLOWED_USERS``,
-``GATEWAY_ALLOW_ALL_USERS``), then a turn of the chat's session on a worker thread (a bounded
-pool: the loop never blocks, other chats go on). A reply finished while its platform is
-reconnecting waits for the connection (at most ``drain_timeout``) instead of being lost.
+``GATEWAY_ALLOW_ALL_USERS``, or a user approved through ``hermes pairing``; an unknown user
+in a direct chat gets a pairing code, as in Hermes), then a turn of the chat's session on a
+worker thread (a bounded pool: the loop never blocks, other chats go on). A reply finished
+while its platform is reconnecting waits for the connection (at most ``drain_timeout``)
+instead of being lost.
 :meth:`request_stop` (SIGINT/SIGTERM under the CLI) stops taking messages, waits for the
 turns in flight (at most ``drain_timeout``), disconnects every adapter and closes every
 session.
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hermes_hooks.compat import gateway_config as _hconfig, gateway_status as _hstatus
+from hermes_hooks.compat.gateway_pairing import PairingStore
 from hermes_hooks.compat.gateway_platforms_base import BasePlatformAdapter, MessageEvent
 from hermes_hooks.compat.gateway_session import SessionSource
 from hermes_hooks.compat.utils import is_truthy_value
@@ -47,10 +50,16 @@ __all__ = ["GatewayRunner", "PlatformState", "backoff_delay"]
 
 logger = logging.getLogger(__name__)
 
-UNAUTHORIZED_DM_TEXT = (
-    "Hi~ I don't recognize you yet!\n\nAsk the bot owner to add your user id ({user_id}) to {env}."
+PAIRING_CODE_TEXT = (
+    "Hi~ I don't recognize you yet!\n\n"
+    "Here's your pairing code: `{code}`\n\n"
+    "Ask the bot owner to run:\n"
+    "`hermes pairing approve {platform} {code}`"
 )
-"""What an unknown user gets in a direct chat (Hermes' greeting; no pairing code here)."""
+"""What an unknown user gets in a direct chat (Hermes' words): a pairing code to pass on."""
+
+PAIRING_BUSY_TEXT = "Too many pairing requests right now~ Please try again later!"
+"""The answer when no code can be issued (3 pending, or approvals locked), as in Hermes."""
 
 
 def backoff_delay(attempt: int, base: float, cap: float) -> float:
@@ -328,7 +337,11 @@ class GatewayRunner:
                 item.strip().lower() for item in os.environ.get(var, "").split(",") if item.strip()
             )
         ids = {str(value).lower() for value in (source.user_id, source.user_id_alt) if value}
-        return bool(ids & listed) or "*" in listed
+        if ids & listed or "*" in listed:
+            return True
+        store = PairingStore()
+        users = (source.user_id, source.user_id_alt)
+        return any(store.is_approved(name, str(value)) for value in users if value)
 
     async def _handle_message(
         self, name: str, adapter: BasePlatformAdapter, event: MessageEvent
@@ -362,18 +375,25 @@ class GatewayRunner:
         return "\n\n".join(reply for reply in replies if reply) or None
 
     def _unauthorized(self, name: str, source: SessionSource) -> str | None:
+        """Hermes' answer to an unknown user: in a direct chat (``unauthorized_dm_behavior:
+        pair``, the default) a pairing code, at most one answer per user per 10 minutes;
+        nothing in a group or under ``ignore``."""
         logger.warning(
             "gateway: unauthorized user %s (%s) on %s", source.user_id, source.user_name, name
         )
-        if source.chat_type != "dm" or self.config.unauthorized_dm_behavior == "ignore":
+        if source.chat_type != "dm" or self.config.unauthorized_dm_behavior != "pair":
             return None
-        entry = self.pm.platforms.get(name)
-        env = (
-            entry.allowed_users_env
-            if entry is not None and entry.allowed_users_env
-            else ("GATEWAY_ALLOWED_USERS")
-        )
-        return UNAUTHORIZED_DM_TEXT.format(user_id=source.user_id or source.chat_id, env=env)
+        user_id = str(source.user_id or source.chat_id or "")
+        if not user_id:
+            return None
+        store = PairingStore()
+        if store._is_rate_limited(name, user_id):  # one answer per user per window
+            return None
+        code = store.generate_code(name, user_id, source.user_name or "")
+        if code is None:
+            store._record_rate_limit(name, user_id)
+            return PAIRING_BUSY_TEXT
+        return PAIRING_CODE_TEXT.format(code=code, platform=name)
 
     def _inject(self, content: str, role: str = "user") -> bool:
         """``ctx.inject_message`` outside a turn: into the chat that spoke last; its reply is
