@@ -568,3 +568,69 @@ def test_a_stop_waits_for_the_turn_in_flight_then_closes_every_session(
     asyncio.run(scenario())
     finalized = seen(pm)  # the policy plugin saw the one message
     assert finalized == [("line_chat", "text", "hello")]
+
+
+WAKER = """
+from gateway.session import build_session_key
+
+CTX = []
+KEYS = []
+
+
+def register(ctx):
+    CTX.append(ctx)
+    ctx.register_hook("pre_gateway_dispatch", remember)
+
+
+def remember(event, gateway, session_store, **_):
+    KEYS.append(build_session_key(event.source))
+"""
+
+
+def test_inject_message_with_a_session_key_is_a_turn_answered_in_that_chat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "waker", WAKER)
+    user_plugin(home, "nogrant", WAKER)
+    grant = {
+        "waker": {"allow_gateway_injection": True},
+        "nogrant": {"allow_gateway_injection": "true"},
+    }
+    write_config(home, ["line_chat", "waker", "nogrant"], entries=grant)
+    pm = create_manager(home)
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+    waker, nogrant = (pm.get_plugin_module(name) for name in ("waker", "nogrant"))
+    assert waker is not None
+    assert nogrant is not None
+    ctx = waker.CTX[0]
+    assert not ctx.gateway_message_injection_available()  # no gateway yet
+
+    async def scenario() -> None:
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                server.say("ann", "ann", "hello")
+                server.say("bob", "bob", "hi")
+                first = await server.replies(2)
+                assert sorted(item["chat"] for item in first) == ["ann", "bob"]
+                ann_key = next(key for key in waker.KEYS if key.endswith(":ann"))
+                assert ctx.gateway_message_injection_available()
+                assert not nogrant.CTX[
+                    0
+                ].gateway_message_injection_available()  # "true" is no grant
+                assert not nogrant.CTX[0].inject_message("psst", session_key=ann_key)
+                assert not ctx.inject_message("to nobody", session_key="agent:main:x:dm:1")
+                assert ctx.inject_message("/help as text", role="system", session_key=ann_key)
+                (woken,) = await server.replies(1)
+                assert woken["chat"] == "ann"  # the session's own chat, not the last one (bob)
+                session = runner.gateway.sessions.get(ann_key)
+                assert session is not None
+                said = [m["content"] for m in session.messages if m["role"] == "user"]
+                assert said == ["hello", "[system] /help as text"]  # a turn, not a command
+        assert not ctx.gateway_message_injection_available()  # the gateway stopped
+
+    asyncio.run(scenario())

@@ -36,7 +36,11 @@ import attrs
 
 from hermes_hooks.compat import gateway_config as _hconfig, gateway_status as _hstatus
 from hermes_hooks.compat.gateway_pairing import PairingStore
-from hermes_hooks.compat.gateway_platforms_base import BasePlatformAdapter, MessageEvent
+from hermes_hooks.compat.gateway_platforms_base import (
+    BasePlatformAdapter,
+    MessageEvent,
+    MessageType,
+)
 from hermes_hooks.compat.gateway_session import SessionSource
 from hermes_hooks.compat.utils import is_truthy_value
 from hermes_hooks.host.gateway import Gateway
@@ -122,6 +126,7 @@ class GatewayRunner:
         self._lost: dict[str, asyncio.Event] = {}
         self._supervisors: list[asyncio.Task[None]] = []
         self._last_chat: tuple[str, str, str] | None = None  # platform, chat id, session key
+        self._origins: dict[str, tuple[str, SessionSource]] = {}  # session key: platform, source
         self._previous_sink: Callable[[str, str], bool] | None = None
 
     # -- life cycle -------------------------------------------------------------------------------
@@ -155,6 +160,7 @@ class GatewayRunner:
         self._status(gateway_state="starting")
         self._previous_sink = self.pm.message_sink
         self.pm.message_sink = self._inject
+        self.pm.gateway_injector = self.inject_into_session
         try:
             for platform in self.config.platforms:
                 cfg = self.config.platforms[platform]
@@ -314,6 +320,8 @@ class GatewayRunner:
                 self._count(name, "disconnect", exc)
             self._set_state(self.states[name], "stopped", None, None)
         self.pm.message_sink = self._previous_sink
+        if self.pm.gateway_injector == self.inject_into_session:
+            self.pm.gateway_injector = None
         await asyncio.get_running_loop().run_in_executor(self._pool, self.gateway.shutdown)
         self._pool.shutdown(wait=True)
         self._status(gateway_state="stopped", exit_reason="stopped")
@@ -371,6 +379,7 @@ class GatewayRunner:
                 return self._unauthorized(name, event.source)
             key = self.gateway.sessions.key_for(event)
             self._last_chat = (name, event.source.chat_id, key)
+            self._origins[key] = (name, event.source)
             _session, replies = self.gateway.route(event)
         return "\n\n".join(reply for reply in replies if reply) or None
 
@@ -394,6 +403,51 @@ class GatewayRunner:
             store._record_rate_limit(name, user_id)
             return PAIRING_BUSY_TEXT
         return PAIRING_CODE_TEXT.format(code=code, platform=name)
+
+    def inject_into_session(self, *, session_key: str, content: str, plugin_id: str) -> bool:
+        """``ctx.inject_message(session_key=...)``: a turn of that session, answered in its
+        chat, as Hermes routes it. The session must be one this gateway served, its user still
+        authorized and its platform's adapter running; the message then enters the adapter
+        like an inbound one (queued behind a turn in progress), marked internal (no
+        ``pre_gateway_dispatch``, never a slash command). Thread-safe; ``False`` when refused."""
+        loop = self._loop
+        if self._stopping or loop is None or loop.is_closed():
+            return False
+        origin = self._origins.get(session_key)
+        if origin is None:
+            logger.warning(
+                "gateway: %s injected into unknown session %s; dropped", plugin_id, session_key
+            )
+            return False
+        name, source = origin
+        with self.pm.activate():
+            authorized = self.is_authorized(name, source)
+        adapter = self.adapters.get(name)
+        if not authorized or adapter is None:
+            logger.warning(
+                "gateway: %s injection into %s refused (%s)",
+                plugin_id,
+                session_key,
+                "no longer authorized" if not authorized else "its platform is not running",
+            )
+            return False
+        session = self.gateway.sessions.get(session_key)
+        event = MessageEvent(
+            text=content,
+            message_type=MessageType.TEXT,
+            source=source,
+            internal=True,
+            allow_gateway_control=False,
+            metadata={
+                "hermes_plugin_id": plugin_id,
+                "hermes_plugin_injection": True,
+                "gateway_session_key": session_key,
+                "gateway_session_id": session.session_id if session is not None else None,
+                "gateway_session_strict": True,
+            },
+        )
+        asyncio.run_coroutine_threadsafe(adapter.handle_message(event), loop)
+        return True
 
     def _inject(self, content: str, role: str = "user") -> bool:
         """``ctx.inject_message`` outside a turn: into the chat that spoke last; its reply is
