@@ -9,7 +9,8 @@ Hermes Agent's ``plugins/platforms/``. The plugins are copied into the ``plugins
 throwaway ``HERMES_HOME``, every one is listed in ``plugins.enabled``, and ``hermes plugins list
 --json`` loads them in a clean environment (no API key or token set: only ``PATH`` and the
 locale are kept). The report says, per plugin, whether it loaded and which platforms it
-registered, or the error; the last line is the count ``N of M load and register a platform``.
+registered, or the error; the last line is the count ``N of M load (and register their
+platforms)``: a ``kind: platform`` plugin must register one, another kind must load.
 
 Nothing of the checked plugins is kept: the home is removed when the check ends. The plugins
 themselves are never part of this repository (see docs/reference/compat.md for the figure
@@ -80,11 +81,15 @@ def check(root: Path) -> list[dict[str, Any]]:
         entry = by_path.get(folder.name, {})
         platforms = list(entry.get("platforms") or [])
         loaded = entry.get("status") == "enabled"
+        # A kind: platform plugin must register its platform; another kind (Hermes'
+        # teams_pipeline is standalone) must load.
+        needs_platform = entry.get("kind", "platform") == "platform"
         rows.append(
             {
                 "folder": folder.name,
                 "name": entry.get("name", _manifest_name(folder)),
-                "ok": loaded and bool(platforms),
+                "kind": entry.get("kind"),
+                "ok": loaded and (bool(platforms) or not needs_platform),
                 "status": entry.get("status", "not discovered"),
                 "platforms": platforms,
                 "error": entry.get("error"),
@@ -104,13 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         for row in rows:
             if row["ok"]:
-                print(f"ok    {row['folder']}: {', '.join(row['platforms'])}")
+                registered = ", ".join(row["platforms"]) or f"loaded ({row['kind']})"
+                print(f"ok    {row['folder']}: {registered}")
             else:
                 why = row["error"] or f"status {row['status']}, no platform registered"
                 first = str(why).strip().splitlines()[-1] if why else ""
                 print(f"FAIL  {row['folder']}: {first}")
     good = sum(1 for row in rows if row["ok"])
-    print(f"{good} of {len(rows)} load and register a platform")
+    print(f"{good} of {len(rows)} load (and register their platforms)")
     return 0 if good == len(rows) else 1
 
 

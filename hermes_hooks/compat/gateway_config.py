@@ -15,6 +15,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 from hermes_hooks.compat.hermes_cli_config import load_config
@@ -40,7 +41,23 @@ def _known_plugin_platform(value: str) -> bool:
         return False
     if value in manager.platforms:
         return True
-    return any(value in (info.key, info.name) for info in manager.list_plugins())
+    if any(value in (info.key, info.name) for info in manager.list_plugins()):
+        return True
+    # Hermes also knows the folder names of the platform plugins it ships before they register
+    # (a module may name ``Platform("google_chat")`` at import): here, the folder of the
+    # kind: platform plugin loading now.
+    loading = active.current_plugin(manager)
+    if loading is None:
+        return False
+    manifest = manager.get_manifest(loading)
+    module = manager.get_plugin_module(loading)  # being imported: its __init__ is known
+    where = getattr(module, "__file__", None)
+    return (
+        manifest is not None
+        and manifest.kind == "platform"
+        and where is not None
+        and Path(where).parent.name.lower() == value
+    )
 
 
 class Platform(Enum):

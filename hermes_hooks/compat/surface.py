@@ -65,6 +65,8 @@ MODULES: Final[dict[str, str]] = {
     "gateway.platforms.whatsapp_common": "hermes_hooks.compat.gateway_whatsapp_common",
     "gateway.platforms.access_policy_mixin": "hermes_hooks.compat.gateway_access_policy_mixin",
     "agent.i18n": "hermes_hooks.compat.agent_i18n",
+    "agent.async_utils": "hermes_hooks.compat.agent_async_utils",
+    "agent.secret_scope": "hermes_hooks.compat.agent_secret_scope",
     "hermes_cli.colors": "hermes_hooks.compat.hermes_cli_colors",
     "hermes_cli._subprocess_compat": "hermes_hooks.compat.hermes_cli_subprocess_compat",
     # Issue 30: middleware, cron, the helper modules.
