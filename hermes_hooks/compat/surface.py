@@ -67,6 +67,10 @@ MODULES: Final[dict[str, str]] = {
     "agent.i18n": "hermes_hooks.compat.agent_i18n",
     "agent.async_utils": "hermes_hooks.compat.agent_async_utils",
     "agent.secret_scope": "hermes_hooks.compat.agent_secret_scope",
+    "agent.auxiliary_client": "hermes_hooks.compat.agent_auxiliary_client",
+    "tools.transcription_tools": "hermes_hooks.compat.tools_transcription_tools",
+    "tools.microsoft_graph_auth": "hermes_hooks.compat.tools_microsoft_graph_auth",
+    "tools.microsoft_graph_client": "hermes_hooks.compat.tools_microsoft_graph_client",
     "hermes_cli.colors": "hermes_hooks.compat.hermes_cli_colors",
     "hermes_cli._subprocess_compat": "hermes_hooks.compat.hermes_cli_subprocess_compat",
     # Issue 30: middleware, cron, the helper modules.
