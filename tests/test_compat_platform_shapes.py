@@ -194,3 +194,15 @@ def test_secret_scope_and_async_utils(home: Path, monkeypatch: pytest.MonkeyPatc
         assert await asyncio.wrap_future(future) == 42
 
     asyncio.run(scenario())
+
+
+def test_is_connected_checks_read_the_home_env_through_hermes_cli_gateway(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TWILIO_ACCOUNT_SID", raising=False)
+    (home / ".env").write_text("TWILIO_ACCOUNT_SID=AC123\n", encoding="utf-8")
+    pm = create_manager(home)
+    with pm.activate():
+        gateway_mod = served("hermes_cli.gateway")  # as Hermes' sms plugin's _is_connected does
+        assert gateway_mod.get_env_value("TWILIO_ACCOUNT_SID") == "AC123"
+        assert gateway_mod.get_env_value("NOT_SET_ANYWHERE") is None

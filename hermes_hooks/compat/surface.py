@@ -72,6 +72,7 @@ MODULES: Final[dict[str, str]] = {
     "tools.microsoft_graph_auth": "hermes_hooks.compat.tools_microsoft_graph_auth",
     "tools.microsoft_graph_client": "hermes_hooks.compat.tools_microsoft_graph_client",
     "hermes_cli.colors": "hermes_hooks.compat.hermes_cli_colors",
+    "hermes_cli.gateway": "hermes_hooks.compat.hermes_cli_gateway",
     "hermes_cli._subprocess_compat": "hermes_hooks.compat.hermes_cli_subprocess_compat",
     # Issue 30: middleware, cron, the helper modules.
     "hermes_cli.middleware": "hermes_hooks.compat.hermes_cli_middleware",
