@@ -627,10 +627,16 @@ def test_inject_message_with_a_session_key_is_a_turn_answered_in_that_chat(
                 assert ctx.inject_message("/help as text", role="system", session_key=ann_key)
                 (woken,) = await server.replies(1)
                 assert woken["chat"] == "ann"  # the session's own chat, not the last one (bob)
+                # What plugins acting outside a turn reach: Hermes' gateway.run reference.
+                view = importlib.import_module("gateway.run")._gateway_runner_ref()
+                assert view is not None
+                assert view._gateway_loop is asyncio.get_running_loop()
+                assert view.adapters == {Platform("line_chat"): runner.adapters["line_chat"]}
                 session = runner.gateway.sessions.get(ann_key)
                 assert session is not None
                 said = [m["content"] for m in session.messages if m["role"] == "user"]
                 assert said == ["hello", "[system] /help as text"]  # a turn, not a command
         assert not ctx.gateway_message_injection_available()  # the gateway stopped
+        assert importlib.import_module("gateway.run")._gateway_runner_ref() is None
 
     asyncio.run(scenario())

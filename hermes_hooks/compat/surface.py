@@ -57,6 +57,7 @@ MODULES: Final[dict[str, str]] = {
     "gateway.platform_registry": "hermes_hooks.compat.gateway_platform_registry",
     "gateway.whatsapp_identity": "hermes_hooks.compat.gateway_whatsapp_identity",
     "gateway.pairing": "hermes_hooks.compat.gateway_pairing",
+    "gateway.run": "hermes_hooks.compat.gateway_run",
     "gateway.platforms.base": "hermes_hooks.compat.gateway_platforms_base",
     "gateway.platforms.helpers": "hermes_hooks.compat.gateway_platforms_helpers",
     "gateway.platforms._http_client_limits": "hermes_hooks.compat.gateway_http_client_limits",

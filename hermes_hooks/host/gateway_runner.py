@@ -34,7 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hermes_hooks.compat import gateway_config as _hconfig, gateway_status as _hstatus
+from hermes_hooks.compat import (
+    gateway_config as _hconfig,
+    gateway_run as _hrun,
+    gateway_status as _hstatus,
+)
 from hermes_hooks.compat.gateway_pairing import PairingStore
 from hermes_hooks.compat.gateway_platforms_base import (
     BasePlatformAdapter,
@@ -132,6 +136,11 @@ class GatewayRunner:
     # -- life cycle -------------------------------------------------------------------------------
 
     @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop the gateway runs on, while it runs."""
+        return self._loop
+
+    @property
     def stopping(self) -> bool:
         """Whether the gateway is stopping (no new turns, no reconnections)."""
         return self._stopping
@@ -161,6 +170,7 @@ class GatewayRunner:
         self._previous_sink = self.pm.message_sink
         self.pm.message_sink = self._inject
         self.pm.gateway_injector = self.inject_into_session
+        _hrun.set_running_gateway(self)  # gateway.run._gateway_runner_ref() for plugins
         try:
             for platform in self.config.platforms:
                 cfg = self.config.platforms[platform]
@@ -322,6 +332,7 @@ class GatewayRunner:
         self.pm.message_sink = self._previous_sink
         if self.pm.gateway_injector == self.inject_into_session:
             self.pm.gateway_injector = None
+        _hrun.set_running_gateway(None, only_if=self)
         await asyncio.get_running_loop().run_in_executor(self._pool, self.gateway.shutdown)
         self._pool.shutdown(wait=True)
         self._status(gateway_state="stopped", exit_reason="stopped")
