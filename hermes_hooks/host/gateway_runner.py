@@ -39,6 +39,7 @@ from hermes_hooks.compat import (
     gateway_run as _hrun,
     gateway_status as _hstatus,
 )
+from hermes_hooks.compat.agent_async_utils import safe_schedule_threadsafe
 from hermes_hooks.compat.gateway_pairing import PairingStore
 from hermes_hooks.compat.gateway_platforms_base import (
     BasePlatformAdapter,
@@ -358,9 +359,10 @@ class GatewayRunner:
         ids = {str(value).lower() for value in (source.user_id, source.user_id_alt) if value}
         if ids & listed or "*" in listed:
             return True
-        store = PairingStore()
-        users = (source.user_id, source.user_id_alt)
-        return any(store.is_approved(name, str(value)) for value in users if value)
+        users = [str(value) for value in (source.user_id, source.user_id_alt) if value]
+        with self.pm.activate():  # the store of this gateway's home, from any thread
+            store = PairingStore()
+            return any(store.is_approved(name, user) for user in users)
 
     async def _handle_message(
         self, name: str, adapter: BasePlatformAdapter, event: MessageEvent
@@ -406,13 +408,14 @@ class GatewayRunner:
         user_id = str(source.user_id or source.chat_id or "")
         if not user_id:
             return None
-        store = PairingStore()
-        if store._is_rate_limited(name, user_id):  # one answer per user per window
-            return None
-        code = store.generate_code(name, user_id, source.user_name or "")
-        if code is None:
-            store._record_rate_limit(name, user_id)
-            return PAIRING_BUSY_TEXT
+        with self.pm.activate():
+            store = PairingStore()
+            if store._is_rate_limited(name, user_id):  # one answer per user per window
+                return None
+            code = store.generate_code(name, user_id, source.user_name or "")
+            if code is None:
+                store._record_rate_limit(name, user_id)
+                return PAIRING_BUSY_TEXT
         return PAIRING_CODE_TEXT.format(code=code, platform=name)
 
     def inject_into_session(self, *, session_key: str, content: str, plugin_id: str) -> bool:
@@ -457,8 +460,14 @@ class GatewayRunner:
                 "gateway_session_strict": True,
             },
         )
-        asyncio.run_coroutine_threadsafe(adapter.handle_message(event), loop)
-        return True
+        future = safe_schedule_threadsafe(
+            adapter.handle_message(event),
+            loop,
+            logger=logger,
+            log_message=f"gateway: {plugin_id}'s injection into {session_key} not scheduled",
+            log_level=logging.WARNING,
+        )
+        return future is not None
 
     def _inject(self, content: str, role: str = "user") -> bool:
         """``ctx.inject_message`` outside a turn: into the chat that spoke last; its reply is
