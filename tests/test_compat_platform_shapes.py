@@ -206,3 +206,25 @@ def test_is_connected_checks_read_the_home_env_through_hermes_cli_gateway(
         gateway_mod = served("hermes_cli.gateway")  # as Hermes' sms plugin's _is_connected does
         assert gateway_mod.get_env_value("TWILIO_ACCOUNT_SID") == "AC123"
         assert gateway_mod.get_env_value("NOT_SET_ANYWHERE") is None
+
+
+def test_process_helpers_tell_live_dead_and_zombie_processes(home: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    status = served("gateway.status")
+    me = os.getpid()
+    assert status._pid_exists(me)
+    started = status.get_process_start_time(me)
+    assert started is not None
+    assert started == status.get_process_start_time(me)  # a stable fingerprint
+    assert "python" in (status._read_process_cmdline(me) or "").lower()
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = 50
+    while deadline and status._pid_exists(child.pid):  # exits, then is a zombie until reaped
+        deadline -= 1
+        time.sleep(0.05)
+    assert not status._pid_exists(child.pid)
+    child.wait()
