@@ -228,3 +228,24 @@ def test_process_helpers_tell_live_dead_and_zombie_processes(home: Path) -> None
         time.sleep(0.05)
     assert not status._pid_exists(child.pid)
     child.wait()
+
+
+def test_channel_settings_and_lazy_binding(home: Path) -> None:
+    base = served("gateway.platforms.base")
+    extra = {
+        "channel_prompts": {"C1": " be brief ", "C2": "  "},
+        "channel_skill_bindings": [{"id": "C9", "skills": ["a", "b", "a", 3]}, {"id": "C1"}],
+    }
+    assert base.resolve_channel_prompt(extra, "C1") == "be brief"
+    assert base.resolve_channel_prompt(extra, "T5", "C1") == "be brief"  # a thread inherits
+    assert base.resolve_channel_prompt(extra, "C2") is None
+    assert base.resolve_channel_skills(extra, "T1", "C9") == ["a", "b"]
+    assert base.resolve_channel_skills({}, "C9") is None
+    lazy = served("tools.lazy_deps")
+    bound: dict[str, Any] = {}
+    assert lazy.ensure_and_bind("platform.nosuch", lambda: {"X": 1}, bound) is False
+    assert not bound
+    assert lazy.feature_missing("platform.nosuch") == ()
+    assert lazy.ensure_and_bind("tool.dashboard", lambda: {"X": 1}, bound) is (
+        not lazy.missing_packages("tool.dashboard")
+    )

@@ -45,6 +45,8 @@ __all__ = [
     "normalize_proxy_url",
     "proxy_kwargs_for_aiohttp",
     "proxy_kwargs_for_bot",
+    "resolve_channel_prompt",
+    "resolve_channel_skills",
     "resolve_proxy_url",
     "safe_url_for_log",
     "should_bypass_proxy",
@@ -645,3 +647,45 @@ def merge_pending_message_event(
             existing.text = f"{existing.text}\n{event.text}" if existing.text else event.text
         return
     pending_messages[session_key] = event
+
+
+# -- per-channel settings (``config.extra`` of a platform) ------------------------------------
+
+
+def resolve_channel_prompt(
+    config_extra: dict[str, Any], channel_id: str, parent_id: str | None = None
+) -> str | None:
+    """``channel_prompts[channel_id]``, else ``[parent_id]`` (a thread inherits its channel's),
+    stripped; ``None`` when there is none or it is blank."""
+    prompts = config_extra.get("channel_prompts") or {}
+    if not isinstance(prompts, dict):
+        return None
+    for key in (channel_id, parent_id):
+        prompt = prompts.get(key) if key else None
+        if prompt is not None and str(prompt).strip():
+            return str(prompt).strip()
+    return None
+
+
+def resolve_channel_skills(
+    config_extra: dict[str, Any], channel_id: str, parent_id: str | None = None
+) -> list[str] | None:
+    """The skills ``channel_skill_bindings`` loads for the channel (or its parent): the first
+    binding whose ``id`` is either, its ``skills`` list or ``skill`` name, de-duplicated."""
+    bindings = config_extra.get("channel_skill_bindings") or []
+    wanted = {str(key) for key in (channel_id, parent_id) if key}
+    if not isinstance(bindings, list) or not wanted:
+        return None
+    for entry in bindings:
+        if not isinstance(entry, dict) or str(entry.get("id", "")) not in wanted:
+            continue
+        skills = entry.get("skills") or entry.get("skill")
+        if isinstance(skills, str):
+            return [skills.strip()] if skills.strip() else None
+        if isinstance(skills, list) and skills:
+            names: list[str] = []
+            for name in skills:
+                if isinstance(name, str) and name.strip() and name.strip() not in names:
+                    names.append(name.strip())
+            return names or None
+    return None
