@@ -225,6 +225,13 @@ def _number(section: dict[str, Any], key: str, default: float) -> float:
     return number if number >= 0 else default
 
 
+def _core_env(name: str, cfg: PlatformConfig, explicit: bool) -> None:
+    # Imported here: that module builds HomeChannel and Platform of this one.
+    from hermes_hooks.compat.gateway_env_overrides import apply_core_env
+
+    apply_core_env(name, cfg, explicit)
+
+
 def load_gateway_config() -> GatewayConfig:
     """Read the current home's ``gateway:`` section and the platforms' environment."""
     raw = load_config().get("gateway")
@@ -252,6 +259,7 @@ def load_gateway_config() -> GatewayConfig:
         data = platforms_data.get(name)
         explicit = isinstance(data, dict) and "enabled" in data
         cfg = PlatformConfig.from_dict(data) if isinstance(data, dict) else PlatformConfig()
+        _core_env(name, cfg, explicit)  # what Hermes' core reads for its built-ins
         entry = manager.platforms.get(name) if manager is not None else None
         if entry is not None:
             _apply_entry_hooks(entry, data if isinstance(data, dict) else {}, cfg, explicit)

@@ -27,7 +27,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -47,7 +46,7 @@ from hermes_hooks.compat.gateway_platforms_base import (
     MessageType,
 )
 from hermes_hooks.compat.gateway_session import SessionSource
-from hermes_hooks.compat.utils import is_truthy_value
+from hermes_hooks.host import gateway_authz
 from hermes_hooks.host.gateway import Gateway
 from hermes_hooks.registries.platforms import AdapterUnavailable
 
@@ -341,28 +340,9 @@ class GatewayRunner:
     # -- messages ---------------------------------------------------------------------------------
 
     def is_authorized(self, name: str, source: SessionSource | None) -> bool:
-        """Whether ``source``'s user may talk to the agent on platform ``name``."""
-        if source is None:
-            return True
-        entry = self.pm.platforms.get(name)
-        allow_all = [entry.allow_all_env] if entry is not None and entry.allow_all_env else []
-        if any(
-            is_truthy_value(os.environ.get(var)) for var in [*allow_all, "GATEWAY_ALLOW_ALL_USERS"]
-        ):
-            return True
-        listed: set[str] = set()
-        envs = [entry.allowed_users_env] if entry is not None and entry.allowed_users_env else []
-        for var in [*envs, "GATEWAY_ALLOWED_USERS"]:
-            listed.update(
-                item.strip().lower() for item in os.environ.get(var, "").split(",") if item.strip()
-            )
-        ids = {str(value).lower() for value in (source.user_id, source.user_id_alt) if value}
-        if ids & listed or "*" in listed:
-            return True
-        users = [str(value) for value in (source.user_id, source.user_id_alt) if value]
-        with self.pm.activate():  # the store of this gateway's home, from any thread
-            store = PairingStore()
-            return any(store.is_approved(name, user) for user in users)
+        """Whether ``source``'s user may talk to the agent on platform ``name`` (Hermes' rules:
+        :func:`hermes_hooks.host.gateway_authz.is_authorized`)."""
+        return gateway_authz.is_authorized(self.pm, name, source, self.adapters.get(name))
 
     async def _handle_message(
         self, name: str, adapter: BasePlatformAdapter, event: MessageEvent
@@ -397,13 +377,18 @@ class GatewayRunner:
         return "\n\n".join(reply for reply in replies if reply) or None
 
     def _unauthorized(self, name: str, source: SessionSource) -> str | None:
-        """Hermes' answer to an unknown user: in a direct chat (``unauthorized_dm_behavior:
-        pair``, the default) a pairing code, at most one answer per user per 10 minutes;
-        nothing in a group or under ``ignore``."""
+        """Hermes' answer to an unknown user: in a direct chat, when the behaviour is ``pair``
+        (:func:`hermes_hooks.host.gateway_authz.unauthorized_dm_behavior`), a pairing code, at
+        most one answer per user per 10 minutes; nothing in a group or under ``ignore``."""
         logger.warning(
             "gateway: unauthorized user %s (%s) on %s", source.user_id, source.user_name, name
         )
-        if source.chat_type != "dm" or self.config.unauthorized_dm_behavior != "pair":
+        if source.chat_type != "dm":
+            return None
+        behavior = gateway_authz.unauthorized_dm_behavior(
+            self.pm, self.config, name, self.adapters.get(name)
+        )
+        if behavior != "pair":
             return None
         user_id = str(source.user_id or source.chat_id or "")
         if not user_id:
