@@ -249,3 +249,46 @@ def test_channel_settings_and_lazy_binding(home: Path) -> None:
     assert lazy.ensure_and_bind("tool.dashboard", lambda: {"X": 1}, bound) is (
         not lazy.missing_packages("tool.dashboard")
     )
+
+
+BUILT_IN = """
+from gateway.platforms.base import BasePlatformAdapter
+
+
+def register(ctx):
+    for name in ("telegram", "homeassistant", "email"):
+        ctx.register_platform(
+            name=name, label=name, adapter_factory=lambda cfg: None, check_fn=lambda: True
+        )
+"""
+
+
+def test_hermes_core_environment_enables_its_built_in_platforms(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_plugin(home, "builtins", BUILT_IN, manifest={"kind": "platform"})
+    (home / "config.yaml").write_text(
+        "plugins: {enabled: [builtins]}\n"
+        "gateway: {platforms: {homeassistant: {enabled: false}, email: {enabled: false}}}\n",
+        encoding="utf-8",
+    )
+    for name in ("EMAIL_ADDRESS", "EMAIL_PASSWORD", "EMAIL_IMAP_HOST", "EMAIL_SMTP_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:abc")
+    monkeypatch.setenv("TELEGRAM_HOME_CHANNEL", "-1001")
+    monkeypatch.setenv("TELEGRAM_REPLY_TO_MODE", "all")
+    monkeypatch.setenv("HASS_TOKEN", "llat")
+    monkeypatch.setenv("HASS_URL", "http://127.0.0.1:8123")
+    pm = create_manager(home)
+    with pm.activate():
+        config = served("gateway.config")
+        loaded = config.load_gateway_config()
+        telegram = loaded.platforms[config.Platform.TELEGRAM]
+        hass = loaded.platforms[config.Platform.HOMEASSISTANT]
+        email = loaded.platforms[config.Platform.EMAIL]
+    assert (telegram.enabled, telegram.token, telegram.reply_to_mode) == (True, "123:abc", "all")
+    assert telegram.home_channel is not None
+    assert telegram.home_channel.chat_id == "-1001"
+    # Hermes enables Home Assistant from HASS_TOKEN even over an explicit false...
+    assert (hass.enabled, hass.token, hass.extra["url"]) == (True, "llat", "http://127.0.0.1:8123")
+    assert not email.enabled  # ...and email only with all four variables
