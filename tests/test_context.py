@@ -193,8 +193,9 @@ def test_inject_message_reaches_the_sink(home: PluginHome) -> None:
 
     assert ctx.inject_message("hello") is True
     assert ctx.inject_message("be brief", role="system") is True
-    assert ctx.inject_message("gateway", session_key="tg:1") is True
-    assert received == [("hello", "user"), ("be brief", "system"), ("gateway", "user")]
+    # A session key addresses a gateway session (Hermes' gateway injection), never the sink.
+    assert ctx.inject_message("gateway", session_key="tg:1") is False
+    assert received == [("hello", "user"), ("be brief", "system")]
 
 
 def test_inject_message_failing_sink_is_false(home: PluginHome) -> None:

@@ -25,6 +25,7 @@ from gateway_support import (
 from plugin_builders import isolated_home, user_plugin, write_config
 
 from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, PlatformConfig
+from hermes_hooks.compat.gateway_pairing import PairingStore
 from hermes_hooks.host import create_manager
 from hermes_hooks.host.gateway_runner import GatewayRunner, backoff_delay
 from hermes_hooks.plugins.manager import PluginManager
@@ -77,6 +78,9 @@ def test_irc_end_to_end_against_a_real_irc_server(
                             "port": port,
                             "channel": "#hermes",
                             "nickname": "hermesbot",
+                            # With an allow-list set, Hermes ignores unknown users unless the
+                            # platform asks for pairing codes.
+                            "unauthorized_dm_behavior": "pair",
                         },
                     )
                 },
@@ -104,6 +108,15 @@ def test_irc_end_to_end_against_a_real_irc_server(
                     sender, target, text = await bob.next_line()
                 assert (sender, target) == ("hermesbot", "bob")
                 assert "don't recognize you" in text
+                while "pairing code" not in text:  # Hermes' answer: a code to pass on
+                    sender, target, text = await bob.next_line()
+                code = text.split("`")[1]
+                with pm.activate():
+                    assert PairingStore().approve_code("irc", code) is not None
+                bob.privmsg("hermesbot", "hi again")  # approved: now the agent answers
+                sender, target, text = await bob.next_line()
+                while target != "bob" or "offline model" not in text:
+                    sender, target, text = await bob.next_line()
                 await ann.close()
                 await bob.close()
 
@@ -323,7 +336,6 @@ def test_home_assistant_end_to_end_against_a_local_websocket_server(
     user_plugin(home, "policy", POLICY_PLUGIN)
     write_config(home, ["homeassistant", "policy"])
     pm = create_manager(home)
-    monkeypatch.setenv("HASS_ALLOWED_USERS", "user-ann")
 
     async def scenario() -> None:
         async with HomeAssistantServer(token="llat-123") as server:
@@ -346,9 +358,11 @@ def test_home_assistant_end_to_end_against_a_local_websocket_server(
                 note = await asyncio.wait_for(server.notifications.get(), 15)
                 assert note["title"] == "Hermes"
                 assert "/new" in note["message"]  # the rewrite became the /help slash command
-                await server.set_text("input_text.hermes", "hello", "user-eve")  # not allowed
+                # Home Assistant events are the house's, not a person's: Hermes authorizes
+                # them all (the token authenticated the connection), whoever's context.
+                await server.set_text("input_text.hermes", "hello", "user-eve")
                 note = await asyncio.wait_for(server.notifications.get(), 15)
-                assert "don't recognize you" in note["message"]
+                assert "offline model" in note["message"]
                 assert server.notifications.empty()
 
     asyncio.run(scenario())
@@ -558,3 +572,75 @@ def test_a_stop_waits_for_the_turn_in_flight_then_closes_every_session(
     asyncio.run(scenario())
     finalized = seen(pm)  # the policy plugin saw the one message
     assert finalized == [("line_chat", "text", "hello")]
+
+
+WAKER = """
+from gateway.session import build_session_key
+
+CTX = []
+KEYS = []
+
+
+def register(ctx):
+    CTX.append(ctx)
+    ctx.register_hook("pre_gateway_dispatch", remember)
+
+
+def remember(event, gateway, session_store, **_):
+    KEYS.append(build_session_key(event.source))
+"""
+
+
+def test_inject_message_with_a_session_key_is_a_turn_answered_in_that_chat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
+    user_plugin(home, "waker", WAKER)
+    user_plugin(home, "nogrant", WAKER)
+    grant = {
+        "waker": {"allow_gateway_injection": True},
+        "nogrant": {"allow_gateway_injection": "true"},
+    }
+    write_config(home, ["line_chat", "waker", "nogrant"], entries=grant)
+    pm = create_manager(home)
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+    waker, nogrant = (pm.get_plugin_module(name) for name in ("waker", "nogrant"))
+    assert waker is not None
+    assert nogrant is not None
+    ctx = waker.CTX[0]
+    assert not ctx.gateway_message_injection_available()  # no gateway yet
+
+    async def scenario() -> None:
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                server.say("ann", "ann", "hello")
+                server.say("bob", "bob", "hi")
+                first = await server.replies(2)
+                assert sorted(item["chat"] for item in first) == ["ann", "bob"]
+                ann_key = next(key for key in waker.KEYS if key.endswith(":ann"))
+                assert ctx.gateway_message_injection_available()
+                assert not nogrant.CTX[
+                    0
+                ].gateway_message_injection_available()  # "true" is no grant
+                assert not nogrant.CTX[0].inject_message("psst", session_key=ann_key)
+                assert not ctx.inject_message("to nobody", session_key="agent:main:x:dm:1")
+                assert ctx.inject_message("/help as text", role="system", session_key=ann_key)
+                (woken,) = await server.replies(1)
+                assert woken["chat"] == "ann"  # the session's own chat, not the last one (bob)
+                # What plugins acting outside a turn reach: Hermes' gateway.run reference.
+                view = importlib.import_module("gateway.run")._gateway_runner_ref()
+                assert view is not None
+                assert view._gateway_loop is asyncio.get_running_loop()
+                assert view.adapters == {Platform("line_chat"): runner.adapters["line_chat"]}
+                session = runner.gateway.sessions.get(ann_key)
+                assert session is not None
+                said = [m["content"] for m in session.messages if m["role"] == "user"]
+                assert said == ["hello", "[system] /help as text"]  # a turn, not a command
+        assert not ctx.gateway_message_injection_available()  # the gateway stopped
+        assert importlib.import_module("gateway.run")._gateway_runner_ref() is None
+
+    asyncio.run(scenario())

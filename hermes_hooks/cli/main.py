@@ -344,6 +344,7 @@ def _register_commands() -> None:
     cli.add_lazy_command("version", "hermes_hooks.cli.completion:version")
     cli.add_lazy_command("kanban", "hermes_hooks.cli.kanban:kanban")
     cli.add_lazy_command("cron", "hermes_hooks.cli.cron:cron")
+    cli.add_lazy_command("pairing", "hermes_hooks.cli.pairing:pairing")
 
 
 _register_commands()

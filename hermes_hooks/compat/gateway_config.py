@@ -15,6 +15,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 from hermes_hooks.compat.hermes_cli_config import load_config
@@ -40,7 +41,23 @@ def _known_plugin_platform(value: str) -> bool:
         return False
     if value in manager.platforms:
         return True
-    return any(value in (info.key, info.name) for info in manager.list_plugins())
+    if any(value in (info.key, info.name) for info in manager.list_plugins()):
+        return True
+    # Hermes also knows the folder names of the platform plugins it ships before they register
+    # (a module may name ``Platform("google_chat")`` at import): here, the folder of the
+    # kind: platform plugin loading now.
+    loading = active.current_plugin(manager)
+    if loading is None:
+        return False
+    manifest = manager.get_manifest(loading)
+    module = manager.get_plugin_module(loading)  # being imported: its __init__ is known
+    where = getattr(module, "__file__", None)
+    return (
+        manifest is not None
+        and manifest.kind == "platform"
+        and where is not None
+        and Path(where).parent.name.lower() == value
+    )
 
 
 class Platform(Enum):
@@ -208,6 +225,13 @@ def _number(section: dict[str, Any], key: str, default: float) -> float:
     return number if number >= 0 else default
 
 
+def _core_env(name: str, cfg: PlatformConfig, explicit: bool) -> None:
+    # Imported here: that module builds HomeChannel and Platform of this one.
+    from hermes_hooks.compat.gateway_env_overrides import apply_core_env
+
+    apply_core_env(name, cfg, explicit)
+
+
 def load_gateway_config() -> GatewayConfig:
     """Read the current home's ``gateway:`` section and the platforms' environment."""
     raw = load_config().get("gateway")
@@ -235,6 +259,7 @@ def load_gateway_config() -> GatewayConfig:
         data = platforms_data.get(name)
         explicit = isinstance(data, dict) and "enabled" in data
         cfg = PlatformConfig.from_dict(data) if isinstance(data, dict) else PlatformConfig()
+        _core_env(name, cfg, explicit)  # what Hermes' core reads for its built-ins
         entry = manager.platforms.get(name) if manager is not None else None
         if entry is not None:
             _apply_entry_hooks(entry, data if isinstance(data, dict) else {}, cfg, explicit)

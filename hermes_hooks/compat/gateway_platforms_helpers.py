@@ -21,11 +21,15 @@ from hermes_hooks.compat.hermes_constants import get_hermes_home
 from hermes_hooks.compat.utils import atomic_json_write
 
 __all__ = [
+    "TABLE_SEPARATOR_RE",
     "MessageDeduplicator",
     "ThreadParticipationTracker",
     "bounded_put",
     "cancel_task",
+    "convert_table_to_bullets",
+    "is_table_row",
     "redact_phone",
+    "split_markdown_table_row",
     "strip_markdown",
     "text_has_unclosed_fence",
 ]
@@ -163,3 +167,79 @@ def redact_phone(phone: str) -> str:
     if len(phone) <= 8:
         return phone[:2] + "****" + phone[-2:] if len(phone) > 4 else "****"
     return phone[:4] + "****" + phone[-4:]
+
+
+# -- GitHub-flavoured Markdown tables as bullet groups (Discord and Telegram render no tables) --
+
+TABLE_SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*){1,}\|?\s*$")
+"""A table's delimiter row (``|---|:--:|``); a lone ``---`` rule does not match."""
+
+
+def is_table_row(line: str) -> bool:
+    """Whether ``line`` may be a table row (it holds a ``|``)."""
+    stripped = line.strip()
+    return bool(stripped) and "|" in stripped
+
+
+def split_markdown_table_row(line: str) -> list[str]:
+    """The stripped cells of a table row (outer pipes optional)."""
+    stripped = line.strip().removeprefix("|").removesuffix("|")
+    return [cell.strip() for cell in stripped.split("|")]
+
+
+def _render_table(block: list[str]) -> str:
+    if len(block) < 3:
+        return "\n".join(block)
+    headers = split_markdown_table_row(block[0])
+    if len(headers) < 2:
+        return "\n".join(block)
+    row_labels = len(split_markdown_table_row(block[2])) == len(headers) + 1
+    groups = []
+    for index, row in enumerate(block[2:], start=1):
+        cells = split_markdown_table_row(row)
+        if row_labels:
+            heading = cells[0] if cells and cells[0] else f"Row {index}"
+            data = cells[1:]
+        else:
+            heading = next((cell for cell in cells if cell), f"Row {index}")
+            data = cells
+        data = (data + [""] * len(headers))[: len(headers)]
+        bullets = [
+            f"• {header}: {value}"
+            for header, value in zip(headers, data, strict=True)
+            if row_labels or value != heading
+        ]
+        groups.append("\n".join([f"**{heading}**", *bullets]))
+    return "\n\n".join(groups)
+
+
+def convert_table_to_bullets(text: str) -> str:
+    """Rewrite pipe tables as a bold heading per row and a bullet per cell; tables inside
+    code fences are left alone."""
+    if "|" not in text or "-" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    in_fence = False
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        elif (
+            not in_fence
+            and "|" in line
+            and index + 1 < len(lines)
+            and TABLE_SEPARATOR_RE.match(lines[index + 1])
+        ):
+            block = [line, lines[index + 1]]
+            end = index + 2
+            while end < len(lines) and is_table_row(lines[end]):
+                block.append(lines[end])
+                end += 1
+            out.append(_render_table(block))
+            index = end
+            continue
+        out.append(line)
+        index += 1
+    return "\n".join(out)

@@ -16,6 +16,7 @@ from typing import Any
 __all__ = [
     "apply_yaml_bridge",
     "coerce_port",
+    "decode_json_list_literal",
     "env_is_connected",
     "extra_or_secret",
     "get_scoped_secret",
@@ -36,6 +37,19 @@ def get_scoped_secret(name: str, default: Any = None, *, external_fallback: bool
 def platform_gate_env(name: str, default: str = "") -> str:
     """Return an allow/deny switch's value, stripped."""
     return (os.getenv(name) or default).strip() if name else default
+
+
+def decode_json_list_literal(raw: Any) -> Any:
+    """A string holding a JSON list (``'["-100", "-200"]'``, as ``hermes config set`` writes an
+    allow-list) decoded to that list; anything else, malformed JSON included, as it came."""
+    if isinstance(raw, str) and raw.lstrip()[:1] == "[":
+        try:
+            loaded = json.loads(raw)
+        except ValueError:
+            return raw
+        if isinstance(loaded, list):
+            return loaded
+    return raw
 
 
 def extra_or_secret(

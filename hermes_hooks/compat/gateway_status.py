@@ -11,9 +11,12 @@ call styles (``ok, _ = ...`` and ``if not ...``) read it right.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib
 import json
 import os
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -25,6 +28,7 @@ from hermes_hooks.compat.utils import atomic_json_write
 __all__ = [
     "LockResult",
     "acquire_scoped_lock",
+    "get_process_start_time",
     "read_runtime_status",
     "release_scoped_lock",
     "runtime_status_path",
@@ -149,3 +153,76 @@ def release_scoped_lock(scope: str, identity: str) -> None:
         return
     if isinstance(existing, dict) and existing.get("pid") == os.getpid():
         path.unlink(missing_ok=True)
+
+
+# -- processes (Hermes' WhatsApp plugin supervises its bridge with these) -------------------------
+
+
+def _psutil() -> Any | None:
+    try:
+        return importlib.import_module("psutil")  # optional, untyped
+    except ImportError:
+        return None
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{int(pid)}/stat").read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
+    # The command name (field 2) is parenthesised and may hold spaces: split after it.
+    _, _, rest = text.rpartition(")")
+    return rest.split() if rest else None
+
+
+def _pid_exists(pid: int) -> bool:
+    """Whether process ``pid`` is alive, never signalling it; a zombie counts as dead."""
+    psutil = _psutil()
+    if psutil is not None:
+        try:
+            if psutil.Process(int(pid)).status() == psutil.STATUS_ZOMBIE:
+                return False
+        except psutil.NoSuchProcess:
+            return False
+        except Exception:
+            pass
+        return bool(psutil.pid_exists(int(pid)))
+    fields = _proc_stat(pid)
+    if fields is not None and fields[0] == "Z":
+        return False
+    return _alive(int(pid))
+
+
+def get_process_start_time(pid: int) -> int | None:
+    """A fingerprint of when ``pid`` started (``/proc/<pid>/stat``'s start time, else psutil's
+    create time in centiseconds), to tell a reused pid apart; ``None`` when unknown."""
+    fields = _proc_stat(pid)
+    if fields is not None and len(fields) > 19:
+        with contextlib.suppress(ValueError):
+            return int(fields[19])  # field 22 of the whole line
+    psutil = _psutil()
+    if psutil is not None:
+        with contextlib.suppress(Exception):
+            return int(psutil.Process(int(pid)).create_time() * 100)
+    return None
+
+
+def _read_process_cmdline(pid: int) -> str | None:
+    """The command line of ``pid`` (``/proc/<pid>/cmdline``, else ``ps``), or ``None``."""
+    try:
+        raw = Path(f"/proc/{int(pid)}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        raw = b""
+    if raw:
+        return raw.replace(b"\x00", b" ").decode("utf-8", errors="ignore").strip()
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        done = subprocess.run(
+            ["ps", "-p", str(int(pid)), "-o", "command="],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout.strip()
+    return None

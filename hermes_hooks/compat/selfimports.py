@@ -33,7 +33,14 @@ from hermes_hooks.plugins.manifest import find_manifest
 if TYPE_CHECKING:
     from hermes_hooks.plugins.manager import PluginManager
 
-__all__ = ["CATEGORY_MARK", "find_plugin_module", "helper_location", "is_category", "key_of"]
+__all__ = [
+    "CATEGORY_MARK",
+    "PLATFORMS",
+    "find_plugin_module",
+    "helper_location",
+    "is_category",
+    "key_of",
+]
 
 CATEGORY_MARK = "__hermes_plugins_category__"
 """The attribute a ``plugins.<category>`` package carries: the category's key prefix."""
@@ -53,19 +60,45 @@ def _managers() -> Iterator[PluginManager]:
             yield manager
 
 
+PLATFORMS = "platforms"
+"""Hermes ships its platform plugins as ``plugins/platforms/<name>/``: ``plugins.platforms.<name>``
+is the loaded ``kind: platform`` plugin whose folder is ``<name>``, wherever it was installed."""
+
+
+def _platform_plugins(manager: PluginManager) -> Iterator[tuple[str, types.ModuleType]]:
+    """The loaded (or loading) ``kind: platform`` plugins of ``manager``: folder name, module."""
+    for key in manager.loaded_keys():
+        manifest = manager.get_manifest(key)
+        module = manager.get_plugin_module(key)
+        where = getattr(module, "__file__", None)
+        if manifest is not None and manifest.kind == "platform" and module and where:
+            yield Path(where).parent.name, module
+
+
 def find_plugin_module(key: str) -> types.ModuleType | None:
     """Return the module of loaded (or loading) plugin ``key``, the current manager's first."""
     for manager in _managers():
         module = manager.get_plugin_module(key)
         if module is not None:
             return module
+    category, _, folder = key.partition("/")
+    if category == PLATFORMS and folder and "/" not in folder:
+        for manager in _managers():
+            for name, module in _platform_plugins(manager):
+                if name == folder:
+                    return module
     return None
 
 
 def is_category(prefix: str) -> bool:
-    """Tell whether ``prefix`` is the category of a loaded plugin (``web`` for ``web/tavily``)."""
+    """Tell whether ``prefix`` is the category of a loaded plugin (``web`` for ``web/tavily``;
+    ``platforms`` while a platform plugin is loaded)."""
     start = prefix + "/"
-    return any(k.startswith(start) for m in _managers() for k in m.loaded_keys())
+    if any(k.startswith(start) for m in _managers() for k in m.loaded_keys()):
+        return True
+    return prefix == PLATFORMS and any(
+        True for manager in _managers() for _ in _platform_plugins(manager)
+    )
 
 
 def _roots() -> Iterator[Path]:

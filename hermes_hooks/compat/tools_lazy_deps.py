@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 from packaging.requirements import InvalidRequirement, Requirement
 
@@ -20,6 +21,8 @@ __all__ = [
     "FeatureUnavailable",
     "activate_durable_lazy_target",
     "ensure",
+    "ensure_and_bind",
+    "feature_missing",
     "feature_install_command",
     "missing_packages",
 ]
@@ -40,6 +43,11 @@ LAZY_DEPS: Final[dict[str, tuple[str, ...]]] = {
     "platform.telegram": ("python-telegram-bot",),
     "platform.discord": ("discord.py",),
     "platform.slack": ("slack-bolt", "slack-sdk"),
+    "platform.matrix": ("mautrix[encryption]", "aiosqlite", "asyncpg", "aiohttp-socks"),
+    "platform.dingtalk": ("dingtalk-stream", "alibabacloud-dingtalk", "qrcode"),
+    "platform.feishu": ("lark-oapi", "qrcode"),
+    "platform.wecom_callback": ("defusedxml",),
+    "platform.teams": ("microsoft-teams-apps", "aiohttp"),
     "tool.dashboard": ("fastapi", "uvicorn"),
 }
 """Each feature and the packages it needs (Hermes' allowlist, without its exact pins)."""
@@ -84,6 +92,12 @@ def feature_install_command(feature: str) -> str:
     return "pip install " + " ".join(repr(s) for s in missing) if missing else ""
 
 
+def feature_missing(feature: str) -> tuple[str, ...]:
+    """The packages of ``feature`` not installed; ``()`` for an unknown feature (Hermes reads
+    an unknown feature's specs as none)."""
+    return missing_packages(feature) if feature in LAZY_DEPS else ()
+
+
 def ensure(feature: str, *, prompt: bool = True) -> None:
     """Return when ``feature``'s packages are installed; never installs them.
 
@@ -104,3 +118,22 @@ def ensure(feature: str, *, prompt: bool = True) -> None:
 def activate_durable_lazy_target() -> None:
     """Hermes puts its lazy-install folder on ``sys.path``; nothing is installed here: no-op."""
     return None
+
+
+def ensure_and_bind(
+    feature: str,
+    importer: Callable[[], dict[str, Any]],
+    target_globals: dict[str, Any],
+    *,
+    prompt: bool = False,
+) -> bool:
+    """:func:`ensure` ``feature``, then put what ``importer()`` returns into
+    ``target_globals`` (how Hermes' adapters rebind their optional imports); ``False`` when the
+    packages are missing or the import fails (nothing is installed here)."""
+    try:
+        ensure(feature, prompt=prompt)
+        bindings = importer()
+    except (FeatureUnavailable, ImportError):
+        return False
+    target_globals.update(bindings)
+    return True

@@ -291,6 +291,11 @@ class Gateway:
     def route(self, event: _hbase.MessageEvent) -> tuple[Session, list[str]]:
         """Send ``event``'s text to its chat's session; return the session and its replies."""
         session = self.sessions.get_or_create(event)
+        if event.internal and not event.allow_gateway_control:
+            # A host or plugin message (inject_message) is never a slash command, as in Hermes.
+            with self.pm.activate():
+                results = [session.run_turn(event.text), *session.run_pending()]
+            return session, [result.text for result in results]
         replies = session.send(event.text)
         return session, [reply.text for reply in replies]
 

@@ -11,9 +11,11 @@ elsewhere) stops that platform's retries.
 
 Each inbound message runs ``pre_gateway_dispatch``, then the platform's authorization (its
 ``allowed_users_env`` / ``allow_all_env``, ``GATEWAY_ALLOWED_USERS``,
-``GATEWAY_ALLOW_ALL_USERS``), then a turn of the chat's session on a worker thread (a bounded
-pool: the loop never blocks, other chats go on). A reply finished while its platform is
-reconnecting waits for the connection (at most ``drain_timeout``) instead of being lost.
+``GATEWAY_ALLOW_ALL_USERS``, or a user approved through ``hermes pairing``; an unknown user
+in a direct chat gets a pairing code, as in Hermes), then a turn of the chat's session on a
+worker thread (a bounded pool: the loop never blocks, other chats go on). A reply finished
+while its platform is reconnecting waits for the connection (at most ``drain_timeout``)
+instead of being lost.
 :meth:`request_stop` (SIGINT/SIGTERM under the CLI) stops taking messages, waits for the
 turns in flight (at most ``drain_timeout``), disconnects every adapter and closes every
 session.
@@ -25,17 +27,26 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hermes_hooks.compat import gateway_config as _hconfig, gateway_status as _hstatus
-from hermes_hooks.compat.gateway_platforms_base import BasePlatformAdapter, MessageEvent
+from hermes_hooks.compat import (
+    gateway_config as _hconfig,
+    gateway_run as _hrun,
+    gateway_status as _hstatus,
+)
+from hermes_hooks.compat.agent_async_utils import safe_schedule_threadsafe
+from hermes_hooks.compat.gateway_pairing import PairingStore
+from hermes_hooks.compat.gateway_platforms_base import (
+    BasePlatformAdapter,
+    MessageEvent,
+    MessageType,
+)
 from hermes_hooks.compat.gateway_session import SessionSource
-from hermes_hooks.compat.utils import is_truthy_value
+from hermes_hooks.host import gateway_authz
 from hermes_hooks.host.gateway import Gateway
 from hermes_hooks.registries.platforms import AdapterUnavailable
 
@@ -47,10 +58,16 @@ __all__ = ["GatewayRunner", "PlatformState", "backoff_delay"]
 
 logger = logging.getLogger(__name__)
 
-UNAUTHORIZED_DM_TEXT = (
-    "Hi~ I don't recognize you yet!\n\nAsk the bot owner to add your user id ({user_id}) to {env}."
+PAIRING_CODE_TEXT = (
+    "Hi~ I don't recognize you yet!\n\n"
+    "Here's your pairing code: `{code}`\n\n"
+    "Ask the bot owner to run:\n"
+    "`hermes pairing approve {platform} {code}`"
 )
-"""What an unknown user gets in a direct chat (Hermes' greeting; no pairing code here)."""
+"""What an unknown user gets in a direct chat (Hermes' words): a pairing code to pass on."""
+
+PAIRING_BUSY_TEXT = "Too many pairing requests right now~ Please try again later!"
+"""The answer when no code can be issued (3 pending, or approvals locked), as in Hermes."""
 
 
 def backoff_delay(attempt: int, base: float, cap: float) -> float:
@@ -113,9 +130,15 @@ class GatewayRunner:
         self._lost: dict[str, asyncio.Event] = {}
         self._supervisors: list[asyncio.Task[None]] = []
         self._last_chat: tuple[str, str, str] | None = None  # platform, chat id, session key
+        self._origins: dict[str, tuple[str, SessionSource]] = {}  # session key: platform, source
         self._previous_sink: Callable[[str, str], bool] | None = None
 
     # -- life cycle -------------------------------------------------------------------------------
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop the gateway runs on, while it runs."""
+        return self._loop
 
     @property
     def stopping(self) -> bool:
@@ -146,6 +169,8 @@ class GatewayRunner:
         self._status(gateway_state="starting")
         self._previous_sink = self.pm.message_sink
         self.pm.message_sink = self._inject
+        self.pm.gateway_injector = self.inject_into_session
+        _hrun.set_running_gateway(self)  # gateway.run._gateway_runner_ref() for plugins
         try:
             for platform in self.config.platforms:
                 cfg = self.config.platforms[platform]
@@ -305,6 +330,9 @@ class GatewayRunner:
                 self._count(name, "disconnect", exc)
             self._set_state(self.states[name], "stopped", None, None)
         self.pm.message_sink = self._previous_sink
+        if self.pm.gateway_injector == self.inject_into_session:
+            self.pm.gateway_injector = None
+        _hrun.set_running_gateway(None, only_if=self)
         await asyncio.get_running_loop().run_in_executor(self._pool, self.gateway.shutdown)
         self._pool.shutdown(wait=True)
         self._status(gateway_state="stopped", exit_reason="stopped")
@@ -312,23 +340,9 @@ class GatewayRunner:
     # -- messages ---------------------------------------------------------------------------------
 
     def is_authorized(self, name: str, source: SessionSource | None) -> bool:
-        """Whether ``source``'s user may talk to the agent on platform ``name``."""
-        if source is None:
-            return True
-        entry = self.pm.platforms.get(name)
-        allow_all = [entry.allow_all_env] if entry is not None and entry.allow_all_env else []
-        if any(
-            is_truthy_value(os.environ.get(var)) for var in [*allow_all, "GATEWAY_ALLOW_ALL_USERS"]
-        ):
-            return True
-        listed: set[str] = set()
-        envs = [entry.allowed_users_env] if entry is not None and entry.allowed_users_env else []
-        for var in [*envs, "GATEWAY_ALLOWED_USERS"]:
-            listed.update(
-                item.strip().lower() for item in os.environ.get(var, "").split(",") if item.strip()
-            )
-        ids = {str(value).lower() for value in (source.user_id, source.user_id_alt) if value}
-        return bool(ids & listed) or "*" in listed
+        """Whether ``source``'s user may talk to the agent on platform ``name`` (Hermes' rules:
+        :func:`hermes_hooks.host.gateway_authz.is_authorized`)."""
+        return gateway_authz.is_authorized(self.pm, name, source, self.adapters.get(name))
 
     async def _handle_message(
         self, name: str, adapter: BasePlatformAdapter, event: MessageEvent
@@ -358,22 +372,87 @@ class GatewayRunner:
                 return self._unauthorized(name, event.source)
             key = self.gateway.sessions.key_for(event)
             self._last_chat = (name, event.source.chat_id, key)
+            self._origins[key] = (name, event.source)
             _session, replies = self.gateway.route(event)
         return "\n\n".join(reply for reply in replies if reply) or None
 
     def _unauthorized(self, name: str, source: SessionSource) -> str | None:
+        """Hermes' answer to an unknown user: in a direct chat, when the behaviour is ``pair``
+        (:func:`hermes_hooks.host.gateway_authz.unauthorized_dm_behavior`), a pairing code, at
+        most one answer per user per 10 minutes; nothing in a group or under ``ignore``."""
         logger.warning(
             "gateway: unauthorized user %s (%s) on %s", source.user_id, source.user_name, name
         )
-        if source.chat_type != "dm" or self.config.unauthorized_dm_behavior == "ignore":
+        if source.chat_type != "dm":
             return None
-        entry = self.pm.platforms.get(name)
-        env = (
-            entry.allowed_users_env
-            if entry is not None and entry.allowed_users_env
-            else ("GATEWAY_ALLOWED_USERS")
+        behavior = gateway_authz.unauthorized_dm_behavior(
+            self.pm, self.config, name, self.adapters.get(name)
         )
-        return UNAUTHORIZED_DM_TEXT.format(user_id=source.user_id or source.chat_id, env=env)
+        if behavior != "pair":
+            return None
+        user_id = str(source.user_id or source.chat_id or "")
+        if not user_id:
+            return None
+        with self.pm.activate():
+            store = PairingStore()
+            if store._is_rate_limited(name, user_id):  # one answer per user per window
+                return None
+            code = store.generate_code(name, user_id, source.user_name or "")
+            if code is None:
+                store._record_rate_limit(name, user_id)
+                return PAIRING_BUSY_TEXT
+        return PAIRING_CODE_TEXT.format(code=code, platform=name)
+
+    def inject_into_session(self, *, session_key: str, content: str, plugin_id: str) -> bool:
+        """``ctx.inject_message(session_key=...)``: a turn of that session, answered in its
+        chat, as Hermes routes it. The session must be one this gateway served, its user still
+        authorized and its platform's adapter running; the message then enters the adapter
+        like an inbound one (queued behind a turn in progress), marked internal (no
+        ``pre_gateway_dispatch``, never a slash command). Thread-safe; ``False`` when refused."""
+        loop = self._loop
+        if self._stopping or loop is None or loop.is_closed():
+            return False
+        origin = self._origins.get(session_key)
+        if origin is None:
+            logger.warning(
+                "gateway: %s injected into unknown session %s; dropped", plugin_id, session_key
+            )
+            return False
+        name, source = origin
+        with self.pm.activate():
+            authorized = self.is_authorized(name, source)
+        adapter = self.adapters.get(name)
+        if not authorized or adapter is None:
+            logger.warning(
+                "gateway: %s injection into %s refused (%s)",
+                plugin_id,
+                session_key,
+                "no longer authorized" if not authorized else "its platform is not running",
+            )
+            return False
+        session = self.gateway.sessions.get(session_key)
+        event = MessageEvent(
+            text=content,
+            message_type=MessageType.TEXT,
+            source=source,
+            internal=True,
+            allow_gateway_control=False,
+            metadata={
+                "hermes_plugin_id": plugin_id,
+                "hermes_plugin_injection": True,
+                "gateway_session_key": session_key,
+                "gateway_session_id": session.session_id if session is not None else None,
+                "gateway_session_strict": True,
+            },
+        )
+        future = safe_schedule_threadsafe(
+            adapter.handle_message(event),
+            loop,
+            logger=logger,
+            log_message=f"gateway: {plugin_id}'s injection into {session_key} not scheduled",
+            log_level=logging.WARNING,
+        )
+        return future is not None
 
     def _inject(self, content: str, role: str = "user") -> bool:
         """``ctx.inject_message`` outside a turn: into the chat that spoke last; its reply is

@@ -505,15 +505,21 @@ class PluginContext(NewerContextMembers):
     ) -> bool:
         """Queue a message into the running session; never raises.
 
-        The host's ``pm.message_sink(content, role)`` receives it.
+        Without ``session_key`` the host's ``pm.message_sink(content, role)`` receives it.
+        With one (Hermes' gateway injection), the running gateway's ``pm.gateway_injector``
+        gets ``session_key``, ``content`` (a role other than ``user`` as a ``[role] `` prefix)
+        and ``plugin_id``: the message becomes a turn of that session, answered in its chat.
+        That needs the operator's grant, ``plugins.entries.<id>.allow_gateway_injection: true``
+        (a real boolean, as in Hermes).
 
-        :param session_key: accepted for Hermes compatibility (gateway sessions); unused.
-        :returns: ``False`` when no session is running, the sink fails or the plugin was
-            unloaded, else what the sink answers.
+        :returns: ``False`` when no session is running, the sink or injector fails or refuses,
+            the grant is missing or the plugin was unloaded, else what the host answers.
         """
         if self._revoked:
             logger.debug("plugin %r: inject_message through a revoked context", self._plugin_id)
             return False
+        if session_key is not None:
+            return self._inject_into_gateway(content, role, session_key)
         sink = self._manager.message_sink
         if sink is None:
             logger.debug("plugin %r: inject_message with no running session", self._plugin_id)
@@ -525,6 +531,41 @@ class PluginContext(NewerContextMembers):
                 "plugin %r: inject_message failed in the host's message sink",
                 self._plugin_id,
                 exc_info=True,
+            )
+            return False
+
+    def _gateway_injection_granted(self) -> bool:
+        entry = self._manager.plugins_config.entry(self._plugin_id)
+        return entry.get("allow_gateway_injection") is True
+
+    def gateway_message_injection_available(self) -> bool:
+        """Whether ``inject_message(session_key=...)`` can work here now: a gateway runs in
+        this process and the operator granted ``allow_gateway_injection``."""
+        if self._revoked or self._manager.gateway_injector is None:
+            return False
+        return self._gateway_injection_granted()
+
+    def _inject_into_gateway(self, content: str, role: str, session_key: str) -> bool:
+        injector = self._manager.gateway_injector
+        if injector is None:
+            logger.debug("plugin %r: inject_message(session_key) with no gateway", self._plugin_id)
+            return False
+        if not self._gateway_injection_granted():
+            logger.warning(
+                "plugin %r: inject_message(session_key=...) refused: set "
+                "plugins.entries.%s.allow_gateway_injection: true to allow it",
+                self._plugin_id,
+                self._plugin_id,
+            )
+            return False
+        message = content if role == "user" else f"[{role}] {content}"
+        try:
+            return bool(
+                injector(session_key=session_key, content=message, plugin_id=self._plugin_id)
+            )
+        except Exception:
+            logger.warning(
+                "plugin %r: inject_message failed in the gateway", self._plugin_id, exc_info=True
             )
             return False
 

@@ -127,6 +127,8 @@ class PluginManager(GuardedManager):
         for registry in self._registries():
             registry.set_acting_plugins(self._code_owners.on_stack)
         self.message_sink: Callable[[str, str], bool] | None = None
+        # Set by a running gateway: ctx.inject_message(session_key=...) goes through it.
+        self.gateway_injector: Callable[..., bool] | None = None
         self._records: dict[str, _Record] = {}
         # The records of a discovery being loaded, published as _records when it is done.
         self._pending_records: dict[str, _Record] | None = None
