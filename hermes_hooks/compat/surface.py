@@ -73,6 +73,8 @@ MODULES: Final[dict[str, str]] = {
     "hermes_cli.auth": "hermes_hooks.compat.hermes_cli_auth",
     "tools.interrupt": "hermes_hooks.compat.tools_interrupt",
     "tools.lazy_deps": "hermes_hooks.compat.tools_lazy_deps",
+    # Issue 28: the session store the dashboard and memory plugins read.
+    "hermes_state": "hermes_hooks.compat.hermes_state",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 

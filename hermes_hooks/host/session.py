@@ -37,6 +37,7 @@ from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.records import CommandReply, SubagentOutcome, ToolCallRecord, TurnResult
 from hermes_hooks.host.toolloop import run_tool_call
 from hermes_hooks.host.tools import current_session
+from hermes_hooks.host.transcript import Transcript
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -150,6 +151,9 @@ class Session:
         self._record = record_events or events is not None
         self.hooks = Hooks(pm, listener=self._on_hook if self._record else None)
         self.messages: list[dict[str, Any]] = []
+        #: The session's messages in the home's session store (``state.db``, Hermes'
+        #: ``hermes_state``), written as each turn ends.
+        self.transcript = Transcript(pm.hermes_home)
         self.approved_rules: set[str] = set()
         self.turn: TurnState | None = None
         self.closed = False
@@ -409,6 +413,7 @@ class Session:
                 model=self.model.model,
                 platform=self.platform,
             )
+            self._keep_transcript()
             self._pending.extend(self._interrupts)
             self._interrupts.clear()
             self.pm.message_sink = sink
@@ -434,6 +439,18 @@ class Session:
             exit_reason=result.exit_reason,
         )
         return result
+
+    def _keep_transcript(self) -> None:
+        self.transcript.write(
+            self.session_id,
+            self.messages,
+            source="subagent" if self.parent is not None else self.platform,
+            model=self.model.model,
+            system_prompt=self.system_prompt,
+            parent_session_id=self.parent.session_id if self.parent is not None else None,
+            user_id=self.sender_id,
+            cwd=str(self.cwd),
+        )
 
     def _loop(
         self, turn: TurnState, user_index: int, context: str | None, outcome: dict[str, Any]
@@ -582,6 +599,7 @@ class Session:
         if self.context_engine is not None:
             self.context_engine.end(old, self.messages)
             self.context_engine.reset()
+        self.transcript.end(old, reason)
         self.session_id = new
         self._sections = None  # a new session renders the plugins' sections anew
         self.messages.clear()
@@ -610,6 +628,8 @@ class Session:
         if self.closed:
             return
         self.closed = True
+        self.transcript.end(self.session_id, reason)
+        self.transcript.close()
         if self.memory is not None:
             with self.pm.activate():
                 self.memory.session_end(self.messages)
