@@ -316,6 +316,10 @@ def build_app(
     def kanban() -> dict[str, Any]:
         return data.kanban(pm.hermes_home)
 
+    from hermes_hooks.dashboard.routes import install_drain
+
+    install_drain(app, pm.hermes_home)
+
     @app.get("/dashboard-plugins/{name}/{asset:path}")
     def plugin_asset(name: str, asset: str) -> Response:
         tab = tabs.get(name)
