@@ -195,9 +195,17 @@ def test_a_plugin_tab_its_api_and_a_tab_whose_api_fails_to_import(dash_home: Pat
     demo = tabs["achievements-demo"]
     assert (demo["label"], demo["path"], demo["mounted"]) == ("Achievements", "/achievements", True)
     assert client.get(demo["entry"]).status_code == 200
+    before = client.get("/api/plugins/achievements-demo/achievements").json()
+    assert (before["unlocked_count"], before["error"]) == (0, None)
+    assert before["home"] == str(dash_home)
+    pm = client.app_state.pm  # type: ignore[attr-defined]
+    with Session(pm, cwd=dash_home) as session:  # its transcript goes to state.db
+        session.run_turn("run `echo one`")
     body = client.get("/api/plugins/achievements-demo/achievements").json()
-    assert body["unlocked_count"] == 1
-    assert body["home"] == str(dash_home)
+    progress = {a["id"]: (a["progress"], a["state"]) for a in body["achievements"]}
+    assert progress == {"first_steps": (1, "unlocked"), "terminal_goblin": (1, "discovered")}
+    badges = client.get(f"/api/plugins/achievements-demo/sessions/{session.session_id}/badges")
+    assert badges.json()["session"]["terminal_calls"] == 1
     broken = tabs["broken-tab"]
     assert broken["mounted"] is False
     assert "fancy_charts" in broken["error"]

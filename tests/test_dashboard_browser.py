@@ -98,15 +98,19 @@ def test_the_hooks_page_shows_counts_rising_after_a_turn_in_the_observed_host(
         shoot(browser, page.lower())
 
 
-def test_a_dashboard_plugin_tab_renders_on_the_sdk(
+def test_the_achievements_tab_renders_the_sessions_of_the_observed_host(
     browser: Page,
     observed: tuple[PluginManager, DashboardServer, Path],
+    tmp_path: Path,
 ) -> None:
-    _, server, _ = observed
+    pm, server, _ = observed
+    with Session(pm, cwd=tmp_path) as session:  # read back through hermes_state.SessionDB
+        session.run_turn("run `echo badge`")
     browser.goto(server.url)
     browser.click('nav a[data-page="Achievements"]')
     browser.wait_for("document.querySelectorAll('.ach-card').length === 2")
     assert browser.text(".ach-count") == "1 / 2 unlocked"
+    assert browser.text('.ach-card[data-id="terminal_goblin"] .ach-progress') == "1 / 3"
     assert browser.eval("document.querySelectorAll('.ach-card svg circle').length") == 2
     # A state change re-renders in place: the filter keeps the page (and its icons).
     browser.click("button.ach-filter:not(.active)")
