@@ -95,6 +95,9 @@ CREATE TABLE IF NOT EXISTS messages (
     api_content TEXT
 );
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+
+_INDEXES: Final = """
 CREATE INDEX IF NOT EXISTS idx_sessions_source ON sessions(source);
 CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id);
 CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC);
@@ -251,6 +254,7 @@ class SessionStore:
     def _init_schema(self) -> None:
         self._conn.executescript(_SCHEMA)
         self._reconcile_columns()
+        self._conn.executescript(_INDEXES)  # after the columns they index exist
         if self._conn.execute("SELECT version FROM schema_version").fetchone() is None:
             self._conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
         if _fts5_available(self._conn):

@@ -373,6 +373,7 @@ class Session:
                     self._event("memory_recall", turn_id=turn.turn_id, chars=len(recalled))
             self.messages.append({"role": "user", "content": user_message})
             user_index = len(self.messages) - 1
+            self._keep_transcript()  # the session's row first: its subagents point at it
             context = self.hooks.pre_llm_call(
                 telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 session_id=self.session_id,
