@@ -88,6 +88,13 @@ def test_the_hooks_page_shows_counts_rising_after_a_turn_in_the_observed_host(
     browser.eval("document.querySelector('nav a[data-page=\"Hooks\"]').click()")
     browser.wait_for(f"Number(document.querySelector('{cell}').innerText) > {before}")
     assert browser.eval("document.querySelectorAll('svg.chart rect.bar').length") >= 1
+    # The chart is per implementation when the calling layer times each one, else per hook.
+    per = "implementation" if callable(getattr(pm, "add_call_observer", None)) else "hook"
+    assert browser.eval("document.querySelector('svg.chart').getAttribute('aria-label')") == (
+        f"time spent per {per}"
+    )
+    headings = browser.eval("Array.from(document.querySelectorAll('main h3'), e => e.innerText)")
+    assert f"Time per {per}" in headings
     shoot(browser, "hooks")
     for page in ("Tools", "Memory", "Doctor"):
         browser.click(f'nav a[data-page="{page}"]')
