@@ -207,7 +207,8 @@ def kanban(home: Path) -> dict[str, Any]:
 
 DRAIN_REQUEST = ".drain_request.json"
 """The begin-drain marker in the home (Hermes' ``gateway.drain_control``): the channel from
-``POST /api/gateway/drain`` to the gateway, which drains while it is present."""
+``POST /api/gateway/drain`` to Hermes' gateway, which drains while it is present (the reference
+gateway does not watch it yet)."""
 
 
 def gateway_drain(
