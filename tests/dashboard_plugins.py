@@ -835,6 +835,14 @@ async def hang():
     return {}
 """
 
+ACHIEVEMENTS_CSS = """
+.ach-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 12px; }
+.ach-card { border: 1px solid gold; }
+.ach-icon { width: 22px; height: 22px; fill: none; stroke: gold; stroke-width: 2;
+            vertical-align: middle; margin-right: 8px; }
+.ach-state, .ach-progress { opacity: 0.75; }
+"""
+
 ACHIEVEMENTS_MANIFEST = """{
   "name": "achievements-demo",
   "label": "Achievements",
@@ -856,7 +864,7 @@ def achievements_plugin(home: Path) -> Path:
     files = {
         "dashboard/manifest.json": ACHIEVEMENTS_MANIFEST,
         "dashboard/dist/index.js": ACHIEVEMENTS_JS,
-        "dashboard/dist/style.css": ".ach-card { border: 1px solid gold; }\n",
+        "dashboard/dist/style.css": ACHIEVEMENTS_CSS,
         "dashboard/plugin_api.py": ACHIEVEMENTS_API,
         "dashboard/secret.txt": "not to be served outside its folder\n",
     }

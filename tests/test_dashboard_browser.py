@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from chromium import Page, browser, chromium  # noqa: F401  (fixtures)
+from cli_support import hermes
 from dashboard_plugins import achievements_plugin, auth_plugins
 from plugin_builders import isolated_home, user_plugin, write_config
 
@@ -110,14 +111,16 @@ def test_the_achievements_tab_renders_the_sessions_of_the_observed_host(
     observed: tuple[PluginManager, DashboardServer, Path],
     tmp_path: Path,
 ) -> None:
-    pm, server, _ = observed
-    with Session(pm, cwd=tmp_path) as session:  # read back through hermes_state.SessionDB
-        session.run_turn("run `echo badge`")
+    _, server, home = observed
+    # Another process's turn: the plugin reads it back from state.db through hermes_state.
+    ran = hermes(home, "-z", "run `echo badge`", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
     browser.goto(server.url)
     browser.click('nav a[data-page="Achievements"]')
     browser.wait_for("document.querySelectorAll('.ach-card').length === 2")
     assert browser.text(".ach-count") == "1 / 2 unlocked"
     assert browser.text('.ach-card[data-id="terminal_goblin"] .ach-progress') == "1 / 3"
+    shoot(browser, "plugin-tab")
     assert browser.eval("document.querySelectorAll('.ach-card svg circle').length") == 2
     # A state change re-renders in place: the filter keeps the page (and its icons).
     browser.click("button.ach-filter:not(.active)")
@@ -127,7 +130,6 @@ def test_the_achievements_tab_renders_the_sessions_of_the_observed_host(
         browser.eval("getComputedStyle(document.querySelector('.ach-card')).borderTopColor")
         == "rgb(255, 215, 0)"
     )  # its CSS loaded
-    shoot(browser, "plugin-tab")
 
 
 def test_login_through_the_basic_provider_and_a_wrong_password_refused(
