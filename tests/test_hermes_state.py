@@ -76,12 +76,16 @@ def test_session_db_keeps_hermes_semantics(tmp_path: Path) -> None:
         "tool_call_id": "c1",
         "name": "read_file",
     }
+    ids = db.append_messages("child", [{"role": "user", "content": "a"}, {"role": "assistant"}])
+    assert len(ids) == 2
+    assert ids[0] < ids[1]
+    assert db.get_session("child")["message_count"] == 2  # type: ignore[index]
     assert [s["id"] for s in db.list_sessions_rich()] == ["s1"]  # children left out
     assert {s["id"] for s in db.list_sessions_rich(include_children=True)} == {"s1", "child"}
     assert db.session_count() == 2
     assert db.session_count(exclude_children=True) == 1
     assert db.message_count("s1") == 3
-    assert db.message_count() == 3
+    assert db.message_count() == 5
     db.end_session("s1", "compression")
     db.end_session("s1", "user_exit")  # the first reason stays
     assert db.get_session("s1")["end_reason"] == "compression"  # type: ignore[index]

@@ -23,7 +23,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -209,6 +209,61 @@ def _fts5_available(conn: sqlite3.Connection) -> bool:
     except sqlite3.OperationalError:
         return False
     return True
+
+
+_MESSAGE_FIELDS: Final = (
+    "tool_name",
+    "tool_calls",
+    "tool_call_id",
+    "token_count",
+    "finish_reason",
+    "reasoning",
+    "reasoning_content",
+    "reasoning_details",
+    "platform_message_id",
+    "timestamp",
+    "api_content",
+)
+
+
+def _message_row(session_id: str, role: str, content: Any, **fields: Any) -> tuple[Any, ...]:
+    """The ``messages`` row of one message, in the column order of :func:`_insert_message`."""
+    calls = fields.get("tool_calls")
+    timestamp = fields.get("timestamp")
+    return (
+        session_id,
+        role,
+        _encode_content(content),
+        fields.get("tool_call_id"),
+        _json_or_none(calls),
+        fields.get("tool_name"),
+        float(timestamp) if timestamp is not None else time.time(),
+        fields.get("token_count"),
+        fields.get("finish_reason"),
+        fields.get("reasoning"),
+        fields.get("reasoning_content"),
+        _json_or_none(fields.get("reasoning_details")),
+        fields.get("platform_message_id"),
+        fields.get("api_content"),
+        0 if calls is None else len(calls) if isinstance(calls, list) else 1,
+    )
+
+
+def _insert_message(db: sqlite3.Connection, row: tuple[Any, ...]) -> int:
+    """Insert one row of :func:`_message_row` and count it on its session."""
+    cursor = db.execute(
+        "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, "
+        "tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_content, "
+        "reasoning_details, platform_message_id, api_content) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        row[:-1],
+    )
+    db.execute(
+        "UPDATE sessions SET message_count = message_count + 1, "
+        "tool_call_count = tool_call_count + ? WHERE id = ?",
+        (row[-1], row[0]),
+    )
+    return int(cursor.lastrowid or 0)
 
 
 class SessionStore:
@@ -562,40 +617,37 @@ class SessionStore:
     ) -> int:
         """Append a message to a session and return its row id; the session's
         ``message_count`` grows by one and its ``tool_call_count`` by the calls it makes."""
-        calls = 0 if tool_calls is None else len(tool_calls) if isinstance(tool_calls, list) else 1
-        row = (
+        row = _message_row(
             session_id,
             role,
-            _encode_content(content),
-            tool_call_id,
-            _json_or_none(tool_calls),
-            tool_name,
-            float(timestamp) if timestamp is not None else time.time(),
-            token_count,
-            finish_reason,
-            reasoning,
-            reasoning_content,
-            _json_or_none(reasoning_details),
-            platform_message_id,
-            api_content,
+            content,
+            tool_name=tool_name,
+            tool_calls=tool_calls,
+            tool_call_id=tool_call_id,
+            token_count=token_count,
+            finish_reason=finish_reason,
+            reasoning=reasoning,
+            reasoning_content=reasoning_content,
+            reasoning_details=reasoning_details,
+            platform_message_id=platform_message_id,
+            timestamp=timestamp,
+            api_content=api_content,
         )
+        return self._write(lambda db: _insert_message(db, row))
 
-        def do(db: sqlite3.Connection) -> int:
-            cursor = db.execute(
-                "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, "
-                "tool_name, timestamp, token_count, finish_reason, reasoning, reasoning_content, "
-                "reasoning_details, platform_message_id, api_content) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
+    def append_messages(self, session_id: str, messages: Iterable[Mapping[str, Any]]) -> list[int]:
+        """Append several messages in one transaction (each a mapping of
+        :meth:`append_message`'s arguments, ``role`` required); return their row ids."""
+        rows = [
+            _message_row(
+                session_id,
+                str(message["role"]),
+                message.get("content"),
+                **{key: message.get(key) for key in _MESSAGE_FIELDS},
             )
-            db.execute(
-                "UPDATE sessions SET message_count = message_count + 1, "
-                "tool_call_count = tool_call_count + ? WHERE id = ?",
-                (calls, session_id),
-            )
-            return int(cursor.lastrowid or 0)
-
-        return self._write(do)
+            for message in messages
+        ]
+        return self._write(lambda db: [_insert_message(db, row) for row in rows])
 
     def get_messages(
         self,

@@ -67,30 +67,31 @@ class Transcript:
                     cwd=cwd,
                 )
                 self._session_id, self._written = session_id, 0
-            for message in messages[self._written :]:
-                self._append(store, session_id, message)
-                self._written += 1
+            fresh = messages[self._written :]
+            if fresh:
+                store.append_messages(session_id, [self._row(message) for message in fresh])
+                self._written += len(fresh)
         except (OSError, sqlite3.Error, SessionStoreError) as exc:
             self._broken = True
             logger.warning(
                 "session %s: its transcript is not kept in %s: %s", session_id, self.path, exc
             )
 
-    def _append(self, store: SessionStore, session_id: str, message: dict[str, Any]) -> None:
+    def _row(self, message: dict[str, Any]) -> dict[str, Any]:
         calls = message.get("tool_calls") or None
         for call in calls or ():
             function = call.get("function") or {}
             if call.get("id") and function.get("name"):
                 self._tool_names[str(call["id"])] = str(function["name"])
         call_id = message.get("tool_call_id")
-        store.append_message(
-            session_id,
-            str(message.get("role", "")),
-            content=message.get("content"),
-            tool_name=message.get("name") or (self._tool_names.get(call_id) if call_id else None),
-            tool_calls=calls,
-            tool_call_id=call_id,
-        )
+        return {
+            "role": str(message.get("role", "")),
+            "content": message.get("content"),
+            "tool_name": message.get("name")
+            or (self._tool_names.get(call_id) if call_id else None),
+            "tool_calls": calls,
+            "tool_call_id": call_id,
+        }
 
     def end(self, session_id: str, reason: str) -> None:
         """Mark ``session_id`` ended (when it was written) and start afresh for the next one."""
