@@ -13,6 +13,7 @@ from cli_support import hermes
 from plugin_builders import isolated_home
 
 from hermes_hooks.backends.sessions import SessionStore, apply_wal_with_fallback
+from hermes_hooks.host import transcript
 from hermes_hooks.host.runtime import create_manager
 from hermes_hooks.host.session import Session
 
@@ -181,3 +182,28 @@ def test_apply_wal_with_fallback_sets_wal(tmp_path: Path) -> None:
     assert apply_wal_with_fallback(connection, db_label="memory_store.db") == "wal"
     assert apply_wal_with_fallback(connection) == "wal"  # already set: left as it is
     connection.close()
+
+
+def test_a_session_keeps_writing_when_other_homes_closed_its_shared_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    pm = create_manager(home)
+    with Session(pm, cwd=tmp_path) as session:
+        session.run_turn("first")
+        for n in range(transcript.OPEN_STORES + 1):  # each opens a store; home's is closed
+            other = tmp_path / f"other-{n}"
+            with Session(create_manager(other), cwd=tmp_path) as elsewhere:
+                elsewhere.run_turn("elsewhere")
+            assert (other / "state.db").is_file()
+        session.run_turn("second")
+        session_id = session.session_id
+    with SessionStore(home / "state.db") as db:
+        contents = [m["content"] for m in db.get_messages(session_id) if m["role"] == "user"]
+        assert contents == ["first", "second"]
+        assert db.get_session(session_id)["end_reason"] == "exit"  # type: ignore[index]
+    transcript.close_stores()
+    closed = SessionStore(tmp_path / "closed.db")
+    closed.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        closed.get_session("x")

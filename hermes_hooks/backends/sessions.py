@@ -293,7 +293,9 @@ class SessionStore:
                 )
             self._conn.row_factory = sqlite3.Row
             if not read_only:
-                apply_wal_with_fallback(self._conn)
+                if apply_wal_with_fallback(self._conn) == "wal":
+                    # Safe from corruption in WAL mode; a power cut may lose the last commits.
+                    self._conn.execute("PRAGMA synchronous=NORMAL")
                 self._conn.execute("PRAGMA foreign_keys=ON")
                 self._init_schema()
             self.fts = bool(
@@ -343,12 +345,11 @@ class SessionStore:
     # -- the connection ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the database (idempotent)."""
+        """Close the database (idempotent); a later call raises ``sqlite3.ProgrammingError``."""
         with self._lock:
             conn: sqlite3.Connection | None = getattr(self, "_conn", None)
             if conn is not None:
                 conn.close()
-                self._conn = None  # type: ignore[assignment]
 
     def __enter__(self) -> SessionStore:
         return self

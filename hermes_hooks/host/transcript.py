@@ -13,16 +13,50 @@ the conversation goes on (a turn never fails because its transcript could not be
 
 from __future__ import annotations
 
+import atexit
+import collections
 import logging
 import sqlite3
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from hermes_hooks.backends.sessions import SessionStore, SessionStoreError, state_db_path
 
 __all__ = ["Transcript"]
 
 logger = logging.getLogger(__name__)
+
+OPEN_STORES: Final = 4
+"""Session stores kept open per process (the latest homes used), so that a session does not
+pay for opening the file and for the checkpoint SQLite makes when its last connection closes."""
+
+_stores: collections.OrderedDict[Path, SessionStore] = collections.OrderedDict()
+_stores_lock = threading.Lock()
+
+
+def _shared_store(path: Path) -> SessionStore:
+    """The process's open store of ``path``, opened when needed; the least recently used one
+    is closed past :data:`OPEN_STORES`."""
+    with _stores_lock:
+        store = _stores.get(path)
+        if store is not None and store.db_path.exists():
+            _stores.move_to_end(path)
+            return store
+        if store is not None:  # the file was removed under it: open it anew
+            _stores.pop(path).close()
+        store = _stores[path] = SessionStore(path)
+        while len(_stores) > OPEN_STORES:
+            _stores.popitem(last=False)[1].close()
+        return store
+
+
+@atexit.register
+def close_stores() -> None:
+    """Close every store kept open (at exit, and for tests)."""
+    with _stores_lock:
+        while _stores:
+            _stores.popitem()[1].close()
 
 
 class Transcript:
@@ -54,28 +88,53 @@ class Transcript:
         """Record ``session_id`` (the first time) and the messages not written yet."""
         if self._broken:
             return
-        try:
-            store = self._open()
-            if session_id != self._session_id:
-                store.create_session(
-                    session_id,
-                    source,
-                    model=model,
-                    system_prompt=system_prompt,
-                    parent_session_id=parent_session_id,
-                    user_id=user_id or None,
-                    cwd=cwd,
-                )
-                self._session_id, self._written = session_id, 0
-            fresh = messages[self._written :]
-            if fresh:
-                store.append_messages(session_id, [self._row(message) for message in fresh])
-                self._written += len(fresh)
-        except (OSError, sqlite3.Error, SessionStoreError) as exc:
-            self._broken = True
-            logger.warning(
-                "session %s: its transcript is not kept in %s: %s", session_id, self.path, exc
+        args = (session_id, messages, source, model, system_prompt, parent_session_id, user_id, cwd)
+        for attempt in range(2):
+            try:
+                self._write(*args)
+                return
+            except sqlite3.ProgrammingError as exc:
+                # The shared store was closed (another home's session took its place): once more.
+                self._store = None
+                if attempt:
+                    self._fail(session_id, exc)
+            except (OSError, sqlite3.Error, SessionStoreError) as exc:
+                self._fail(session_id, exc)
+                return
+
+    def _fail(self, session_id: str, exc: BaseException) -> None:
+        self._broken = True
+        logger.warning(
+            "session %s: its transcript is not kept in %s: %s", session_id, self.path, exc
+        )
+
+    def _write(
+        self,
+        session_id: str,
+        messages: list[dict[str, Any]],
+        source: str,
+        model: str,
+        system_prompt: str,
+        parent_session_id: str | None,
+        user_id: str,
+        cwd: str,
+    ) -> None:
+        store = self._open()
+        if session_id != self._session_id:
+            store.create_session(
+                session_id,
+                source,
+                model=model,
+                system_prompt=system_prompt,
+                parent_session_id=parent_session_id,
+                user_id=user_id or None,
+                cwd=cwd,
             )
+            self._session_id, self._written = session_id, 0
+        fresh = messages[self._written :]
+        if fresh:
+            store.append_messages(session_id, [self._row(message) for message in fresh])
+            self._written += len(fresh)
 
     def _row(self, message: dict[str, Any]) -> dict[str, Any]:
         calls = message.get("tool_calls") or None
@@ -95,20 +154,18 @@ class Transcript:
 
     def end(self, session_id: str, reason: str) -> None:
         """Mark ``session_id`` ended (when it was written) and start afresh for the next one."""
-        if self._store is not None and session_id == self._session_id and not self._broken:
+        if self._session_id and session_id == self._session_id and not self._broken:
             try:
-                self._store.end_session(session_id, reason)
-            except sqlite3.Error as exc:
+                _shared_store(self.path).end_session(session_id, reason)
+            except (OSError, sqlite3.Error, SessionStoreError) as exc:
                 logger.warning("session %s: could not record its end: %s", session_id, exc)
         self._session_id, self._written = "", 0
 
     def close(self) -> None:
-        """Close the store."""
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        """Let the store go (it stays open for the process's next session of this home)."""
+        self._store = None
 
     def _open(self) -> SessionStore:
         if self._store is None:
-            self._store = SessionStore(self.path)
+            self._store = _shared_store(self.path)
         return self._store
