@@ -254,6 +254,22 @@ def test_a_plugin_tab_its_api_and_a_tab_whose_api_fails_to_import(dash_home: Pat
     assert client.get("/api/dashboard/plugins").status_code == 200  # the rest works
 
 
+def test_a_plugin_api_answers_for_the_observed_home_not_hermes_home(
+    dash_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pm = manager(dash_home)
+    client = dashboard_client(pm)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(elsewhere))  # serve_dashboard(pm) from code
+    with Session(pm, cwd=tmp_path) as session:
+        session.run_turn("hello")
+    body = client.get("/api/plugins/achievements-demo/achievements").json()
+    assert body["home"] == str(dash_home)
+    assert body["unlocked_count"] == 1  # the observed home's session
+    assert not (elsewhere / "state.db").exists()
+
+
 def test_bad_requests_get_the_right_status_and_leave_the_server_unharmed(
     dash_home: Path,
 ) -> None:
