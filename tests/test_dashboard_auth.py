@@ -318,3 +318,15 @@ def test_hermes_dashboard_beyond_loopback_without_a_provider_exits_saying_why(
     assert refused.exit_code == 1
     assert "refusing to listen on '0.0.0.0'" in refused.output
     assert "--insecure" in refused.output
+
+
+def test_the_refusal_says_why_each_auth_plugin_registered_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    auth_plugins(home)
+    write_config(home, enabled=["dashboard-basic", "dashboard-nous"])  # neither configured
+    refused = CliRunner().invoke(cli, ["dashboard", "--host", "0.0.0.0", "--port", "0"])
+    assert refused.exit_code == 1
+    assert "  - dashboard-basic: dashboard.basic_auth.username is not set" in refused.output
+    assert "  - dashboard-nous: HERMES_DASHBOARD_OAUTH_CLIENT_ID is not set" in refused.output
