@@ -207,7 +207,9 @@ def test_a_weak_drain_secret_registers_nothing(
 
         assert list_token_providers() == []
         assert not is_token_route("/api/gateway/drain", "POST")
-    assert "distinct" in pm.get_plugin_module("dashboard-drain").LAST_SKIP_REASON
+    drain = pm.get_plugin_module("dashboard-drain")
+    assert drain is not None
+    assert "distinct" in drain.LAST_SKIP_REASON
 
 
 def test_hermes_dashboard_auth_list_and_check(auth_home: Path) -> None:
