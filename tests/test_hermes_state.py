@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 from cli_support import hermes
+from host_helpers import ChatServer
 from plugin_builders import isolated_home
 
+from hermes_hooks.backends.models.openai_compat import OpenAICompatibleModel
 from hermes_hooks.backends.sessions import SessionStore, apply_wal_with_fallback
 from hermes_hooks.host import transcript
 from hermes_hooks.host.runtime import create_manager
@@ -207,3 +209,21 @@ def test_a_session_keeps_writing_when_other_homes_closed_its_shared_store(
     closed.close()
     with pytest.raises(sqlite3.ProgrammingError):
         closed.get_session("x")
+
+
+def test_a_turn_s_model_calls_and_tokens_are_added_to_its_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    pm = create_manager(home)
+    with ChatServer() as server:
+        server.reply_tool_call("read_file", {"path": "nothing.txt"})
+        server.reply_text("done")  # each completion reports 10 prompt and 5 completion tokens
+        with Session(pm, OpenAICompatibleModel(server.base_url, "m"), cwd=tmp_path) as session:
+            assert session.run_turn("read it").completed
+    with SessionStore(home / "state.db") as db:
+        row = db.get_session(session.session_id)
+        assert row is not None
+        assert (row["api_call_count"], row["input_tokens"], row["output_tokens"]) == (2, 20, 10)
+        assert row["model"] == "m"
+        assert row["tool_call_count"] == 1

@@ -24,7 +24,7 @@ from __future__ import annotations
 import collections
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -74,6 +74,25 @@ class TurnState:
     changed_paths: set[str] = attrs.Factory(set)
     records: list[ToolCallRecord] = attrs.Factory(list)
     streamed: bool = False
+    responses: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def count(self, usage: Mapping[str, Any] | None) -> None:
+        """Count one model response and the tokens its provider reported (OpenAI's
+        ``prompt_tokens``/``completion_tokens``, Anthropic's ``input_tokens``/``output_tokens``)."""
+        self.responses += 1
+        if usage:
+            self.input_tokens += _tokens(usage, "input_tokens", "prompt_tokens")
+            self.output_tokens += _tokens(usage, "output_tokens", "completion_tokens")
+
+
+def _tokens(usage: Mapping[str, Any], *keys: str) -> int:
+    for key in keys:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return 0
 
 
 DEFAULT_MAX_TOOL_CALLS: Final = 32
@@ -415,6 +434,13 @@ class Session:
                 platform=self.platform,
             )
             self._keep_transcript()
+            self.transcript.count(
+                self.session_id,
+                model=self.model.model,
+                api_calls=turn.responses,
+                input_tokens=turn.input_tokens,
+                output_tokens=turn.output_tokens,
+            )
             self._pending.extend(self._interrupts)
             self._interrupts.clear()
             self.pm.message_sink = sink
@@ -480,6 +506,7 @@ class Session:
                 user_index = engine.fit(user_index, context)
             self._live("model_request", turn_id=turn.turn_id, call=calls)
             response = self._request(turn, user_index, context, calls)
+            turn.count(response.usage)
             dropped = len(response.tool_calls) - self.max_tool_calls
             if dropped > 0:
                 logger.warning(

@@ -102,6 +102,23 @@ class Transcript:
                 self._fail(session_id, exc)
                 return
 
+    def count(
+        self, session_id: str, *, model: str, api_calls: int, input_tokens: int, output_tokens: int
+    ) -> None:
+        """Add a turn's model calls and tokens to the session's totals (once it is written)."""
+        if self._broken or session_id != self._session_id or not api_calls:
+            return
+        try:
+            _shared_store(self.path).update_token_counts(
+                session_id,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                model=model,
+                api_call_count=api_calls,
+            )
+        except (OSError, sqlite3.Error, SessionStoreError) as exc:
+            self._fail(session_id, exc)
+
     def _fail(self, session_id: str, exc: BaseException) -> None:
         self._broken = True
         logger.warning(
