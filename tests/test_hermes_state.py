@@ -227,3 +227,23 @@ def test_a_turn_s_model_calls_and_tokens_are_added_to_its_session(
         assert (row["api_call_count"], row["input_tokens"], row["output_tokens"]) == (2, 20, 10)
         assert row["model"] == "m"
         assert row["tool_call_count"] == 1
+
+
+def test_a_compressed_conversation_repeats_and_skips_no_message(tmp_path: Path) -> None:
+    kept = transcript.Transcript(tmp_path)
+    common = {
+        "model": "m",
+        "system_prompt": "",
+        "parent_session_id": None,
+        "user_id": "",
+        "cwd": "",
+    }
+    first, second = {"role": "user", "content": "one"}, {"role": "assistant", "content": "two"}
+    messages = [first, second]
+    kept.write("s", messages, source="cli", **common)
+    summary, third = {"role": "user", "content": "summary of one"}, {"role": "user", "content": "3"}
+    messages[:] = [summary, second, third]  # what a context engine's compression does
+    kept.write("s", messages, source="cli", **common)
+    kept.end("s", "exit")
+    with SessionStore(tmp_path / "state.db") as db:
+        assert [m["content"] for m in db.get_messages("s")] == ["one", "two", "summary of one", "3"]

@@ -69,7 +69,10 @@ class Transcript:
         self.path = state_db_path(home)
         self._store: SessionStore | None = None
         self._session_id = ""
-        self._written = 0
+        #: The messages written, by identity: a context engine's compression replaces the
+        #: list's contents, so a count of messages written would skip or repeat some.
+        self._written: list[dict[str, Any]] = []
+        self._written_ids: set[int] = set()
         self._tool_names: dict[str, str] = {}
         self._broken = False
 
@@ -147,11 +150,17 @@ class Transcript:
                 user_id=user_id or None,
                 cwd=cwd,
             )
-            self._session_id, self._written = session_id, 0
-        fresh = messages[self._written :]
+            self._session_id = session_id
+            self._forget()
+        fresh = [message for message in messages if id(message) not in self._written_ids]
         if fresh:
             store.append_messages(session_id, [self._row(message) for message in fresh])
-            self._written += len(fresh)
+            self._written.extend(fresh)
+            self._written_ids.update(id(message) for message in fresh)
+
+    def _forget(self) -> None:
+        self._written.clear()
+        self._written_ids.clear()
 
     def _row(self, message: dict[str, Any]) -> dict[str, Any]:
         calls = message.get("tool_calls") or None
@@ -176,7 +185,8 @@ class Transcript:
                 _shared_store(self.path).end_session(session_id, reason)
             except (OSError, sqlite3.Error, SessionStoreError) as exc:
                 logger.warning("session %s: could not record its end: %s", session_id, exc)
-        self._session_id, self._written = "", 0
+        self._session_id = ""
+        self._forget()
 
     def close(self) -> None:
         """Let the store go (it stays open for the process's next session of this home)."""
