@@ -7,6 +7,7 @@ import logging
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import hermes
@@ -231,19 +232,25 @@ def test_a_turn_s_model_calls_and_tokens_are_added_to_its_session(
 
 def test_a_compressed_conversation_repeats_and_skips_no_message(tmp_path: Path) -> None:
     kept = transcript.Transcript(tmp_path)
-    common = {
-        "model": "m",
-        "system_prompt": "",
-        "parent_session_id": None,
-        "user_id": "",
-        "cwd": "",
-    }
+
+    def write(messages: list[dict[str, Any]]) -> None:
+        kept.write(
+            "s",
+            messages,
+            source="cli",
+            model="m",
+            system_prompt="",
+            parent_session_id=None,
+            user_id="",
+            cwd="",
+        )
+
     first, second = {"role": "user", "content": "one"}, {"role": "assistant", "content": "two"}
     messages = [first, second]
-    kept.write("s", messages, source="cli", **common)
+    write(messages)
     summary, third = {"role": "user", "content": "summary of one"}, {"role": "user", "content": "3"}
     messages[:] = [summary, second, third]  # what a context engine's compression does
-    kept.write("s", messages, source="cli", **common)
+    write(messages)
     kept.end("s", "exit")
     with SessionStore(tmp_path / "state.db") as db:
         assert [m["content"] for m in db.get_messages("s")] == ["one", "two", "summary of one", "3"]
