@@ -254,3 +254,20 @@ def test_a_compressed_conversation_repeats_and_skips_no_message(tmp_path: Path) 
     kept.end("s", "exit")
     with SessionStore(tmp_path / "state.db") as db:
         assert [m["content"] for m in db.get_messages("s")] == ["one", "two", "summary of one", "3"]
+
+
+def test_session_db_opens_the_current_home_or_a_re_pointed_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    pm = create_manager(home)
+    with pm.activate():
+        import hermes_state
+
+        with hermes_state.SessionDB() as db:
+            assert db.db_path == home / "state.db"
+        other = tmp_path / "other.db"
+        monkeypatch.setattr(hermes_state, "DEFAULT_DB_PATH", other)  # as Hermes' tests do
+        with hermes_state.SessionDB() as db, hermes_state.SessionDB(other, True) as reader:
+            assert db.db_path == other
+            assert reader.read_only

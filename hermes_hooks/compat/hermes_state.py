@@ -33,8 +33,10 @@ __all__ = [
 ]
 
 DEFAULT_DB_PATH: Path = state_db_path(current_home())
-"""The home's database when this module was first imported (Hermes' constant); a
-``SessionDB()`` reads the home again each time."""
+"""The home's database when this module was first imported (Hermes' constant). A
+``SessionDB()`` reads the home again each time, unless this was re-pointed (as Hermes' own
+tests do): then it opens that file."""
+_IMPORT_DEFAULT_DB_PATH: Path = DEFAULT_DB_PATH
 
 StateDbCorruptError = SessionStoreError
 """Raised when ``state.db`` is not a session database (Hermes' name)."""
@@ -47,8 +49,11 @@ class SessionDB(SessionStore):
     :param read_only: open an existing file without writing to it.
     """
 
-    def __init__(self, db_path: Path | str | None = None, *, read_only: bool = False) -> None:
-        super().__init__(
-            Path(db_path) if db_path is not None else state_db_path(current_home()),
-            read_only=read_only,
-        )
+    def __init__(self, db_path: Path | str | None = None, read_only: bool = False) -> None:
+        super().__init__(Path(db_path) if db_path else _default_db_path(), read_only=read_only)
+
+
+def _default_db_path() -> Path:
+    if DEFAULT_DB_PATH != _IMPORT_DEFAULT_DB_PATH:
+        return DEFAULT_DB_PATH
+    return state_db_path(current_home())
