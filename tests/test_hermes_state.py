@@ -271,3 +271,22 @@ def test_session_db_opens_the_current_home_or_a_re_pointed_default(
         with hermes_state.SessionDB() as db, hermes_state.SessionDB(other, True) as reader:
             assert db.db_path == other
             assert reader.read_only
+
+
+def test_a_message_that_cannot_be_stored_stops_the_transcript_not_the_turn(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    kept = transcript.Transcript(tmp_path)
+    odd = {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "arguments": object()}]}
+    with caplog.at_level(logging.WARNING):
+        kept.write(
+            "s",
+            [odd],
+            source="cli",
+            model="m",
+            system_prompt="",
+            parent_session_id=None,
+            user_id="",
+            cwd="",
+        )
+    assert "transcript is not kept" in caplog.text

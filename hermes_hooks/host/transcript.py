@@ -101,8 +101,8 @@ class Transcript:
                 self._store = None
                 if attempt:
                     self._fail(session_id, exc)
-            except (OSError, sqlite3.Error, SessionStoreError) as exc:
-                self._fail(session_id, exc)
+            except (OSError, sqlite3.Error, SessionStoreError, TypeError, ValueError) as exc:
+                self._fail(session_id, exc)  # a message that cannot be stored included
                 return
 
     def count(
@@ -165,8 +165,8 @@ class Transcript:
     def _row(self, message: dict[str, Any]) -> dict[str, Any]:
         calls = message.get("tool_calls") or None
         for call in calls or ():
-            function = call.get("function") or {}
-            if call.get("id") and function.get("name"):
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and call.get("id") and function.get("name"):
                 self._tool_names[str(call["id"])] = str(function["name"])
         call_id = message.get("tool_call_id")
         return {
