@@ -351,3 +351,28 @@ def test_the_api_of_a_plugin_not_enabled_is_never_imported(
     assert tab["mounted"] is False
     assert "not enabled" in tab["error"]
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("config", "mounted"),
+    [
+        ({}, False),
+        ({"enabled": ["shown"]}, True),
+        ({"enabled": ["shown"], "disabled": ["x"]}, False),
+    ],
+)
+def test_a_dashboard_only_folder_is_imported_once_enabled_by_folder_or_manifest_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: dict[str, list[str]], mounted: bool
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    marker = tmp_path / "imported"
+    folder = home / "plugins" / "x" / "dashboard"  # no plugin.yaml: a dashboard plugin only
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text('{"name": "shown", "api": "api.py"}')
+    (folder / "api.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\nfrom fastapi import APIRouter\nrouter = APIRouter()\n"
+    )
+    write_config(home, config.get("enabled", ()), config.get("disabled", ()))
+    client = dashboard_client(manager(home))
+    tab = next(t for t in client.get("/api/dashboard/tabs").json() if t["name"] == "shown")
+    assert (tab["plugin"], tab["mounted"], marker.exists()) == ("x", mounted, mounted)

@@ -169,7 +169,8 @@ def discover_tabs(pm: PluginManager) -> list[DashboardTab]:
 def _dashboard_only_folders(pm: PluginManager) -> list[tuple[Path, str]]:
     """The folders with a ``dashboard/manifest.json`` and no plugin manifest or code (Hermes'
     ``hermes-achievements``): the direct children of the user plugins folder, of the bundled
-    one and of its ``memory/``, as Hermes' dashboard scans them."""
+    one and of its ``memory/``, as Hermes' dashboard scans them (a symlinked folder is followed,
+    as a user plugin's is; its assets stay confined to the folder it resolves to)."""
     from hermes_hooks.plugins.discovery import bundled_plugins_dir
 
     bundled = bundled_plugins_dir()
@@ -185,7 +186,7 @@ def _dashboard_only_folders(pm: PluginManager) -> list[tuple[Path, str]]:
         except OSError:
             continue
         for child in children:
-            if child.is_dir() and not child.is_symlink() and (child / MANIFEST).is_file():
+            if child.is_dir() and (child / MANIFEST).is_file():
                 found.append((child, source))
     return found
 
