@@ -62,7 +62,7 @@ class IdentityProvider:
         jwk.update({"kid": self.kid, "use": "sig", "alg": "RS256"})
         return {"keys": [jwk]}
 
-    def access_token(self) -> str:
+    def access_token(self, *, ttl: int | None = None) -> str:
         if not self.client_id.startswith("agent:"):
             return secrets.token_urlsafe(24)  # opaque, as most OIDC providers issue
         now = int(time.time())
@@ -72,7 +72,7 @@ class IdentityProvider:
             "iss": self.issuer,
             "aud": self.client_id,
             "iat": now,
-            "exp": now + self.ttl,
+            "exp": now + (self.ttl if ttl is None else ttl),
             "scope": "agent_dashboard:access",
             "oauth_contract_version": 1,
             "agent_instance_id": self.client_id.removeprefix("agent:"),

@@ -4,6 +4,7 @@ and an OpenID Connect login against a local identity provider."""
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from hermes_hooks.backends.dashboard_auth import registry
 from hermes_hooks.cli.main import cli
 from hermes_hooks.dashboard.auth import DashboardAuthError, choose_mode
 
-SECRET = "s3cr3t-drain-credential-0123456789abcdef"
+SECRET = "Xq3v9Lr7Tz2Kp8Wm4Ny6Bc1Hd5Fg0Js-aQeRtYuIoP_z"  # 44 characters, as token_urlsafe gives
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def auth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     monkeypatch.setenv("HERMES_DASHBOARD_DRAIN_SECRET", SECRET)
     write_config(
         home,
-        enabled=["dashboard-basic", "drainctl", "dashboard-self-hosted"],
+        enabled=["dashboard-basic", "dashboard-drain", "dashboard-self-hosted"],
         dashboard={"basic_auth": {"username": "admin", "password": "hunter2-hunter2"}},
     )
     yield home
@@ -71,7 +72,7 @@ def test_the_served_module_is_hermes_contract(auth_home: Path) -> None:
             basic.complete_password_login("admin", "x")  # keyword-only, as in Hermes
         session = basic.complete_password_login(username="admin", password="hunter2-hunter2")
         assert isinstance(session, Session)
-        assert is_token_route("/api/plugins/drainctl/drain", "POST")
+        assert is_token_route("/api/gateway/drain", "POST")
 
 
 def test_a_provider_of_the_wrong_type_is_refused_naming_the_plugin(
@@ -176,12 +177,39 @@ def test_a_session_near_its_expiry_is_refreshed(
 
 def test_a_token_route_takes_the_token_provider_s_bearer_only(auth_home: Path) -> None:
     client = dashboard_client(manager(auth_home), mode="gated", signed_in=False)
-    url = "/api/plugins/drainctl/drain"
+    url = "/api/gateway/drain"  # the drain plugin's DRAIN_ROUTE_PATH, as in Hermes
+    marker = auth_home / ".drain_request.json"
     assert client.post(url).status_code == 401
     assert client.post(url, headers={"Authorization": "Bearer nope"}).status_code == 401
-    done = client.post(url, headers={"Authorization": f"Bearer {SECRET}"})
+    assert not marker.exists()
+    bearer = {"Authorization": f"Bearer {SECRET}"}
+    done = client.post(url, headers=bearer, json={"action": "drain"})
     assert done.status_code == 200, done.text
-    assert done.json() == {"draining": True, "by": "drain-control"}
+    assert (done.json()["action"], done.json()["draining"]) == ("drain", True)
+    assert json.loads(marker.read_text())["principal"] == "drain-control"
+    cancelled = client.post(url, headers=bearer, json={"action": "cancel"})
+    assert cancelled.json() == {"ok": True, "action": "cancel", "was_draining": True}
+    assert not marker.exists()
+    assert client.post(url, headers=bearer, json={"action": "explode"}).status_code == 400
+
+
+def test_a_weak_drain_secret_registers_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    auth_plugins(home)
+    monkeypatch.setenv("HERMES_DASHBOARD_DRAIN_SECRET", "a" * 64)  # long, but one character
+    write_config(home, enabled=["dashboard-drain"])
+    pm = manager(home)
+    with pm.activate():
+        from hermes_cli.dashboard_auth import list_token_providers
+        from hermes_cli.dashboard_auth.token_auth import is_token_route
+
+        assert list_token_providers() == []
+        assert not is_token_route("/api/gateway/drain", "POST")
+    drain = pm.get_plugin_module("dashboard-drain")
+    assert drain is not None
+    assert "distinct" in drain.LAST_SKIP_REASON
 
 
 def test_hermes_dashboard_auth_list_and_check(auth_home: Path) -> None:
@@ -277,7 +305,7 @@ def test_a_nous_portal_login_rotates_its_refresh_token(
         assert client.get(f"{back.path}?{back.query}", follow_redirects=False).status_code == 303
         assert client.get("/auth/me").json()["provider"] == "nous"
         first_refresh = client.cookies.get("hermes_session_rt")
-        replace_cookie(client, "hermes_session_at", "expired-or-foreign")  # forces a refresh
+        replace_cookie(client, "hermes_session_at", portal.access_token(ttl=-120))  # expired
         assert client.get("/api/dashboard/plugins").status_code == 200
         assert portal.seen["x-nous-refresh-token"] == 1
         assert client.cookies.get("hermes_session_rt") not in (None, first_refresh)
@@ -292,3 +320,15 @@ def test_hermes_dashboard_beyond_loopback_without_a_provider_exits_saying_why(
     assert refused.exit_code == 1
     assert "refusing to listen on '0.0.0.0'" in refused.output
     assert "--insecure" in refused.output
+
+
+def test_the_refusal_says_why_each_auth_plugin_registered_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    auth_plugins(home)
+    write_config(home, enabled=["dashboard-basic", "dashboard-nous"])  # neither configured
+    refused = CliRunner().invoke(cli, ["dashboard", "--host", "0.0.0.0", "--port", "0"])
+    assert refused.exit_code == 1
+    assert "  - dashboard-basic: dashboard.basic_auth.username is not set" in refused.output
+    assert "  - dashboard-nous: HERMES_DASHBOARD_OAUTH_CLIENT_ID is not set" in refused.output

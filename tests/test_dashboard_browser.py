@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from chromium import Page, browser, chromium  # noqa: F401  (fixtures)
+from cli_support import hermes
 from dashboard_plugins import achievements_plugin, auth_plugins
 from plugin_builders import isolated_home, user_plugin, write_config
 
@@ -88,6 +89,13 @@ def test_the_hooks_page_shows_counts_rising_after_a_turn_in_the_observed_host(
     browser.eval("document.querySelector('nav a[data-page=\"Hooks\"]').click()")
     browser.wait_for(f"Number(document.querySelector('{cell}').innerText) > {before}")
     assert browser.eval("document.querySelectorAll('svg.chart rect.bar').length") >= 1
+    # The chart is per implementation when the calling layer times each one, else per hook.
+    per = "implementation" if callable(getattr(pm, "add_call_observer", None)) else "hook"
+    assert browser.eval("document.querySelector('svg.chart').getAttribute('aria-label')") == (
+        f"time spent per {per}"
+    )
+    headings = browser.eval("Array.from(document.querySelectorAll('main h3'), e => e.innerText)")
+    assert f"Time per {per}" in headings
     shoot(browser, "hooks")
     for page in ("Tools", "Memory", "Doctor"):
         browser.click(f'nav a[data-page="{page}"]')
@@ -98,15 +106,21 @@ def test_the_hooks_page_shows_counts_rising_after_a_turn_in_the_observed_host(
         shoot(browser, page.lower())
 
 
-def test_a_dashboard_plugin_tab_renders_on_the_sdk(
+def test_the_achievements_tab_renders_the_sessions_of_the_observed_host(
     browser: Page,
     observed: tuple[PluginManager, DashboardServer, Path],
+    tmp_path: Path,
 ) -> None:
-    _, server, _ = observed
+    _, server, home = observed
+    # Another process's turn: the plugin reads it back from state.db through hermes_state.
+    ran = hermes(home, "-z", "run `echo badge`", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
     browser.goto(server.url)
     browser.click('nav a[data-page="Achievements"]')
     browser.wait_for("document.querySelectorAll('.ach-card').length === 2")
     assert browser.text(".ach-count") == "1 / 2 unlocked"
+    assert browser.text('.ach-card[data-id="terminal_goblin"] .ach-progress') == "1 / 3"
+    shoot(browser, "plugin-tab")
     assert browser.eval("document.querySelectorAll('.ach-card svg circle').length") == 2
     # A state change re-renders in place: the filter keeps the page (and its icons).
     browser.click("button.ach-filter:not(.active)")
@@ -116,7 +130,6 @@ def test_a_dashboard_plugin_tab_renders_on_the_sdk(
         browser.eval("getComputedStyle(document.querySelector('.ach-card')).borderTopColor")
         == "rgb(255, 215, 0)"
     )  # its CSS loaded
-    shoot(browser, "plugin-tab")
 
 
 def test_login_through_the_basic_provider_and_a_wrong_password_refused(

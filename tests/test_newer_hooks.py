@@ -90,7 +90,11 @@ def test_on_stream_delta_a_blocked_observer_does_not_delay_the_tokens(
         # Every token was shown and the turn is over while the observer still waits.
         assert shown == ["Hel", "lo ", "wor", "ld"]
         assert result.text == "Hello world"
-        assert [name for name, _ in rec.calls] == ["on_stream_start"]
+        # No delta reached the blocked observer; on_stream_end has a worker of its own and
+        # may already have been delivered (how soon depends only on thread scheduling).
+        called = [name for name, _ in rec.calls]
+        assert called[0] == "on_stream_start"
+        assert "on_stream_delta" not in called
         rec.gate.set()
         assert session.stream_observers() is not None
         session.close()

@@ -106,10 +106,13 @@ class _PluginApiGuard:
     and answered 504. The rest of the dashboard never sees these faults.
     """
 
-    def __init__(self, app: Any, tabs: dict[str, DashboardTab], timeout: float) -> None:
+    def __init__(
+        self, app: Any, tabs: dict[str, DashboardTab], timeout: float, pm: PluginManager
+    ) -> None:
         self.app = app
         self.tabs = tabs
         self.timeout = timeout
+        self.pm = pm
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
@@ -147,7 +150,9 @@ class _PluginApiGuard:
 
         failure: tuple[int, dict[str, Any]] | None = None
         try:
-            with anyio.fail_after(self.timeout):
+            # The observed manager is the current one for the route (its home is the one
+            # hermes_constants.get_hermes_home() and hermes_state.SessionDB() open).
+            with anyio.fail_after(self.timeout), self.pm.activate():
                 await self.app(scope, receive, tracking_send)
         except TimeoutError:
             logger.warning(
@@ -234,7 +239,7 @@ def build_app(
                 tab.api_error = f"its router could not be mounted: {type(exc).__name__}: {exc}"
     app.state.tabs = tabs
 
-    app.add_middleware(_PluginApiGuard, tabs=tabs, timeout=limits.plugin_timeout)
+    app.add_middleware(_PluginApiGuard, tabs=tabs, timeout=limits.plugin_timeout, pm=pm)
     from hermes_hooks.dashboard.routes import install
 
     install(app, gate)
@@ -315,6 +320,10 @@ def build_app(
     @app.get("/api/dashboard/kanban")
     def kanban() -> dict[str, Any]:
         return data.kanban(pm.hermes_home)
+
+    from hermes_hooks.dashboard.routes import install_drain
+
+    install_drain(app, pm.hermes_home)
 
     @app.get("/dashboard-plugins/{name}/{asset:path}")
     def plugin_asset(name: str, asset: str) -> Response:

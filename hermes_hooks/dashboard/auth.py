@@ -28,7 +28,7 @@ import logging
 import secrets
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from hermes_hooks.backends.dashboard_auth.provider import (
@@ -95,11 +95,18 @@ def is_loopback(host: str) -> bool:
 
 
 def choose_mode(
-    host: str, insecure: bool, providers: list[DashboardAuthProvider], *, login: bool = False
+    host: str,
+    insecure: bool,
+    providers: list[DashboardAuthProvider],
+    *,
+    login: bool = False,
+    skip_reasons: Sequence[str] = (),
 ) -> Mode:
     """Return the gate's mode for listening on ``host``.
 
     :param login: ask for a login even on loopback.
+    :param skip_reasons: why loaded dashboard-auth plugins registered no provider (their
+        ``LAST_SKIP_REASON``, as Hermes' refusal shows them), each ``"plugin: reason"``.
     :raises DashboardAuthError: beyond loopback (or with ``login``) with no provider and no
         ``--insecure``.
     """
@@ -113,7 +120,7 @@ def choose_mode(
             f"refusing to listen on {host!r} {where} without dashboard auth: no "
             "dashboard_auth provider is registered ('hermes dashboard-auth list' shows them; "
             "enable one, e.g. set dashboard.basic_auth), or pass --insecure to serve anyone "
-            "who has the session token"
+            "who has the session token" + "".join(f"\n  - {reason}" for reason in skip_reasons)
         )
     return "gated"
 

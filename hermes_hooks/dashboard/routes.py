@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import urllib.parse
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -38,7 +39,7 @@ from hermes_hooks.dashboard.auth import (
     is_public,
 )
 
-__all__ = ["install"]
+__all__ = ["install", "install_drain"]
 
 logger = logging.getLogger("hermes_hooks.dashboard.auth")
 
@@ -308,3 +309,31 @@ def install(app: FastAPI, gate: Gate) -> None:
             "provider": session.provider,
             "expires_at": session.expires_at,
         }
+
+
+def install_drain(app: FastAPI, home: Path) -> None:
+    """Add Hermes' ``POST /api/gateway/drain``: body ``{"action": "drain"}`` (the default) or
+    ``{"action": "cancel"}``; it writes or removes the home's drain marker. The
+    ``dashboard_auth/drain`` plugin makes this path a token route (a bearer service credential);
+    without it the dashboard's own gate guards it like any other request."""
+    from fastapi import HTTPException
+
+    from hermes_hooks.dashboard.data import gateway_drain
+
+    @app.post("/api/gateway/drain")
+    async def drain(request: Request) -> dict[str, Any]:
+        try:
+            body = await request.json()
+        except ValueError:
+            body = {}
+        body = body if isinstance(body, dict) else {}
+        principal = getattr(getattr(request.state, "token_principal", None), "principal", None)
+        try:
+            return gateway_drain(
+                home,
+                str(body.get("action", "drain")).strip().lower(),
+                str(principal or "dashboard"),
+                bool(body.get("suppress_notification", False)),
+            )
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None

@@ -95,6 +95,18 @@ class DashboardServer:
         self.stop()
 
 
+def skip_reasons(pm: PluginManager) -> list[str]:
+    """Why loaded plugins registered no dashboard-auth provider: each one's module-level
+    ``LAST_SKIP_REASON`` (Hermes' bundled providers keep it), as ``"plugin: reason"``."""
+    found = []
+    for info in pm.list_plugins():
+        module = pm.get_plugin_module(info.key)
+        reason = getattr(module, "LAST_SKIP_REASON", None) if module is not None else None
+        if isinstance(reason, str) and reason.strip():
+            found.append(f"{info.key}: {reason.strip()}")
+    return found
+
+
 def _prepare(
     pm: PluginManager,
     host: str,
@@ -107,7 +119,9 @@ def _prepare(
     _require_extra()
     import uvicorn
 
-    mode = choose_mode(host, insecure, providers_for(pm), login=login)
+    mode = choose_mode(
+        host, insecure, providers_for(pm), login=login, skip_reasons=skip_reasons(pm)
+    )
     gate = Gate(mode, lambda: providers_for(pm), token=token)
     counters = HookCounters().attach(pm)
     app = build_app(pm, gate=gate, counters=counters, limits=limits)

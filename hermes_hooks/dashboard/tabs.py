@@ -127,23 +127,68 @@ def discover_tabs(pm: PluginManager) -> list[DashboardTab]:
     from hermes_hooks.admin.actions import is_effectively_enabled
 
     seen: set[str] = set()
-    tabs = []
+    tabs: list[DashboardTab] = []
     config = pm.plugins_config
+    folders: set[Path] = set()
+
+    def add(tab: DashboardTab) -> None:
+        if tab.name in seen:
+            logger.warning("dashboard: plugin %r's tab %r is taken; skipped", tab.plugin, tab.name)
+            return
+        seen.add(tab.name)
+        tabs.append(tab)
+
     for candidate in pm.discover():
         if candidate.path is None:
             continue
         folder = Path(candidate.path)
         folder = folder if folder.is_dir() else folder.parent
+        folders.add(folder.resolve())
         if not (folder / MANIFEST).is_file():
             continue
-        enabled = is_effectively_enabled(config, candidate)
-        tab = _read(candidate.key, folder, str(candidate.source), enabled)
-        if tab.name in seen:
-            logger.warning("dashboard: plugin %r's tab %r is taken; skipped", tab.plugin, tab.name)
+        add(
+            _read(
+                candidate.key,
+                folder,
+                str(candidate.source),
+                is_effectively_enabled(config, candidate),
+            )
+        )
+    for folder, source in _dashboard_only_folders(pm):
+        if folder.resolve() in folders:
             continue
-        seen.add(tab.name)
-        tabs.append(tab)
+        tab = _read(folder.name, folder, source, False)
+        names = {folder.name, tab.name}
+        tab.enabled = not (names & config.disabled) and (
+            source == "bundled" or bool(names & config.enabled)
+        )
+        add(tab)
     return tabs
+
+
+def _dashboard_only_folders(pm: PluginManager) -> list[tuple[Path, str]]:
+    """The folders with a ``dashboard/manifest.json`` and no plugin manifest or code (Hermes'
+    ``hermes-achievements``): the direct children of the user plugins folder, of the bundled
+    one and of its ``memory/``, as Hermes' dashboard scans them (a symlinked folder is followed,
+    as a user plugin's is; its assets stay confined to the folder it resolves to)."""
+    from hermes_hooks.plugins.discovery import bundled_plugins_dir
+
+    bundled = bundled_plugins_dir()
+    roots = [
+        (pm.hermes_home / "plugins", "user"),
+        (bundled / "memory", "bundled"),
+        (bundled, "bundled"),
+    ]
+    found = []
+    for root, source in roots:
+        try:
+            children = sorted(root.iterdir()) if root.is_dir() else []
+        except OSError:
+            continue
+        for child in children:
+            if child.is_dir() and (child / MANIFEST).is_file():
+                found.append((child, source))
+    return found
 
 
 def import_api(tab: DashboardTab) -> types.ModuleType | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import collections
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -37,6 +37,7 @@ from hermes_hooks.host.approval import Approver, deny_all
 from hermes_hooks.host.records import CommandReply, SubagentOutcome, ToolCallRecord, TurnResult
 from hermes_hooks.host.toolloop import run_tool_call
 from hermes_hooks.host.tools import current_session
+from hermes_hooks.host.transcript import Transcript
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -73,6 +74,25 @@ class TurnState:
     changed_paths: set[str] = attrs.Factory(set)
     records: list[ToolCallRecord] = attrs.Factory(list)
     streamed: bool = False
+    responses: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def count(self, usage: Mapping[str, Any] | None) -> None:
+        """Count one model response and the tokens its provider reported (OpenAI's
+        ``prompt_tokens``/``completion_tokens``, Anthropic's ``input_tokens``/``output_tokens``)."""
+        self.responses += 1
+        if usage:
+            self.input_tokens += _tokens(usage, "input_tokens", "prompt_tokens")
+            self.output_tokens += _tokens(usage, "output_tokens", "completion_tokens")
+
+
+def _tokens(usage: Mapping[str, Any], *keys: str) -> int:
+    for key in keys:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return 0
 
 
 DEFAULT_MAX_TOOL_CALLS: Final = 32
@@ -150,6 +170,9 @@ class Session:
         self._record = record_events or events is not None
         self.hooks = Hooks(pm, listener=self._on_hook if self._record else None)
         self.messages: list[dict[str, Any]] = []
+        #: The session's messages in the home's session store (``state.db``, Hermes'
+        #: ``hermes_state``), written as each turn ends.
+        self.transcript = Transcript(pm.hermes_home)
         self.approved_rules: set[str] = set()
         self.turn: TurnState | None = None
         self.closed = False
@@ -369,6 +392,7 @@ class Session:
                     self._event("memory_recall", turn_id=turn.turn_id, chars=len(recalled))
             self.messages.append({"role": "user", "content": user_message})
             user_index = len(self.messages) - 1
+            self._keep_transcript()  # the session's row first: its subagents point at it
             context = self.hooks.pre_llm_call(
                 telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
                 session_id=self.session_id,
@@ -409,6 +433,14 @@ class Session:
                 model=self.model.model,
                 platform=self.platform,
             )
+            self._keep_transcript()
+            self.transcript.count(
+                self.session_id,
+                model=self.model.model,
+                api_calls=turn.responses,
+                input_tokens=turn.input_tokens,
+                output_tokens=turn.output_tokens,
+            )
             self._pending.extend(self._interrupts)
             self._interrupts.clear()
             self.pm.message_sink = sink
@@ -434,6 +466,18 @@ class Session:
             exit_reason=result.exit_reason,
         )
         return result
+
+    def _keep_transcript(self) -> None:
+        self.transcript.write(
+            self.session_id,
+            self.messages,
+            source="subagent" if self.parent is not None else self.platform,
+            model=self.model.model,
+            system_prompt=self.system_prompt,
+            parent_session_id=self.parent.session_id if self.parent is not None else None,
+            user_id=self.sender_id,
+            cwd=str(self.cwd),
+        )
 
     def _loop(
         self, turn: TurnState, user_index: int, context: str | None, outcome: dict[str, Any]
@@ -462,6 +506,7 @@ class Session:
                 user_index = engine.fit(user_index, context)
             self._live("model_request", turn_id=turn.turn_id, call=calls)
             response = self._request(turn, user_index, context, calls)
+            turn.count(response.usage)
             dropped = len(response.tool_calls) - self.max_tool_calls
             if dropped > 0:
                 logger.warning(
@@ -582,6 +627,7 @@ class Session:
         if self.context_engine is not None:
             self.context_engine.end(old, self.messages)
             self.context_engine.reset()
+        self.transcript.end(old, reason)
         self.session_id = new
         self._sections = None  # a new session renders the plugins' sections anew
         self.messages.clear()
@@ -610,6 +656,8 @@ class Session:
         if self.closed:
             return
         self.closed = True
+        self.transcript.end(self.session_id, reason)
+        self.transcript.close()
         if self.memory is not None:
             with self.pm.activate():
                 self.memory.session_end(self.messages)
