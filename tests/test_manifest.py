@@ -211,13 +211,15 @@ def test_requires_env_both_forms(tmp_path: Path) -> None:
     m = parse(
         tmp_path,
         "name: a\nrequires_env:\n  - SIMPLE\n"
-        "  - name: RICH\n    description: d\n    password: true\n",
+        "  - name: RICH\n    description: d\n    password: true\n"
+        "  - name: PROFILE\n    password: false\n    category: setting\n",
     )
     assert m.requires_env == (
         EnvRequirement(name="SIMPLE"),
         EnvRequirement(name="RICH", description="d", secret=True),
+        EnvRequirement(name="PROFILE", category="setting"),
     )
-    assert m.required_env_names == ("SIMPLE", "RICH")
+    assert m.required_env_names == ("SIMPLE", "RICH", "PROFILE")
 
 
 @pytest.mark.parametrize(

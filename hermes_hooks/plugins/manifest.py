@@ -107,7 +107,9 @@ KNOWN_FIELDS: Final[frozenset[str]] = frozenset(
 """Every top-level field Hermes knows; any other field is kept in ``extra`` and warned about."""
 
 _ENV_NAME: Final = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*\Z")
-_ENV_KEYS: Final = frozenset({"name", "description", "url", "secret", "password", "prompt"})
+_ENV_KEYS: Final = frozenset(
+    {"name", "description", "url", "secret", "password", "prompt", "category"}
+)
 _EMPTY: Final[Mapping[str, object]] = MappingProxyType({})
 # Fields whose YAML number keeps its written text: ``version: 1.10`` is "1.10", not "1.1".
 _VERBATIM_FIELDS: Final = frozenset({"version", "requires_hermes"})
@@ -124,13 +126,16 @@ class EnvRequirement:
     """One environment variable a plugin needs (``requires_env``) or can use (``optional_env``).
 
     A manifest gives it as a bare name (``- MY_API_KEY``) or as a mapping with ``name`` and any
-    of ``description``, ``url``, ``prompt`` and ``secret`` (``password`` is read as ``secret``).
+    of ``description``, ``url``, ``prompt``, ``category`` and ``secret`` (``password`` is read
+    as ``secret``).
 
     :param name: the variable, ``[A-Za-z_][A-Za-z0-9_]*``.
     :param description: what it is for, shown when it is asked for.
     :param url: where to get a value.
     :param secret: ask for it without echoing it.
     :param prompt: the question shown when asking for it.
+    :param category: Hermes' grouping for its setup screens (``setting`` for a plain
+        setting rather than a credential); kept as written.
     """
 
     name: str
@@ -138,6 +143,7 @@ class EnvRequirement:
     url: str = ""
     secret: bool = False
     prompt: str = ""
+    category: str = ""
 
 
 @attrs.frozen(kw_only=True)
@@ -541,6 +547,7 @@ class _Reader:
                     url=self.text(field, item.get("url"), f"{at}, key 'url'"),
                     secret=any(flags),
                     prompt=self.text(field, item.get("prompt"), f"{at}, key 'prompt'"),
+                    category=self.text(field, item.get("category"), f"{at}, key 'category'"),
                 )
             )
         return tuple(found)
