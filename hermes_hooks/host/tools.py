@@ -148,6 +148,17 @@ def _kill(process: subprocess.Popen[str]) -> None:
         pass
 
 
+def _backend(pm: PluginManager) -> str:
+    """The terminal backend chosen now (``local`` without a terminal environment family)."""
+    from hermes_hooks.plugins import extensions
+
+    if extensions.get_family("terminal_env") is None:
+        return "local"
+    from hermes_hooks.backends.terminal_env import backend_name
+
+    return backend_name(pm)
+
+
 def make_terminal(pm: PluginManager) -> Callable[..., str]:
     """Return the ``terminal`` handler; its output goes through ``transform_terminal_output``."""
     fallback = Hooks(pm)
@@ -161,6 +172,28 @@ def make_terminal(pm: PluginManager) -> Callable[..., str]:
         except ValueError as exc:
             return _error(f"terminal: {exc}")
         session = current_session.get()
+        try:
+            backend = _backend(pm)
+        except Exception as exc:  # a malformed terminal section: said, not raised
+            return _error(f"terminal: {exc}")
+        if backend != "local":
+            from hermes_hooks.backends.terminal_env import run_command
+
+            ran = run_command(
+                pm, backend, command, cwd=str(_cwd()), timeout=timeout, task_id=task_id
+            )
+            hooks = session.hooks if session is not None else fallback
+            ran["output"] = _limit(
+                hooks.transform_terminal_output(
+                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                    command=command,
+                    output=ran["output"],
+                    returncode=ran["exit_code"],
+                    task_id=task_id,
+                    env_type=backend,
+                )
+            )
+            return dumps(ran)
         try:
             process = subprocess.Popen(
                 command,

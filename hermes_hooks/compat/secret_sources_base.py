@@ -1,0 +1,27 @@
+"""Hermes' ``agent.secret_sources.base``: the secret source ABC and its result types.
+
+The same objects as :mod:`hermes_hooks.backends.secret_sources.base`, so a source written for
+Hermes registers with ``ctx.register_secret_source`` unchanged.
+"""
+
+from __future__ import annotations
+
+from hermes_hooks.backends.secret_sources.base import (
+    DEFAULT_FETCH_TIMEOUT_SECONDS,
+    SECRET_SOURCE_API_VERSION,
+    ErrorKind,
+    FetchResult,
+    SecretSource,
+    get_source_environment,
+    is_valid_env_name,
+)
+
+__all__ = [
+    "DEFAULT_FETCH_TIMEOUT_SECONDS",
+    "SECRET_SOURCE_API_VERSION",
+    "ErrorKind",
+    "FetchResult",
+    "SecretSource",
+    "get_source_environment",
+    "is_valid_env_name",
+]
