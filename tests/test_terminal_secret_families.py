@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +246,34 @@ def test_no_enabled_source_leaves_the_environment_as_dotenv_made_it(
     assert report.sources == []
     _config(home, secrets={"sources": "vault"})
     assert "secrets.sources must be a list" in str(apply_secret_sources(pm, environ).error)
+
+
+HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "terminal-and-secrets.md"
+_BLOCK = re.compile(r"^```\w+\n# file: (\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+_YAML = re.compile(r"^```yaml\n# config.yaml\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def test_the_how_tos_plugins_run_the_terminal_and_fill_a_secret(
+    home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TERMINAL_ENV", raising=False)
+    monkeypatch.setenv("MY_API_KEY", "set")
+    monkeypatch.delenv("MY_API_KEY")
+    text_ = HOW_TO.read_text("utf-8")
+    for path, body in _BLOCK.findall(text_):
+        target = home.plugins / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(body, encoding="utf-8")
+    merged: dict[str, Any] = {}
+    for block in _YAML.findall(text_):
+        for key, value in yaml.safe_load(block).items():
+            if key == "plugins":
+                merged.setdefault("plugins", {"enabled": []})["enabled"] += value["enabled"]
+            else:
+                merged[key] = value
+    (home.root / "config.yaml").write_text(yaml.safe_dump(merged))
+    pm = create_manager(home.root)
+    home.managers.append(pm)
+    [ran] = _terminal(pm, tmp_path, "echo inside")
+    assert ran == {"output": "[box] inside\n", "exit_code": 0}
+    assert os.environ["MY_API_KEY"] == "value-of-team/my-api"
