@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_REFERENCE_PREFIXES",
-    "CAPABILITIES",
     "MAX_SECTION_CHARS",
     "MAX_SECTIONS",
     "MAX_SECTIONS_TOTAL_CHARS",
@@ -68,10 +67,6 @@ BUILTIN_AUX_TASKS: Final = frozenset(
 )
 """The auxiliary tasks the host itself has: a plugin may not take their keys."""
 BUILTIN_REFERENCE_PREFIXES: Final = frozenset({"diff", "staged", "file", "folder", "git", "url"})
-CAPABILITIES: Final = frozenset(
-    {"tools.override", "gateway.platform_actions", "gateway.injection", "llm.override", "mcp"}
-)
-"""The capability ids a manifest may declare (Hermes' #64228 model)."""
 
 
 # -- what the members keep, per manager ------------------------------------------------------------
@@ -700,8 +695,13 @@ class NewerContextMembers:
 
     def has_capability(self, capability: str) -> bool:
         """Whether ``capability`` is live for this plugin: declared in the manifest's
-        ``capabilities`` and granted (``plugins.entries.<id>.granted_capabilities``). A
-        capability the plugin did not declare is refused (False, with a warning)."""
+        ``capabilities`` and granted in the stored consent (``plugins.entries.<id>``'s
+        ``granted_capabilities``, which ``hermes plugins enable`` writes, or the capability's
+        legacy ``allow_*`` key), read from ``config.yaml`` now. A capability the plugin did not
+        declare is refused (False, with a warning); an unreadable config grants nothing."""
+        from hermes_hooks.plugins.capabilities import capability_granted
+        from hermes_hooks.plugins.config import PluginsConfig
+
         declared = getattr(self.manifest, "capabilities", ()) or ()
         if capability not in declared:
             logger.warning(
@@ -710,11 +710,14 @@ class NewerContextMembers:
                 capability,
             )
             return False
-        entry = self._manager.plugins_config.entry(self._plugin_id)
-        granted = entry.get("granted_capabilities")
-        if isinstance(granted, Mapping):
-            return granted.get(capability) is True
-        return isinstance(granted, list) and capability in granted
+        try:
+            entry = PluginsConfig.from_home(self._manager.hermes_home).entry(self._plugin_id)
+        except Exception as exc:  # fail closed: consent that cannot be read is not given
+            logger.warning(
+                "plugin %r: capability %r not granted: %s", self._plugin_id, capability, exc
+            )
+            return False
+        return capability_granted(entry, capability)
 
     @property
     def platform_actions(self) -> PlatformActions:
