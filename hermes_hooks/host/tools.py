@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 from hermes_hooks.backends.models.base import dumps
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.errors import RegistrationError
+from hermes_hooks.plugins.newer_ctx import redact_everywhere
 from hermes_hooks.registries.base import HOST
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
@@ -184,13 +185,15 @@ def make_terminal(pm: PluginManager) -> Callable[..., str]:
             )
             hooks = session.hooks if session is not None else fallback
             ran["output"] = _limit(
-                hooks.transform_terminal_output(
-                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-                    command=command,
-                    output=ran["output"],
-                    returncode=ran["exit_code"],
-                    task_id=task_id,
-                    env_type=backend,
+                redact_everywhere(
+                    hooks.transform_terminal_output(
+                        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                        command=command,
+                        output=ran["output"],
+                        returncode=ran["exit_code"],
+                        task_id=task_id,
+                        env_type=backend,
+                    )
                 )
             )
             return dumps(ran)
@@ -224,6 +227,8 @@ def make_terminal(pm: PluginManager) -> Callable[..., str]:
             task_id=task_id,
             env_type="local",
         )
+        # The plugins' redaction patterns, after the hook, as Hermes redacts the output.
+        output = redact_everywhere(output)
         result: dict[str, Any] = {"output": _limit(output), "exit_code": process.returncode}
         if timed_out:
             result["error"] = f"command timed out after {timeout} s and was killed"

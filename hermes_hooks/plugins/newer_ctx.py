@@ -45,7 +45,10 @@ __all__ = [
     "NewerContextMembers",
     "PluginState",
     "extras",
+    "install_log_redaction",
+    "redact_everywhere",
     "redact_text",
+    "redaction_patterns",
     "render_system_prompt_sections",
 ]
 
@@ -247,6 +250,59 @@ def redact_text(pm: PluginManager, text: str, replacement: str = "***") -> str:
     for _, pattern in extras(pm).redaction_patterns:
         text = pattern.sub(replacement, text)
     return text
+
+
+def redaction_patterns() -> list[re.Pattern[str]]:
+    """The patterns every live manager's plugins registered (Hermes' ``agent.redact`` is one
+    process-wide table; here each manager keeps its own, and all of them apply)."""
+    with _EXTRAS_LOCK:
+        tables = [found.redaction_patterns for found in _EXTRAS.values()]
+    return [pattern for table in tables for _, pattern in list(table)]
+
+
+def redact_everywhere(text: str, replacement: str = "***") -> str:
+    """Return ``text`` with every plugin-registered pattern of every live manager replaced:
+    what every redaction of the host applies besides its own (the model transport's keys,
+    the terminal's output, the log, approval requests)."""
+    if not text:
+        return text
+    for pattern in redaction_patterns():
+        try:
+            text = pattern.sub(replacement, text)
+        except Exception:  # a pathological pattern never breaks what it redacts
+            continue
+    return text
+
+
+_LOG_REDACTION: list[bool] = []
+
+
+def install_log_redaction() -> None:
+    """Make every log record of the process go through the plugins' patterns (once).
+
+    The record factory is wrapped, so the message is redacted when the record is made,
+    whichever logger and handler it then goes to (Hermes redacts its logs with a formatter).
+    """
+    with _EXTRAS_LOCK:
+        if _LOG_REDACTION:
+            return
+        _LOG_REDACTION.append(True)
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if not redaction_patterns():
+            return record
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not format stays as it is
+            return record
+        redacted = redact_everywhere(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return record
+
+    logging.setLogRecordFactory(factory)
 
 
 # -- durable state ---------------------------------------------------------------------------------
@@ -619,6 +675,8 @@ class NewerContextMembers:
                 continue
             table.append((self._plugin_id, compiled))
             accepted += 1
+        if accepted:
+            install_log_redaction()
         return accepted
 
     def register_auxiliary_task(
