@@ -146,6 +146,9 @@ class GatewayRunner:
         self._status(gateway_state="starting")
         self._previous_sink = self.pm.message_sink
         self.pm.message_sink = self._inject
+        from hermes_hooks.host.platform_actions import install_sink
+
+        undo_actions = install_sink(self.pm, self.adapters)  # ctx.platform_actions → adapters
         try:
             for platform in self.config.platforms:
                 cfg = self.config.platforms[platform]
@@ -158,6 +161,7 @@ class GatewayRunner:
                 ready()
             await self._stop.wait()
         finally:
+            undo_actions()
             await self._shutdown()
         return 0
 

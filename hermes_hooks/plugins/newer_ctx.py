@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_REFERENCE_PREFIXES",
+    "ActionResult",
     "MAX_SECTION_CHARS",
     "MAX_SECTIONS",
     "MAX_SECTIONS_TOTAL_CHARS",
@@ -398,40 +399,86 @@ def _write_json(path: Path, data: object) -> None:
 # -- the members -----------------------------------------------------------------------------------
 
 
+class ActionResult(dict[str, Any]):
+    """What a ``ctx.platform_actions`` verb answers: ``{"ok": bool, ...}``, and awaitable, so
+    that Hermes' ``await ctx.platform_actions.add_reaction(...)`` works as well as a plain
+    call. A verb called on the gateway's own loop is scheduled there; awaiting the result
+    waits for it (used without ``await`` it says ``{"ok": True, "scheduled": True}``)."""
+
+    def __init__(self, fields: Mapping[str, Any], pending: Any = None) -> None:
+        super().__init__(fields)
+        self._pending = pending
+
+    def __await__(self) -> Any:
+        if self._pending is not None:
+            outcome = yield from self._pending.__await__()
+            self.clear()
+            self.update(outcome)
+            self._pending = None
+        return self
+
+
 class PlatformActions:
     """``ctx.platform_actions``: gateway actions gated by the ``gateway.platform_actions``
-    capability; every verb answers ``{"ok": bool, ...}`` and never raises."""
+    capability; every verb answers ``{"ok": bool, ...}`` (Hermes' ``{"ok": False, "error":
+    code, "detail"}`` on failure), is awaitable, and never raises.
+
+    Under ``hermes gateway run`` the gateway installs the sink that reaches the platform's
+    adapter (:mod:`hermes_hooks.host.platform_actions`); elsewhere there is none."""
 
     def __init__(self, context: NewerContextMembers) -> None:
         self._context = context
 
-    def _act(self, verb: str, **arguments: Any) -> dict[str, Any]:
+    def _act(self, verb: str, **arguments: Any) -> ActionResult:
+        plugin = self._context._plugin_id
         if not self._context.has_capability("gateway.platform_actions"):
-            return {
-                "ok": False,
-                "error": f"plugin {self._context._plugin_id!r} lacks the "
-                "gateway.platform_actions capability",
-            }
+            return ActionResult(
+                {
+                    "ok": False,
+                    "error": "capability_not_granted",
+                    "detail": f"plugin {plugin!r} lacks the gateway.platform_actions capability",
+                }
+            )
+        for name, value in arguments.items():
+            if not isinstance(value, str) or not value.strip():
+                return ActionResult(
+                    {
+                        "ok": False,
+                        "error": "invalid_argument",
+                        "detail": f"{verb}: {name} must be a non-empty string",
+                    }
+                )
         sink = extras(self._context._manager).platform_action_sink
         if sink is None:
-            return {"ok": False, "error": "no live gateway serves platform actions"}
+            return ActionResult(
+                {
+                    "ok": False,
+                    "error": "gateway_unavailable",
+                    "detail": "no live gateway serves platform actions",
+                }
+            )
         try:
-            return {"ok": True, **dict(sink(self._context._plugin_id, verb, arguments))}
+            answer = sink(plugin, verb, arguments)
         except Exception as exc:
-            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            return ActionResult(
+                {"ok": False, "error": "action_failed", "detail": f"{type(exc).__name__}: {exc}"}
+            )
+        if isinstance(answer, ActionResult):
+            return answer
+        return ActionResult({"ok": True, **dict(answer)})
 
     def add_reaction(
-        self, *, platform: str, chat_id: str, message_id: str, emoji: str
-    ) -> dict[str, Any]:
+        self, platform: str, chat_id: str, message_id: str, emoji: str
+    ) -> ActionResult:
         """React to a message with ``emoji``."""
         return self._act(
             "add_reaction", platform=platform, chat_id=chat_id, message_id=message_id, emoji=emoji
         )
 
     def set_thread_title(
-        self, *, platform: str, chat_id: str, thread_id: str, title: str
-    ) -> dict[str, Any]:
-        """Rename a thread."""
+        self, platform: str, chat_id: str, thread_id: str, title: str
+    ) -> ActionResult:
+        """Rename a thread (a forum topic)."""
         return self._act(
             "set_thread_title", platform=platform, chat_id=chat_id, thread_id=thread_id, title=title
         )
