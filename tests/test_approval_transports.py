@@ -34,7 +34,7 @@ from hermes_cli.approval_transport import ApprovalDecision
 
 def gate(tool_name, args, **kwargs):
     if tool_name == "terminal":
-        return {{"action": "approve", "message": "runs tok_abcdef12 on the box",
+        return {{"action": "approve", "message": "runs rdx9_abcdef12 on the box",
                  "rule_key": "shell"}}
 
 def present(request):
@@ -56,7 +56,7 @@ async def present_async(request):
 
 def register(ctx):
     ctx.register_hook("pre_tool_call", gate)
-    ctx.register_redaction_patterns([r"tok_[a-z0-9]{{8}}"])
+    ctx.register_redaction_patterns([r"rdx9_[a-z0-9]{{8}}"])
     ctx.register_approval_transport("phone", present)
     ctx.register_approval_transport("phone_async", present_async)
 """

@@ -21,11 +21,11 @@ from hermes_hooks.plugins.newer_ctx import redact_everywhere
 
 __all__ = ["chat_server", "home"]
 
-SECRET = "tok_abcdef12"
+SECRET = "rdx9_abcdef12"
 
 PATTERNS = """
 def register(ctx):
-    ctx.register_redaction_patterns([r"tok_[a-z0-9]{8}", ".*", "ab("])
+    ctx.register_redaction_patterns([r"rdx9_[a-z0-9]{8}", ".*", "ab("])
 """
 
 
