@@ -39,6 +39,9 @@ class Env:
 
 class Sandbox(TerminalEnvironmentProvider):
     name = "sandbox"
+    @property
+    def strip_env_keys(self):
+        return frozenset({"SANDBOX_VENDOR_TOKEN"})
     def is_available(self):
         return True
     def create_environment(self, *, cwd, timeout, task_id="default", **kwargs):
@@ -98,8 +101,9 @@ def test_the_terminal_runs_locally_by_default_and_in_the_chosen_environment(
     assert "'docker'" in warnings  # a built-in backend's name is refused
     assert "built-in terminal backend" in warnings
     assert "Loud Box" in warnings  # so is a name terminal.backend cannot hold
-    [local] = _terminal(pm, tmp_path, "echo here")
-    assert local == {"output": "here\n", "exit_code": 0}
+    monkeypatch.setenv("SANDBOX_VENDOR_TOKEN", "vendor-secret")
+    [local] = _terminal(pm, tmp_path, "echo here ${SANDBOX_VENDOR_TOKEN:-stripped}")
+    assert local == {"output": "here stripped\n", "exit_code": 0}  # its vendor key is not passed
 
     _config(home, terminal={"backend": "sandbox"})
     first, second = _terminal(pm, tmp_path, "echo one", "echo two")

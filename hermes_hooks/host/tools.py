@@ -160,6 +160,21 @@ def _backend(pm: PluginManager) -> str:
     return backend_name(pm)
 
 
+def _command_env(pm: PluginManager) -> dict[str, str] | None:
+    """The environment of a command: this one without the terminal environment providers'
+    ``strip_env_keys`` (their vendors' credentials); ``None`` (inherit it) when there are none."""
+    from hermes_hooks.plugins import extensions
+
+    if extensions.get_family("terminal_env") is None:
+        return None
+    from hermes_hooks.backends.terminal_env import strip_env_keys
+
+    keys = strip_env_keys(pm)
+    if not keys:
+        return None
+    return {name: value for name, value in os.environ.items() if name not in keys}
+
+
 def make_terminal(pm: PluginManager) -> Callable[..., str]:
     """Return the ``terminal`` handler; its output goes through ``transform_terminal_output``."""
     fallback = Hooks(pm)
@@ -202,6 +217,7 @@ def make_terminal(pm: PluginManager) -> Callable[..., str]:
                 command,
                 shell=True,
                 cwd=_cwd(),
+                env=_command_env(pm),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

@@ -43,6 +43,7 @@ __all__ = [
     "TerminalEnvironmentProvider",
     "backend_name",
     "run_command",
+    "strip_env_keys",
 ]
 
 LOCAL: Final = "local"
@@ -155,6 +156,20 @@ TERMINAL_ENV: Final[Family[TerminalEnvironmentProvider]] = Family(
     default_timeout=CREATE_TIMEOUT,
 )
 """The terminal environment family."""
+
+
+def strip_env_keys(pm: PluginManager) -> frozenset[str]:
+    """The variables no command the agent runs may read: every registered provider's
+    ``strip_env_keys`` (whichever backend is chosen, as Hermes strips them); a provider whose
+    property raises adds none."""
+    keys: set[str] = set()
+    for provider in TERMINAL_ENV.registry(pm).list_providers():
+        try:
+            found = provider.strip_env_keys
+            keys.update(k for k in found if isinstance(k, str))
+        except Exception:
+            continue
+    return frozenset(keys)
 
 
 def backend_name(pm: PluginManager, environ: Mapping[str, str] | None = None) -> str:
