@@ -160,8 +160,18 @@ def through_transport(pm: PluginManager, builtin: Approver) -> Approver:
             return builtin(request)
         registered = extras(pm).approval_transports.get(name)
         if registered is None:
+            import difflib
+
             failure = "unavailable"
-            logger.warning("approval transport %r is selected but not registered", name)
+            known = sorted(extras(pm).approval_transports)
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            logger.warning(
+                "approval transport %r is selected (security.approval.transport) but not "
+                "registered%s; registered: %s",
+                name,
+                f" (did you mean {close[0]!r}?)" if close else "",
+                ", ".join(known) or "none",
+            )
         else:
             try:
                 shown = TransportRequest.create(

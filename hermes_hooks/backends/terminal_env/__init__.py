@@ -204,11 +204,15 @@ def run_command(
         )
     provider = registry.get_provider(backend)
     if provider is None:
-        known = ", ".join(registry.names()) or "none"
+        import difflib
+
+        names = registry.names()
+        close = difflib.get_close_matches(backend, [*names, LOCAL], n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         return _failed(
-            f"terminal.backend is {backend!r}, but no loaded plugin registered a terminal "
-            f"environment provider of that name (registered: {known}); enable its plugin or "
-            f"set terminal.backend: local"
+            f"terminal.backend is {backend!r}{hint}, but no loaded plugin registered a terminal "
+            f"environment provider of that name (registered: {', '.join(names) or 'none'}); "
+            f"enable its plugin or set terminal.backend: local"
         )
     if not isinstance(registry, TerminalEnvRegistry):  # pragma: no cover - the family's own
         return _failed("the terminal environment registry is not the family's")
