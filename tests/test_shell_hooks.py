@@ -171,6 +171,44 @@ def test_a_hook_is_bounded_by_its_own_timeout_not_by_hook_callback_timeout(
     assert "did not finish" not in answer
 
 
+def test_on_the_async_path_a_shell_hook_never_blocks_the_callers_loop(home: Path) -> None:
+    import asyncio
+
+    from hermes_hooks import Hooks
+
+    slow = script(
+        home,
+        "slow_async.py",
+        f"""\
+        #!{sys.executable}
+        import sys, time
+        time.sleep(0.3)
+        print("no", file=sys.stderr)
+        sys.exit(2)
+        """,
+    )
+    configure(home, {"pre_tool_call": [{"command": str(slow)}]}, hooks_auto_accept=True)
+    pm = create_manager(home)
+    order: list[str] = []
+
+    async def scenario() -> Any:
+        async def tick() -> None:
+            while True:
+                order.append("tick")
+                await asyncio.sleep(0.01)
+
+        ticker = asyncio.create_task(tick())
+        decision = await Hooks(pm).apre_tool_call(tool_name="terminal", args={"command": "x"})
+        order.append("done")
+        ticker.cancel()
+        return decision
+
+    decision = asyncio.run(scenario())
+    assert decision.action == "block"
+    assert decision.message == "no"
+    assert order.index("done") > 1  # the loop ran other tasks while the script ran
+
+
 @pytest.mark.parametrize(
     ("event", "result", "answer"),
     [

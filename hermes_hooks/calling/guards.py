@@ -452,6 +452,7 @@ class Guard:
         """The coroutine function the async path awaits in place of :attr:`entry`."""
         function, bound, setting, check = self.function, self.bound, self.setting, self.check
         failed, unfit = self.failed, self.unfit
+        self_bounded = bool(getattr(function, SELF_BOUNDED_ATTR, False))
 
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
             try:
@@ -462,6 +463,10 @@ class Guard:
                     and not handoff.on_worker()
                 ):
                     result = await bound.acall(function, args, kwargs, setting.seconds)
+                elif self_bounded:  # it blocks until its own limit: never on the caller's loop
+                    import asyncio
+
+                    result = await asyncio.to_thread(function, *args, **kwargs)
                 else:
                     result = function(*args, **kwargs)
                     if result is not None and aio.is_awaitable(result):
