@@ -218,7 +218,9 @@ def run_command(
         return _failed("the terminal environment registry is not the family's")
     try:
         environment = registry.environment(provider, cwd=cwd, timeout=timeout, task_id=task_id)
-        bound = functools.partial(environment.execute, command, cwd, timeout=timeout)
+        bound = functools.partial(
+            environment.execute, command, **_execute_kwargs(environment, cwd, timeout)
+        )
         result = call_provider(
             TERMINAL_ENV,
             provider,
@@ -245,6 +247,22 @@ def run_command(
     if isinstance(error, str) and error:
         envelope["error"] = error
     return envelope
+
+
+def _execute_kwargs(environment: Any, cwd: str, timeout: int) -> dict[str, Any]:
+    """``timeout=`` always, ``cwd=`` when ``execute`` takes it: Hermes' guide has
+    ``execute(command, timeout=None, **kwargs)``, its ``BaseEnvironment`` ``execute(command,
+    cwd="", *, timeout=None)``; both are passed by name, so neither lands in the other."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(environment.execute).parameters
+    except (TypeError, ValueError):
+        return {"timeout": timeout}
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    if takes_any or "cwd" in parameters:
+        return {"cwd": cwd, "timeout": timeout}
+    return {"timeout": timeout}
 
 
 def _failed(message: str) -> dict[str, Any]:

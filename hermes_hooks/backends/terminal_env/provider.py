@@ -3,9 +3,9 @@
 A provider is a place where the ``terminal`` tool's commands run other than this machine (a
 container, a cloud sandbox, a remote runner). Its :attr:`~TerminalEnvironmentProvider.name` is
 what ``terminal.backend`` (or ``TERMINAL_ENV``) names; :meth:`create_environment` returns an
-*environment*: any object with ``execute(command, cwd="", *, timeout=None)`` returning
-``{"output": str, "returncode": int}`` and, optionally, ``cleanup()`` (Hermes'
-``BaseEnvironment`` duck type).
+*environment*: any object with ``execute(command, timeout=None, **kwargs)`` (``cwd=`` is passed
+when it takes it) returning ``{"output": str, "exit_code": int}`` (or ``"returncode"``) and,
+optionally, ``cleanup()`` (Hermes' ``BaseEnvironment`` duck type).
 """
 
 from __future__ import annotations
