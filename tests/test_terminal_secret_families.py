@@ -158,6 +158,17 @@ class Bulk(SecretSource):
     def fetch(self, cfg, home_path):
         return FetchResult(secrets={"SHARED_KEY": "from-bulk", "BULK_ONLY": "b"})
 
+class Cli(SecretSource):
+    name = "cli"
+    def fetch(self, cfg, home_path):
+        import sys
+        from agent.secret_sources.base import run_secret_cli
+        done = run_secret_cli([sys.executable, "-c",
+                               "import os; print(os.environ.get('LEAKY', 'clean'))"])
+        return FetchResult(secrets={"CLI_KEY": done.stdout.strip(), "PINNED_KEY": "vault"})
+    def override_existing(self, cfg):
+        return True
+
 class Down(SecretSource):
     name = "down"
     def fetch(self, cfg, home_path):
@@ -185,7 +196,7 @@ class Upper(SecretSource):
         return FetchResult()
 
 def register(ctx):
-    for source in (Vault(), Bulk(), Down(), Raises(), Wrong(), Old(), Upper()):
+    for source in (Vault(), Bulk(), Cli(), Down(), Raises(), Wrong(), Old(), Upper()):
         ctx.register_secret_source(source)
 """
 
@@ -193,7 +204,7 @@ def register(ctx):
 def test_secret_sources_fill_the_environment_after_dotenv(
     home: PluginHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("SHARED_KEY", "BULK_ONLY", "DOTENV_KEY", "VAULT_TOKEN"):
+    for name in ("SHARED_KEY", "BULK_ONLY", "DOTENV_KEY", "VAULT_TOKEN", "CLI_KEY", "PINNED_KEY"):
         monkeypatch.setenv(name, "set")  # so that the test's changes are undone after it
         monkeypatch.delenv(name)
     home.add_plugin("vault", VAULT)
@@ -208,6 +219,8 @@ def test_secret_sources_fill_the_environment_after_dotenv(
         home,
         secrets={
             "sources": ["bulk", "vault"],
+            "preserve_existing": ["PINNED_KEY"],
+            "cli": {"enabled": True},
             "vault": {"enabled": True, "values": values},
             "bulk": {"enabled": True},
             "down": {"enabled": True},
@@ -221,14 +234,16 @@ def test_secret_sources_fill_the_environment_after_dotenv(
     warnings = " ".join(pm.get_plugin_info("vault").warnings)  # type: ignore[union-attr]
     assert "v0" in warnings  # another contract version is refused
     assert "'Upper'" in warnings
-    environ = {"DOTENV_KEY": "from-dotenv"}  # what .env set
+    environ = {"DOTENV_KEY": "from-dotenv", "PINNED_KEY": "local", "LEAKY": "x"}
     report = apply_secret_sources(pm, environ)
+    assert environ["CLI_KEY"] == "clean"  # the vault's CLI never sees the environment
+    assert environ["PINNED_KEY"] == "local"  # preserve_existing beats override_existing
     assert environ["SHARED_KEY"] == "from-vault"  # mapped beats bulk, whatever the order
     assert environ["BULK_ONLY"] == "b"
     assert environ["DOTENV_KEY"] == "from-dotenv"  # no override_existing: .env kept
     assert "VAULT_TOKEN" not in environ  # protected
     assert "BAD NAME" not in environ
-    assert report.provenance == {"SHARED_KEY": "vault", "BULK_ONLY": "bulk"}
+    assert report.provenance == {"SHARED_KEY": "vault", "BULK_ONLY": "bulk", "CLI_KEY": "cli"}
     assert any("SHARED_KEY" in c for c in report.conflicts)
     failed = {part.name: part.result.error for part in report.sources if not part.result.ok}
     assert failed["down"] == "vault sealed"

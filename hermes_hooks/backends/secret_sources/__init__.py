@@ -17,8 +17,8 @@ registered then, after ``.env`` was read) it fetches every enabled source within
 ``timeout_seconds`` (isolated: a source that raises, hangs or returns something else is
 reported, never fatal) and applies the results to the environment: mapped sources before
 bulk ones, the first source to supply a variable wins, a value the shell or ``.env`` set is
-kept unless the source may ``override_existing``, and a source's protected variables are
-never written.
+kept unless the source may ``override_existing`` (and always for the variables
+``secrets.preserve_existing`` lists), and a source's protected variables are never written.
 """
 
 from __future__ import annotations
@@ -280,6 +280,8 @@ def apply_secret_sources(
             protected |= set(source.protected_env_vars(_section(settings.section, source.name)))
         except Exception:
             continue
+    pinned = settings.section.get("preserve_existing")
+    preserve = {n for n in pinned if isinstance(n, str)} if isinstance(pinned, list) else set()
     claimed: dict[str, str] = {}
     home = registry.config_home()
     for source in enabled:
@@ -307,7 +309,7 @@ def apply_secret_sources(
                     f"{var}: kept the value from {claimed[var]}; {source.name} supplies it too "
                     "(the first source wins: remove one binding or reorder secrets.sources)"
                 )
-            elif env.get(var) and not override:
+            elif env.get(var) and (not override or var in preserve):
                 part.skipped_existing.append(var)
             else:
                 env[var] = value

@@ -16,20 +16,26 @@ import contextvars
 import enum
 import os
 import re
-from collections.abc import MutableMapping
+import subprocess
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import attrs
 
 __all__ = [
+    "DEFAULT_CLI_TIMEOUT_SECONDS",
     "DEFAULT_FETCH_TIMEOUT_SECONDS",
     "SECRET_SOURCE_API_VERSION",
     "ErrorKind",
     "FetchResult",
     "SecretSource",
+    "build_minimal_provider_env",
     "get_source_environment",
     "is_valid_env_name",
+    "redact_secret_value",
+    "run_secret_cli",
+    "scrub_ansi",
 ]
 
 SECRET_SOURCE_API_VERSION: Final = 1
@@ -145,3 +151,102 @@ class SecretSource(abc.ABC):
             ErrorKind.NETWORK: "check connectivity to the secrets backend and retry",
         }
         return hints.get(kind, "") if kind is not None else ""
+
+
+# -- Hermes' helpers for sources that run a vault's CLI ---------------------------------------
+
+DEFAULT_CLI_TIMEOUT_SECONDS: Final = 30.0
+"""The bound of :func:`run_secret_cli` when none is given."""
+
+_ANSI: Final = re.compile(
+    r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x1b\][^\x07]*(?:\x07|\x1b\\|$)"
+)
+
+_PROVIDER_ENV_BASE: Final = (
+    "PATH",
+    "HOME",
+    "USERPROFILE",
+    "SYSTEMROOT",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "LANG",
+    "LC_ALL",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_RUNTIME_DIR",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "all_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+)
+
+
+def scrub_ansi(text: str) -> str:
+    """``text`` without ANSI escape sequences (a helper CLI's coloured diagnostics)."""
+    return _ANSI.sub("", text or "")
+
+
+def redact_secret_value(text: str, secret: str, *, replacement: str = "<redacted>") -> str:
+    """``text`` with the exact ``secret`` replaced (a provider's diagnostics may echo it)."""
+    if not text or not secret:
+        return text or ""
+    return text.replace(secret, replacement)
+
+
+def build_minimal_provider_env(
+    source_env: Mapping[str, str] | None = None,
+    *,
+    allow_env: Sequence[str] = (),
+    extra_env: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of a vault's CLI: locations, locale and proxies, the variables named in
+    ``allow_env`` and ``extra_env``; never the whole environment, which holds every
+    credential by now."""
+    source = source_env if source_env is not None else get_source_environment()
+    env = {key: source[key] for key in (*_PROVIDER_ENV_BASE, *allow_env) if key in source}
+    env.update(extra_env or {})
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def run_secret_cli(
+    argv: Sequence[str],
+    *,
+    allow_env: Sequence[str] = (),
+    extra_env: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_CLI_TIMEOUT_SECONDS,
+) -> subprocess.CompletedProcess[str]:
+    """Run a vault's CLI as Hermes does: an argument list (no shell), the minimal environment
+    (:func:`build_minimal_provider_env`), stdin closed, stderr without ANSI codes.
+
+    :raises RuntimeError: it could not start, or ran past ``timeout`` (a message safe to show).
+    """
+    env = build_minimal_provider_env(allow_env=allow_env, extra_env=extra_env)
+    name = Path(str(argv[0])).name if argv else "?"
+    try:
+        done = subprocess.run(  # an argument list, no shell
+            list(argv),
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(f"{name} timed out after {timeout:.0f}s") from exc
+    except OSError as exc:
+        raise RuntimeError(f"failed to invoke {name}: {exc}") from exc
+    done.stdout = done.stdout or ""
+    done.stderr = scrub_ansi(done.stderr or "")
+    return done
