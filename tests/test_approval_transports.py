@@ -54,8 +54,12 @@ async def present_async(request):
     await asyncio.sleep(0)
     return request.respond("once")
 
+def observe(surface, **kwargs):
+    rec.surfaces.append(surface)
+
 def register(ctx):
     ctx.register_hook("pre_tool_call", gate)
+    ctx.register_hook("pre_approval_request", observe)
     ctx.register_redaction_patterns([r"rdx9_[a-z0-9]{{8}}"])
     ctx.register_approval_transport("phone", present)
     ctx.register_approval_transport("phone_async", present_async)
@@ -64,7 +68,7 @@ def register(ctx):
 
 @pytest.fixture
 def rec(monkeypatch: pytest.MonkeyPatch) -> Any:
-    return recorder_module(monkeypatch, REC, seen=[], mode=["once"])
+    return recorder_module(monkeypatch, REC, seen=[], mode=["once"], surfaces=[])
 
 
 def _session(home: PluginHome, tmp_path: Path, **security: Any) -> Any:
@@ -104,6 +108,7 @@ def test_the_selected_transport_answers_with_a_redacted_request(
     assert shown.allowed_choices == ("once", "session", "always", "deny")
     assert shown.timeout_seconds == 0.5
     assert asked_builtin == []  # a selected transport replaces the built-in prompt
+    assert rec.surfaces == ["transport:phone"]  # as Hermes reports it to the approval hooks
     rec.mode[0] = "deny"
     assert "not approved (deny)" in _run(pm, builtin, tmp_path)["error"]
 
@@ -138,6 +143,7 @@ def test_an_async_transport_and_the_builtin_default(
     assert _run(pm2, builtin2, tmp_path)["output"] == "ran\n"
     assert len(asked2) == 1
     assert rec.seen == []
+    assert rec.surfaces[-1] == "cli"
 
 
 def test_a_decision_must_be_for_the_request_and_a_choice_offered() -> None:

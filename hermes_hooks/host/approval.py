@@ -148,6 +148,10 @@ def through_transport(pm: PluginManager, builtin: Approver) -> Approver:
     lets the built-in approver answer instead.
     """
 
+    name, fallback, timeout = _transport_settings(pm)
+    if name == "builtin":
+        return builtin
+
     def approve(request: ApprovalRequest) -> str:
         from hermes_hooks.plugins.approval_transport import (
             ApprovalRequest as TransportRequest,
@@ -155,9 +159,6 @@ def through_transport(pm: PluginManager, builtin: Approver) -> Approver:
         )
         from hermes_hooks.plugins.newer_ctx import extras, redact_everywhere
 
-        name, fallback, timeout = _transport_settings(pm)
-        if name == "builtin":
-            return builtin(request)
         registered = extras(pm).approval_transports.get(name)
         if registered is None:
             import difflib
@@ -203,6 +204,7 @@ def through_transport(pm: PluginManager, builtin: Approver) -> Approver:
             return builtin(request)
         return "deny"
 
+    approve.surface = f"transport:{name}"  # type: ignore[attr-defined]  # what the hooks see
     return approve
 
 
@@ -214,7 +216,8 @@ def ask_approval(hooks: Hooks, approver: Approver, request: ApprovalRequest) -> 
         "pattern_key": request.pattern_key,
         "pattern_keys": [request.pattern_key],
         "session_key": request.session_key,
-        "surface": request.surface,
+        # Hermes: a selected transport's requests are reported as surface "transport:<name>".
+        "surface": getattr(approver, "surface", None) or request.surface,
         "turn_id": request.turn_id,
         "tool_call_id": request.tool_call_id,
     }
