@@ -76,6 +76,8 @@ def test_enable_asks_stores_the_grant_with_its_hash_and_has_capability_reads_it(
 
     again = invoke("plugins", "enable", "probe")  # the same set: not asked again
     assert "asks for capabilities" not in again.output
+    shown = invoke("plugins", "info", "probe").output
+    assert "gateway.platform_actions (granted)" in shown
 
     # A new version declares one more: only the addition is asked about, and stays off
     # until granted.
@@ -97,6 +99,7 @@ def test_off_a_terminal_nothing_is_granted_unless_yes(home: Path) -> None:
         "probe", {}
     )
     assert _answers(home)["gateway.platform_actions"] is False
+    assert "gateway.platform_actions (not granted)" in invoke("plugins", "info", "probe").output
     granted = invoke("plugins", "enable", "probe", "--yes")
     assert "Granted gateway.platform_actions" in granted.output
     assert _answers(home)["gateway.platform_actions"] is True
