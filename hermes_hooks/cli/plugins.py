@@ -376,13 +376,12 @@ def info(ctx: click.Context, name: str, as_json: bool) -> None:
         "cli commands": [f"hermes {n}" for n in registered["cli_commands"]],
         "skills": registered["skills"],
         "providers": registered["providers"],
-        "capabilities": [
+    }
+    if grants:
+        extra["capabilities"] = [
             f"{name} ({'granted' if granted else 'not granted'})"
             for name, granted in grants.items()
-        ],
-    }
-    if found.status != "enabled" or not grants:
-        extra = {k: v for k, v in extra.items() if v or k != "capabilities"}
+        ]
     if found.status != "enabled":
         extra = {k: v for k, v in extra.items() if v}
     for line in _info_lines(found, manifest, extra):
