@@ -31,10 +31,19 @@ def register(ctx):
 
 @pytest.fixture
 def on_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every module that imports is_terminal by name is imported first, so that none binds
+    # the patched function for good (and says "a terminal" to the tests after this one).
     import hermes_hooks.cli.common
     import hermes_hooks.cli.enabling
+    import hermes_hooks.cli.hooks
+    import hermes_hooks.cli.install
 
-    for module in (hermes_hooks.cli.common, hermes_hooks.cli.enabling):
+    for module in (
+        hermes_hooks.cli.common,
+        hermes_hooks.cli.enabling,
+        hermes_hooks.cli.hooks,
+        hermes_hooks.cli.install,
+    ):
         monkeypatch.setattr(module, "is_terminal", lambda: True)
 
 
