@@ -120,3 +120,19 @@ def test_an_unknown_declared_capability_is_named_and_never_granted(home: Path) -
     assert "root.shell" in result.output
     assert "never granted" in result.output
     assert "asks for capabilities" not in result.output
+
+
+def test_a_bundled_plugin_has_tools_override_a_user_plugin_needs_the_grant(
+    home: Path,
+) -> None:
+    import os
+
+    from plugin_builders import write_config, write_plugin
+
+    bundled = Path(os.environ["HERMES_BUNDLED_PLUGINS"])
+    manifest = {"capabilities": ["tools.override", "gateway.platform_actions"]}
+    write_plugin(bundled, "probe", PROBE, manifest=manifest)
+    write_config(home, ["probe"])
+    answers = _answers(home)
+    assert answers["tools.override"] is True  # Hermes trusts its maintainers' overrides
+    assert answers["gateway.platform_actions"] is False  # every other capability is granted

@@ -802,8 +802,9 @@ class NewerContextMembers:
         """Whether ``capability`` is live for this plugin: declared in the manifest's
         ``capabilities`` and granted in the stored consent (``plugins.entries.<id>``'s
         ``granted_capabilities``, which ``hermes plugins enable`` writes, or the capability's
-        legacy ``allow_*`` key), read from ``config.yaml`` now. A capability the plugin did not
-        declare is refused (False, with a warning); an unreadable config grants nothing."""
+        legacy ``allow_*`` key), read from ``config.yaml`` now; a bundled plugin has
+        ``tools.override`` (as in Hermes). A capability the plugin did not declare is refused
+        (False, with a warning); an unreadable config grants nothing."""
         from hermes_hooks.plugins.capabilities import capability_granted
         from hermes_hooks.plugins.config import PluginsConfig
 
@@ -815,6 +816,8 @@ class NewerContextMembers:
                 capability,
             )
             return False
+        if capability == "tools.override" and self._is_bundled():
+            return True  # Hermes: a bundled plugin's override is its maintainers' choice
         try:
             entry = PluginsConfig.from_home(self._manager.hermes_home).entry(self._plugin_id)
         except Exception as exc:  # fail closed: consent that cannot be read is not given
@@ -823,6 +826,21 @@ class NewerContextMembers:
             )
             return False
         return capability_granted(entry, capability)
+
+    def _is_bundled(self) -> bool:
+        """Whether this plugin is one of the host's bundled plugins (its folder is there)."""
+        from hermes_hooks.plugins.discovery import bundled_plugins_dir
+
+        info = self._manager.get_plugin_info(self._plugin_id)  # None while it registers
+        if info is not None:
+            return info.source == "bundled"
+        path = getattr(self, "path", None)
+        if path is None:
+            return False
+        try:
+            return Path(path).resolve().is_relative_to(bundled_plugins_dir().resolve())
+        except OSError:
+            return False
 
     @property
     def platform_actions(self) -> PlatformActions:
