@@ -282,7 +282,9 @@ def apply_patch(
                 if content is not None:
                     errors.append(f"{op.path}: file already exists; use Update File, not Add File")
                     continue
-                state[target] = "\n".join(t for hunk in op.hunks for _, t in hunk.lines)
+                state[target] = "\n".join(  # its '+' lines, as Hermes takes them
+                    t for hunk in op.hunks for prefix, t in hunk.lines if prefix == "+"
+                )
                 created.append(op.path)
                 changes += 1
             elif op.kind is Kind.DELETE:
