@@ -26,7 +26,8 @@ def make(name):
     def record(**kwargs):
         with open(os.path.join(os.environ["HERMES_HOME"], "hooks.jsonl"), "a") as out:
             out.write(json.dumps([name, kwargs.get("task_id"), os.getpid(),
-                                  kwargs.get("worker_pid")]) + "\\n")
+                                  kwargs.get("worker_pid"),
+                                  os.environ.get("HERMES_KANBAN_WORKSPACE")]) + "\\n")
     return record
 
 def register(ctx):
@@ -78,6 +79,7 @@ def test_dispatch_starts_a_worker_that_completes_its_task(home: PluginHome) -> N
     completed = [h for h in _hooks(home) if h[0] == "kanban_task_completed"]
     assert [h[1] for h in completed] == [task_id]
     assert completed[0][2] == worker_pid  # fired in the worker, as Hermes does
+    assert completed[0][4] == str(workspace)  # with Hermes' HERMES_KANBAN_* variables
     names = [h[0] for h in _hooks(home)]
     assert names.count("kanban_task_claimed") == 1
     assert names.count("on_kanban_dispatch_tick") == 2  # the dry run and the real tick

@@ -495,8 +495,15 @@ class KanbanBoard:
         )
 
 
-WORKER_ENV: Final = ("HERMES_KANBAN_TASK", "HERMES_KANBAN_DB", "HERMES_KANBAN_BOARD")
-"""What a worker is told in its environment: its task, the board's file and name."""
+WORKER_ENV: Final = (
+    "HERMES_KANBAN_TASK",
+    "HERMES_KANBAN_DB",
+    "HERMES_KANBAN_BOARD",
+    "HERMES_KANBAN_WORKSPACE",
+    "HERMES_KANBAN_RUN_ID",
+)
+"""What a worker is told in its environment (Hermes' names): its task, the board's file and
+name, its workspace and its run."""
 
 
 def worker_spawner(
@@ -505,7 +512,8 @@ def worker_spawner(
     """Return the ``spawn`` of :meth:`KanbanBoard.dispatch_once` that ``hermes kanban
     dispatch`` uses: each claimed task gets a worker, ``hermes -z "<title>\n\n<body>"`` in
     its own session (it outlives the dispatcher), in the workspace
-    ``$HERMES_HOME/kanban/workspaces/<task id>/`` with its output in ``worker.log`` there, and
+    ``$HERMES_HOME/kanban/workspaces/<task id>/`` (``HERMES_KANBAN_WORKSPACES_ROOT`` moves the
+    folder of workspaces) with its output in ``worker.log`` there, and
     :data:`WORKER_ENV` set, so that the worker completes (or blocks) the task itself.
 
     :param command: the program and its first arguments (``hermes`` by default, as
@@ -517,7 +525,8 @@ def worker_spawner(
 
     def spawn(task: Mapping[str, object]) -> tuple[int, str | None]:
         task_id = str(task["id"])
-        workspace = home / "kanban" / "workspaces" / task_id
+        root = os.environ.get("HERMES_KANBAN_WORKSPACES_ROOT", "").strip()
+        workspace = (Path(root).expanduser() if root else home / "kanban" / "workspaces") / task_id
         workspace.mkdir(parents=True, exist_ok=True)
         prompt = str(task.get("title") or "")
         if task.get("body"):
@@ -529,6 +538,8 @@ def worker_spawner(
                 "HERMES_KANBAN_TASK": task_id,
                 "HERMES_KANBAN_DB": str(board.path),
                 "HERMES_KANBAN_BOARD": board.board or DEFAULT_BOARD,
+                "HERMES_KANBAN_WORKSPACE": str(workspace),
+                "HERMES_KANBAN_RUN_ID": str(task.get("run_id") or ""),
             }
         )
         log = os.open(workspace / "worker.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
