@@ -187,7 +187,7 @@ def dispatch(ctx: click.Context, dry_run: bool, max_spawn: int | None, as_json: 
 
     A worker is `hermes -z` on the task's title and body, in its own session and in the
     workspace $HERMES_HOME/kanban/workspaces/<id>/ (its output in worker.log there), with
-    HERMES_KANBAN_TASK, HERMES_KANBAN_DB and HERMES_KANBAN_BOARD set: when its turn ends it
+    Hermes' HERMES_KANBAN_TASK, _DB, _BOARD, _WORKSPACE and _RUN_ID set: when its turn ends it
     completes the task with its answer, or blocks it if the turn failed. The tick fires
     kanban_task_claimed and on_kanban_worker_spawned for each worker started,
     on_kanban_worker_exited and on_kanban_worker_stale_claim for each claim taken back, and
