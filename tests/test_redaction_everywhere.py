@@ -79,3 +79,17 @@ def test_bad_patterns_are_refused_alone(home: PluginHome, caplog: pytest.LogCapt
     assert "'.*'" in messages  # no literal start: it could match everything
     assert "does not compile" in messages
     assert redact_everywhere(f"a {SECRET} b") == "a *** b"
+
+
+def test_security_redact_secrets_false_turns_the_plugins_patterns_off(home: PluginHome) -> None:
+    import yaml
+
+    home.add_plugin("redactor", PATTERNS)
+    home.write_config()
+    config = home.root / "config.yaml"
+    data = yaml.safe_load(config.read_text())
+    data["security"] = {"redact_secrets": False}
+    config.write_text(yaml.safe_dump(data))
+    pm = create_manager(home.root)
+    home.managers.append(pm)
+    assert redact_everywhere(f"a {SECRET}") == f"a {SECRET}"  # as Hermes: off for all

@@ -257,8 +257,19 @@ def redaction_patterns() -> list[re.Pattern[str]]:
     """The patterns every live manager's plugins registered (Hermes' ``agent.redact`` is one
     process-wide table; here each manager keeps its own, and all of them apply)."""
     with _EXTRAS_LOCK:
-        tables = [found.redaction_patterns for found in _EXTRAS.values()]
+        tables = [
+            found.redaction_patterns
+            for pm, found in _EXTRAS.items()
+            if found.redaction_patterns and _redaction_on(pm)
+        ]
     return [pattern for table in tables for _, pattern in list(table)]
+
+
+def _redaction_on(pm: PluginManager) -> bool:
+    """Hermes' ``security.redact_secrets: false`` turns redaction off, the plugins' too."""
+    config = getattr(pm, "config", None)
+    security = config.get("security") if isinstance(config, Mapping) else None
+    return not (isinstance(security, Mapping) and security.get("redact_secrets") is False)
 
 
 def redact_everywhere(text: str, replacement: str = "***") -> str:
