@@ -41,7 +41,7 @@ def present(request):
     rec.seen.append(request)
     mode = rec.mode[0]
     if mode == "slow":
-        time.sleep(2)
+        time.sleep(5)  # past approvals.timeout
     if mode == "raise":
         raise RuntimeError("phone is off")
     if mode == "stale":
@@ -77,7 +77,7 @@ def _session(home: PluginHome, tmp_path: Path, **security: Any) -> Any:
     path = home.root / "config.yaml"
     data = yaml.safe_load(path.read_text())
     data["security"] = {"approval": security}
-    data["approvals"] = {"timeout": 0.5}
+    data["approvals"] = {"timeout": 1.5}  # room for a loaded machine
     path.write_text(yaml.safe_dump(data))
     pm = create_manager(home.root)
     home.managers.append(pm)
@@ -106,7 +106,7 @@ def test_the_selected_transport_answers_with_a_redacted_request(
     assert shown.command == "echo ran"
     assert shown.description == "runs *** on the box"  # the plugins' redaction applies
     assert shown.allowed_choices == ("once", "session", "always", "deny")
-    assert shown.timeout_seconds == 0.5
+    assert shown.timeout_seconds == 1.5
     assert asked_builtin == []  # a selected transport replaces the built-in prompt
     assert rec.surfaces == ["transport:phone"]  # as Hermes reports it to the approval hooks
     rec.mode[0] = "deny"
