@@ -146,9 +146,6 @@ class GatewayRunner:
         self._status(gateway_state="starting")
         self._previous_sink = self.pm.message_sink
         self.pm.message_sink = self._inject
-        from hermes_hooks.host.platform_actions import install_sink
-
-        undo_actions = install_sink(self.pm, self.adapters)  # ctx.platform_actions → adapters
         try:
             for platform in self.config.platforms:
                 cfg = self.config.platforms[platform]
@@ -157,11 +154,16 @@ class GatewayRunner:
             if not self.states:
                 logger.warning("gateway: no platform is enabled (gateway.platforms.<name>)")
             self._status(gateway_state="running")
-            if ready is not None:
-                ready()
-            await self._stop.wait()
+            from hermes_hooks.host.platform_actions import install_sink
+
+            undo_actions = install_sink(self.pm, self.adapters)  # ctx.platform_actions → adapters
+            try:
+                if ready is not None:
+                    ready()
+                await self._stop.wait()
+            finally:
+                undo_actions()
         finally:
-            undo_actions()
             await self._shutdown()
         return 0
 
