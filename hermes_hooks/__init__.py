@@ -184,6 +184,9 @@ _extensions.add_family("context_engine", f"{_CONTEXT_ENGINE}:CONTEXT_ENGINE")
 _extensions.add_family("dashboard_auth", "hermes_hooks.backends.dashboard_auth:DASHBOARD_AUTH")
 _extensions.add_family("transcription", "hermes_hooks.backends.transcription:TRANSCRIPTION")
 _extensions.add_family("tts", "hermes_hooks.backends.tts:TTS")
+# Issue 24: where the terminal tool runs, and where credentials come from.
+_extensions.add_family("terminal_env", "hermes_hooks.backends.terminal_env:TERMINAL_ENV")
+_extensions.add_family("secret_sources", "hermes_hooks.backends.secret_sources:SECRET_SOURCES")
 # Hermes' plugin-facing modules (agent.*, tools.registry, hermes_constants, plugins.<key>...):
 # the finder is installed by the first manager that discovers plugins, nothing before.
 _extensions.set_import_finder("hermes_hooks.compat.finder:install")

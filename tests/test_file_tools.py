@@ -61,7 +61,8 @@ def test_patch_replaces_unique_text_or_says_why_not(folder: Path) -> None:
         "'nope.py' not found"
         in json.loads(patch({"path": "nope.py", "old_string": "a", "new_string": "b"}))["error"]
     )
-    assert "not supported" in json.loads(patch({"mode": "patch", "path": "m.py"}))["error"]
+    assert "needs 'patch'" in json.loads(patch({"mode": "patch", "path": "m.py"}))["error"]
+    assert "mode must be" in json.loads(patch({"mode": "diff", "path": "m.py"}))["error"]
 
 
 def test_search_files_finds_content_and_names(folder: Path) -> None:

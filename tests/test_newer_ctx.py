@@ -241,7 +241,11 @@ def register(ctx):
     pm = load(home, rec, code, capabilities=["gateway.platform_actions"])
     granted, undeclared, action = rec.seen[0]
     assert (granted, undeclared) == (True, False)
-    assert action == {"ok": False, "error": "no live gateway serves platform actions"}
+    assert action == {
+        "ok": False,
+        "error": "gateway_unavailable",
+        "detail": "no live gateway serves platform actions",
+    }
     done: list[tuple[str, str, Any]] = []
     extras(pm).platform_action_sink = lambda plugin, verb, args: noted(
         done, (plugin, verb, args), {"id": "r1"}

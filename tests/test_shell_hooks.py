@@ -142,6 +142,73 @@ def test_a_hung_hook_is_killed_at_its_timeout_with_its_children(home: Path) -> N
     assert evaluate(open_spec, result) is None  # fails open without fail_closed
 
 
+def test_a_hook_is_bounded_by_its_own_timeout_not_by_hook_callback_timeout(
+    home: Path, tmp_path: Path
+) -> None:
+    slow = script(
+        home,
+        "slow.py",
+        f"""\
+        #!{sys.executable}
+        import sys, time
+        time.sleep(0.6)
+        print("slow no", file=sys.stderr)
+        sys.exit(2)
+        """,
+    )
+    configure(
+        home,
+        {"pre_tool_call": [{"command": str(slow), "timeout": 30}]},
+        hooks_auto_accept=True,
+        plugins={"hook_callback_timeout": 0.2},
+    )
+    pm = create_manager(home)
+    model = ScriptedModel(tool_call("terminal", {"command": "echo hi"}), text("ok"))
+    result = Session(pm, model, cwd=tmp_path).run_turn("go")
+    answer = result.tool_calls[0].result
+    assert "slow no" in answer  # the script's own answer, given after 0.6 s
+    assert "timed out" not in answer
+    assert "did not finish" not in answer
+
+
+def test_on_the_async_path_a_shell_hook_never_blocks_the_callers_loop(home: Path) -> None:
+    import asyncio
+
+    from hermes_hooks import Hooks
+
+    slow = script(
+        home,
+        "slow_async.py",
+        f"""\
+        #!{sys.executable}
+        import sys, time
+        time.sleep(0.3)
+        print("no", file=sys.stderr)
+        sys.exit(2)
+        """,
+    )
+    configure(home, {"pre_tool_call": [{"command": str(slow)}]}, hooks_auto_accept=True)
+    pm = create_manager(home)
+    order: list[str] = []
+
+    async def scenario() -> Any:
+        async def tick() -> None:
+            while True:
+                order.append("tick")
+                await asyncio.sleep(0.01)
+
+        ticker = asyncio.create_task(tick())
+        decision = await Hooks(pm).apre_tool_call(tool_name="terminal", args={"command": "x"})
+        order.append("done")
+        ticker.cancel()
+        return decision
+
+    decision = asyncio.run(scenario())
+    assert decision.action == "block"
+    assert decision.message == "no"
+    assert order.index("done") > 1  # the loop ran other tasks while the script ran
+
+
 @pytest.mark.parametrize(
     ("event", "result", "answer"),
     [

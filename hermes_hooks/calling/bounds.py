@@ -46,6 +46,7 @@ __all__ = [
     "COOLDOWN_SECONDS",
     "MAX_HUNG_PER_PLUGIN",
     "MAX_HUNG_WORKERS",
+    "SELF_BOUNDED_ATTR",
     "BoundSetting",
     "CallbackBound",
     "bound_for",
@@ -62,6 +63,11 @@ MAX_HUNG_PER_PLUGIN: int = 8
 """Abandoned workers all the callbacks of one plugin may hold at once; beyond, each is skipped."""
 
 _SETTING: Final = "plugins.hook_callback_timeout"
+
+SELF_BOUNDED_ATTR: Final = "__hermes_self_bounded__"
+"""Set true on a hook implementation that enforces its own time limit (a shell hook, killed at
+its ``timeout``): ``plugins.hook_callback_timeout`` does not bound it as well, so a hook's own
+longer ``timeout`` is honoured, as Hermes' shell hooks enforce their own subprocess timeout."""
 
 
 @final

@@ -36,7 +36,7 @@ from typing import Any, Final, Protocol, final
 import pluggy
 
 from hermes_hooks.calling import aio, handoff
-from hermes_hooks.calling.bounds import BoundSetting, CallbackBound, bound_for
+from hermes_hooks.calling.bounds import SELF_BOUNDED_ATTR, BoundSetting, CallbackBound, bound_for
 from hermes_hooks.calling.results import (
     SETTING as RESULT_SETTING,
     ResultLimit,
@@ -130,7 +130,9 @@ def guard_hookimpl(
     """Replace ``impl.function`` with a guarded version (once; a second call does nothing).
 
     :param setting: the manager's ``plugins.hook_callback_timeout``; it bounds the
-        implementation only when the hook's contract has ``timeout=True``.
+        implementation only when the hook's contract has ``timeout=True`` and the
+        implementation does not bound itself
+        (:data:`~hermes_hooks.calling.bounds.SELF_BOUNDED_ATTR`).
     :param limit: the manager's ``plugins.max_hook_result_bytes``; a plain implementation's
         result past it, or a wrapper's own, is a failure under the hook's policy.
     """
@@ -156,7 +158,11 @@ def guard_hookimpl(
             old_style=False,
         )
     else:
-        bounded = setting is not None and contract.timeout
+        bounded = (
+            setting is not None
+            and contract.timeout
+            and not getattr(function, SELF_BOUNDED_ATTR, False)
+        )
         guard = Guard(
             function,
             plugin_key,
@@ -446,6 +452,7 @@ class Guard:
         """The coroutine function the async path awaits in place of :attr:`entry`."""
         function, bound, setting, check = self.function, self.bound, self.setting, self.check
         failed, unfit = self.failed, self.unfit
+        self_bounded = bool(getattr(function, SELF_BOUNDED_ATTR, False))
 
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
             try:
@@ -456,6 +463,10 @@ class Guard:
                     and not handoff.on_worker()
                 ):
                     result = await bound.acall(function, args, kwargs, setting.seconds)
+                elif self_bounded:  # it blocks until its own limit: never on the caller's loop
+                    import asyncio
+
+                    result = await asyncio.to_thread(function, *args, **kwargs)
                 else:
                     result = function(*args, **kwargs)
                     if result is not None and aio.is_awaitable(result):

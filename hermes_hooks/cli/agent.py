@@ -61,6 +61,23 @@ def _session_options(settings: ModelSettings) -> dict[str, Any]:
     return {"max_retries": settings.max_retries, "retry_backoff": settings.retry_backoff}
 
 
+def _finish_kanban_task(ctx: click.Context, pm: Any, ok: bool, answer: str) -> None:
+    """A kanban worker (``hermes kanban dispatch`` started it) completes its task, or blocks
+    it when the turn failed."""
+    import os
+
+    if not os.environ.get("HERMES_KANBAN_TASK"):
+        return
+    from hermes_hooks.calling.facade import Hooks
+    from hermes_hooks.cli.common import get_home, warn
+    from hermes_hooks.host.kanban import KanbanError, finish_worker_task
+
+    try:
+        finish_worker_task(get_home(ctx), Hooks(pm), ok=ok, summary=answer)
+    except KanbanError as exc:
+        warn(f"kanban task not finished: {exc}")
+
+
 def run_oneshot(ctx: click.Context, prompt: str, as_json: bool) -> None:
     """Run one turn on ``prompt`` (and the follow-ups plugins inject), print the answer.
 
@@ -89,6 +106,7 @@ def run_oneshot(ctx: click.Context, prompt: str, as_json: bool) -> None:
             model.close()
     turns = [reply for reply in replies if isinstance(reply, TurnResult)]
     ok = not any(turn.failed for turn in turns)
+    _finish_kanban_task(ctx, pm, ok, replies[-1].text if replies else "")
     if as_json:
         echo_json(
             {

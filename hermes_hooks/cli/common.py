@@ -77,9 +77,11 @@ def build_manager(ctx: click.Context, *, load: bool = True) -> PluginManager:
     watch(pm)  # before plugins load: what they leave running is named at the end
     if load:
         pm.discover_and_load()
+        from hermes_hooks.host.runtime import apply_secrets
         from hermes_hooks.host.shell_hooks import install_shell_hooks
 
         install_shell_hooks(pm)  # the hooks: of config.yaml, once approved
+        apply_secrets(pm)  # the enabled secret sources, after .env
     ctx.find_root().meta["hermes.manager"] = pm
     return pm
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from hermes_hooks.plugins.discovery import Candidate
 
 __all__ = [
+    "consent_to_capabilities",
     "consent_to_pip",
     "enable_candidate",
     "offer_pip_dependencies",
@@ -40,6 +41,54 @@ def consent_to_pip(what: str, yes: bool) -> tuple[bool, str]:
     if confirm(f"Install {what} into {sys.executable} with pip?"):
         return True, ""
     return False, "you declined"
+
+
+def consent_to_capabilities(home: Path, candidate: Candidate, yes: bool) -> list[str] | None:
+    """Show the capabilities *candidate*'s manifest declares and ask to grant them (``--yes``
+    grants them); the answer is stored with the hash of the declared set, so a changed set is
+    asked about again, and an unchanged one is not.
+
+    :returns: the capabilities granted after this, or ``None`` when nothing was asked.
+    """
+    from hermes_hooks.plugins.capabilities import (
+        CAPABILITIES,
+        consent_needed,
+        known,
+        record_consent as record,
+    )
+    from hermes_hooks.plugins.config import PluginsConfig
+
+    manifest = candidate.manifest
+    declared = list(manifest.capabilities) if manifest is not None else []
+    unknown = [c for c in declared if c not in CAPABILITIES]
+    if unknown:
+        warn(
+            f"{candidate.key!r} declares capabilities this version does not know, which are "
+            f"never granted: {', '.join(unknown)} (known: {', '.join(sorted(CAPABILITIES))})"
+        )
+    entry = PluginsConfig.from_home(home).entry(candidate.key)
+    pending = consent_needed(entry, declared)
+    if not pending:
+        return None
+    click.echo(f"Plugin {candidate.key!r} asks for capabilities:")
+    for capability in pending:
+        click.echo(f"  {capability}: {CAPABILITIES[capability].description}")
+    if yes:
+        granted = pending
+    elif not is_terminal():
+        click.echo(
+            f"Not granted: no terminal to ask. Run 'hermes plugins enable {candidate.key} "
+            f"--yes' to grant them."
+        )
+        return []
+    else:
+        granted = pending if confirm("Grant these capabilities?") else []
+    now = record(home, candidate.key, granted, known(declared))
+    if granted:
+        click.echo(f"Granted {', '.join(granted)} to {candidate.key!r} (plugins.entries).")
+    else:
+        click.echo(f"{candidate.key!r} runs without {', '.join(pending)}.")
+    return now
 
 
 def offer_pip_dependencies(candidate: Candidate, yes: bool) -> bool:
@@ -193,6 +242,8 @@ def enable_candidate(
         click.echo(f"Plugin {key!r} enabled.")
     else:
         click.echo(f"Plugin {key!r} is already enabled.")
+    if candidate.error is None:
+        consent_to_capabilities(home, candidate, yes)
     if candidate.error is not None:
         warn(f"{key!r} cannot load as it is: {candidate.error}")
     elif offer_pip and not offer_pip_dependencies(candidate, yes):

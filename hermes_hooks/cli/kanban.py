@@ -57,6 +57,7 @@ def kanban(ctx: click.Context, board: str | None) -> None:
       hermes kanban claim t_1a2b3c4d5e
       hermes kanban complete t_1a2b3c4d5e --summary "Done, see NOTES.md"
       hermes kanban list --status todo
+      hermes kanban dispatch --dry-run
     """
     ctx.meta["hermes.kanban_board"] = board
 
@@ -161,3 +162,68 @@ def list_tasks(ctx: click.Context, status: str | None, as_json: bool) -> None:
     ]
     for line in fit_table(["ID", "STATUS", "ASSIGNEE", "UPDATED", "TITLE"], rows, terminal_width()):
         click.echo(line)
+
+
+def _kanban_setting(ctx: click.Context, field: str) -> object:
+    from hermes_hooks.plugins.configfile import load_config
+
+    section = load_config(get_home(ctx)).get("kanban")
+    return section.get(field) if isinstance(section, dict) else None
+
+
+@kanban.command("dispatch")
+@click.option("--dry-run", is_flag=True, help="Only say what would be done; change nothing.")
+@click.option(
+    "--max",
+    "max_spawn",
+    type=click.IntRange(min=0),
+    help="Start at most this many workers (default: kanban.max_spawn, else no limit).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print what the tick did as JSON.")
+@click.pass_context
+def dispatch(ctx: click.Context, dry_run: bool, max_spawn: int | None, as_json: bool) -> None:
+    """Run one dispatcher tick: reclaim dead or stale claims, then start a worker for each
+    assigned todo task.
+
+    A worker is `hermes -z` on the task's title and body, in its own session and in the
+    workspace $HERMES_HOME/kanban/workspaces/<id>/ (its output in worker.log there), with
+    Hermes' HERMES_KANBAN_TASK, _DB, _BOARD, _WORKSPACE and _RUN_ID set: when its turn ends it
+    completes the task with its answer, or blocks it if the turn failed. The tick fires
+    kanban_task_claimed and on_kanban_worker_spawned for each worker started,
+    on_kanban_worker_exited and on_kanban_worker_stale_claim for each claim taken back, and
+    on_kanban_dispatch_tick once, after its lock is released. kanban.max_spawn bounds the
+    workers of one tick (--max overrides it); kanban.default_assignee is given the todo tasks
+    that have no assignee.
+
+    \b
+    Examples:
+      hermes kanban dispatch
+      hermes kanban dispatch --dry-run --json
+      hermes kanban --board ops dispatch --max 2
+    """
+    from hermes_hooks.host.kanban import KanbanError, worker_spawner
+
+    configured = _kanban_setting(ctx, "max_spawn")
+    if max_spawn is None and isinstance(configured, int) and not isinstance(configured, bool):
+        max_spawn = configured
+    assignee = _kanban_setting(ctx, "default_assignee")
+    board = _board(ctx)
+    try:
+        result = board.dispatch_once(
+            worker_spawner(get_home(ctx), board),
+            dry_run=dry_run,
+            max_spawn=max_spawn,
+            default_assignee=assignee if isinstance(assignee, str) and assignee else None,
+        )
+    except (KanbanError, OSError) as exc:
+        raise click.ClickException(f"dispatch failed: {exc}") from None
+    if as_json:
+        echo_json({"dry_run": dry_run, **result.to_dict()})
+        return
+    verb = "would start" if dry_run else "started"
+    click.echo(
+        f"{verb} {len(result.spawned)} worker(s); reclaimed {len(result.reclaimed)} dead "
+        f"and {len(result.stale)} stale claim(s)"
+    )
+    for task_id in result.spawned:
+        click.echo(f"  {task_id}")

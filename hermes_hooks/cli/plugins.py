@@ -285,6 +285,15 @@ def _hook_positions(pm: PluginManager, key: str) -> dict[str, dict[str, Any]]:
     return positions
 
 
+def _capability_grants(pm: PluginManager, key: str, manifest: Any) -> dict[str, bool]:
+    """The capabilities the manifest declares, each with whether it is granted now."""
+    from hermes_hooks.plugins.capabilities import capability_granted
+
+    declared = list(getattr(manifest, "capabilities", ()) or ())
+    entry = pm.plugins_config.entry(key)
+    return {name: capability_granted(entry, name) for name in declared}
+
+
 def _info_lines(info: PluginInfo, manifest: Any, extra: Mapping[str, Sequence[str]]) -> list[str]:
     def listed(values: Sequence[str]) -> str:
         return ", ".join(values) or "-"
@@ -347,8 +356,10 @@ def info(ctx: click.Context, name: str, as_json: bool) -> None:
     manifest = next((c.manifest for c in pm.discover() if c.key == found.key), None)
     positions = _hook_positions(pm, found.key)
     registered = registrations_of(pm, found.key)
+    grants = _capability_grants(pm, found.key, manifest)
     if as_json:
         data = found.to_dict()
+        data["capabilities"] = grants
         data["hook_order"] = positions
         data["providers"] = registered["providers"]
         data["manifest"] = _jsonable(manifest) if manifest is not None else None
@@ -366,6 +377,11 @@ def info(ctx: click.Context, name: str, as_json: bool) -> None:
         "skills": registered["skills"],
         "providers": registered["providers"],
     }
+    if grants:
+        extra["capabilities"] = [
+            f"{name} ({'granted' if granted else 'not granted'})"
+            for name, granted in grants.items()
+        ]
     if found.status != "enabled":
         extra = {k: v for k, v in extra.items() if v}
     for line in _info_lines(found, manifest, extra):

@@ -45,6 +45,11 @@ MODULES: Final[dict[str, str]] = {
     # Issue 24: the transcription family.
     "agent.transcription_provider": "hermes_hooks.compat.transcription_provider",
     "agent.tts_provider": "hermes_hooks.compat.tts_provider",
+    "agent.terminal_env_provider": "hermes_hooks.compat.terminal_env_provider",
+    "agent.terminal_env_registry": "hermes_hooks.compat.terminal_env_registry",
+    "agent.secret_sources": "hermes_hooks.compat.secret_sources",
+    "agent.secret_sources.base": "hermes_hooks.compat.secret_sources_base",
+    "hermes_cli.approval_transport": "hermes_hooks.compat.hermes_cli_approval_transport",
     # Model-provider profiles (the models family); providers.base is served below providers.
     "providers": "hermes_hooks.compat.providers",
     "providers.base": "hermes_hooks.compat.providers_base",

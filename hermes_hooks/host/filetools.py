@@ -2,7 +2,8 @@
 
 Their arguments are Hermes' (``tools/file_tools.py``), so a ``pre_tool_call`` guard written for
 Hermes matches them: ``write_file(path, content)``, ``patch(mode="replace", path, old_string,
-new_string, replace_all)``, ``search_files(pattern, target="content"|"files", path,
+new_string, replace_all)`` or ``patch(mode="patch", patch)`` (a V4A patch,
+:mod:`hermes_hooks.host.v4a`), ``search_files(pattern, target="content"|"files", path,
 file_glob, limit)``. A relative path is taken in the session's folder. The two that edit
 record the path they changed (:func:`~hermes_hooks.host.tools.record_changed_path`), so
 ``pre_verify`` fires at the end of a turn that edited files. A file is written atomically: a
@@ -99,10 +100,12 @@ def patch(args: Mapping[str, Any], **kwargs: Any) -> str:
     from hermes_hooks.host.tools import record_changed_path
 
     mode = args.get("mode", "replace")
+    if mode == "patch":
+        return _patch_v4a(args)
     if mode != "replace":
         return _error(
-            f"patch: mode {mode!r} is not supported by this host; use mode 'replace' with "
-            "old_string and new_string"
+            f"patch: mode must be 'replace' (old_string, new_string) or 'patch' (a V4A patch "
+            f"in 'patch'), found {mode!r}"
         )
     target = _resolve(args.get("path"), "patch")
     if isinstance(target, str):
@@ -135,6 +138,43 @@ def patch(args: Mapping[str, Any], **kwargs: Any) -> str:
         return _error(f"patch: cannot write {args['path']!r}: {exc.strerror or exc}")
     record_changed_path(str(target))
     return dumps({"path": args["path"], "replacements": count if replace_all else 1})
+
+
+def _patch_v4a(args: Mapping[str, Any]) -> str:
+    """``mode="patch"``: apply the V4A patch in ``patch`` (:mod:`hermes_hooks.host.v4a`)."""
+    from hermes_hooks.host.tools import record_changed_path
+    from hermes_hooks.host.v4a import apply_patch
+
+    text = args.get("patch")
+    if not isinstance(text, str) or not text.strip():
+        return _error(
+            "patch with mode 'patch' needs 'patch': a V4A patch ('*** Begin Patch', "
+            "'*** Update File: <path>', hunks, '*** End Patch')"
+        )
+
+    def resolve(path: str) -> Path:
+        found = _resolve(path, "patch")
+        if isinstance(found, str):
+            raise ValueError(found)
+        return found
+
+    try:
+        outcome = apply_patch(text, resolve, _write_atomically)
+    except (ValueError, OSError) as exc:
+        return _error(f"patch: {exc}")
+    for path in outcome.changed:
+        record_changed_path(str(path))
+    if not outcome.success:
+        return dumps({"success": False, "error": outcome.error})
+    return dumps(
+        {
+            "success": True,
+            "diff": outcome.diff,
+            "files_modified": list(outcome.files_modified),
+            "files_created": list(outcome.files_created),
+            "files_deleted": list(outcome.files_deleted),
+        }
+    )
 
 
 def _walk(root: Path) -> list[Path]:
@@ -207,18 +247,22 @@ FILE_TOOL_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         },
     },
     "patch": {
-        "description": "Replace exact text in a file: old_string (unique, or replace_all) by "
-        "new_string.",
+        "description": "Edit files. mode 'replace' (default): old_string (unique, or "
+        "replace_all) becomes new_string in path. mode 'patch': apply a V4A patch ('*** Begin "
+        "Patch', '*** Update File: p' with '@@ hint @@' hunks of ' ', '-', '+' lines, '*** Add "
+        "File: p', '*** Delete File: p', '*** Move File: a -> b', '*** End Patch'), all or "
+        "nothing.",
         "parameters": {
             "type": "object",
             "properties": {
-                "mode": {"type": "string", "enum": ["replace"], "default": "replace"},
-                "path": {"type": "string", "description": "The file to edit."},
+                "mode": {"type": "string", "enum": ["replace", "patch"], "default": "replace"},
+                "path": {"type": "string", "description": "The file to edit (replace mode)."},
                 "old_string": {"type": "string", "description": "The exact text to replace."},
                 "new_string": {"type": "string", "description": "The text to put instead."},
                 "replace_all": {"type": "boolean", "description": "Replace every occurrence."},
+                "patch": {"type": "string", "description": "The V4A patch (patch mode)."},
             },
-            "required": ["path", "old_string", "new_string"],
+            "required": [],
         },
     },
     "search_files": {

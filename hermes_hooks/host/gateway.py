@@ -245,7 +245,7 @@ class Gateway:
         set_active_model(pm, model)  # what ctx.llm runs on while the gateway is up
 
     def _new_session(self, key: str, event: _hbase.MessageEvent) -> Session:
-        return Session(
+        session = Session(
             self.pm,
             self.model,
             approver=self.approver,
@@ -255,6 +255,10 @@ class Gateway:
             attach=False,
             **self._options,
         )
+        from hermes_hooks.host.rooms import attach_room
+
+        attach_room(session, event.source, key)  # a group chat: on_room_member_activity
+        return session
 
     def dispatch(self, event: MessageEvent | _hbase.MessageEvent) -> DispatchOutcome:
         """Decide, then route one inbound message; return what happened to it.

@@ -179,9 +179,15 @@ class GatewayRunner:
             if not self.states:
                 logger.warning("gateway: no platform is enabled (gateway.platforms.<name>)")
             self._status(gateway_state="running")
-            if ready is not None:
-                ready()
-            await self._stop.wait()
+            from hermes_hooks.host.platform_actions import install_sink
+
+            undo_actions = install_sink(self.pm, self.adapters)  # ctx.platform_actions → adapters
+            try:
+                if ready is not None:
+                    ready()
+                await self._stop.wait()
+            finally:
+                undo_actions()
         finally:
             await self._shutdown()
         return 0

@@ -43,11 +43,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLAIM_TTL",
+    "WORKER_ENV",
     "STATUSES",
     "DispatchResult",
     "KanbanBoard",
     "KanbanError",
     "board_path",
+    "finish_worker_task",
+    "worker_spawner",
 ]
 
 Status = Literal["todo", "claimed", "done", "blocked"]
@@ -384,12 +387,18 @@ class KanbanBoard:
         spawn: Callable[[Mapping[str, object]], tuple[int, str | None]],
         *,
         dry_run: bool = False,
+        max_spawn: int | None = None,
+        default_assignee: str | None = None,
     ) -> DispatchResult:
         """Run one dispatcher tick.
 
         :param spawn: starts the worker of a claimed task; returns its pid and its workspace
             folder (or ``None``). It runs inside the tick's write lock: keep it fast.
         :param dry_run: only look: what would be spawned is reported, nothing is written.
+        :param max_spawn: start at most this many workers in this tick (Hermes'
+            ``kanban.max_spawn`` / ``--max``); the others wait for the next tick.
+        :param default_assignee: who a ``todo`` task without an assignee is given to
+            (``kanban.default_assignee``); without it such a task is not dispatched.
         """
         result = DispatchResult()
         spawned: list[tuple[sqlite3.Row, int, str | None]] = []
@@ -412,9 +421,12 @@ class KanbanBoard:
             result.reclaimed.extend(row["id"] for row, _, _ in exited)
             result.stale.extend(row["id"] for row in stale)
             todo = db.execute(
-                "SELECT * FROM tasks WHERE status = 'todo' AND assignee IS NOT NULL"
-                " ORDER BY created_at"
+                "SELECT * FROM tasks WHERE status = 'todo'"
+                " AND (assignee IS NOT NULL OR ? IS NOT NULL) ORDER BY created_at",
+                (default_assignee,),
             ).fetchall()
+            if max_spawn is not None:
+                todo = todo[: max(max_spawn, 0)]
             result.spawned.extend(row["id"] for row in todo)
             if not dry_run:
                 for task_id in extended:  # a live worker keeps its claim: no hook
@@ -426,7 +438,10 @@ class KanbanBoard:
                     self._requeue(db, row, f"worker_{kind}")
                 for row in stale:
                     self._requeue(db, row, "stale_claim")
-                claimed.extend(self._claim(db, row["id"], None) for row in todo)
+                claimed.extend(
+                    self._claim(db, row["id"], None if row["assignee"] else default_assignee)
+                    for row in todo
+                )
                 for row in claimed:
                     pid, workspace = spawn(dict(row))
                     db.execute("UPDATE tasks SET worker_pid = ? WHERE id = ?", (pid, row["id"]))
@@ -478,3 +493,107 @@ class KanbanBoard:
             "UPDATE runs SET ended_at = ?, outcome = ? WHERE id = ?",
             (time.time(), outcome, row["run_id"]),
         )
+
+
+WORKER_ENV: Final = (
+    "HERMES_KANBAN_TASK",
+    "HERMES_KANBAN_DB",
+    "HERMES_KANBAN_BOARD",
+    "HERMES_KANBAN_WORKSPACE",
+    "HERMES_KANBAN_RUN_ID",
+)
+"""What a worker is told in its environment (Hermes' names): its task, the board's file and
+name, its workspace and its run."""
+
+
+def worker_spawner(
+    home: Path, board: KanbanBoard, *, command: list[str] | None = None
+) -> Callable[[Mapping[str, object]], tuple[int, str | None]]:
+    """Return the ``spawn`` of :meth:`KanbanBoard.dispatch_once` that ``hermes kanban
+    dispatch`` uses: each claimed task gets a worker, ``hermes -z "<title>\n\n<body>"`` in
+    its own session (it outlives the dispatcher), in the workspace
+    ``$HERMES_HOME/kanban/workspaces/<task id>/`` (``HERMES_KANBAN_WORKSPACES_ROOT`` moves the
+    folder of workspaces) with its output in ``worker.log`` there, and
+    :data:`WORKER_ENV` set, so that the worker completes (or blocks) the task itself.
+
+    :param command: the program and its first arguments (``hermes`` by default, as
+        ``python -m hermes_hooks``).
+    """
+    import sys
+
+    program = command or [sys.executable, "-m", "hermes_hooks"]
+
+    def spawn(task: Mapping[str, object]) -> tuple[int, str | None]:
+        task_id = str(task["id"])
+        root = os.environ.get("HERMES_KANBAN_WORKSPACES_ROOT", "").strip()
+        workspace = (Path(root).expanduser() if root else home / "kanban" / "workspaces") / task_id
+        workspace.mkdir(parents=True, exist_ok=True)
+        prompt = str(task.get("title") or "")
+        if task.get("body"):
+            prompt += f"\n\n{task['body']}"
+        env = dict(os.environ)
+        env.update(
+            {
+                "HERMES_HOME": str(home),
+                "HERMES_KANBAN_TASK": task_id,
+                "HERMES_KANBAN_DB": str(board.path),
+                "HERMES_KANBAN_BOARD": board.board or DEFAULT_BOARD,
+                "HERMES_KANBAN_WORKSPACE": str(workspace),
+                "HERMES_KANBAN_RUN_ID": str(task.get("run_id") or ""),
+            }
+        )
+        log = os.open(workspace / "worker.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            # posix_spawn, not Popen: the worker outlives the dispatcher and is nobody's
+            # object to wait for. sh only enters the workspace; the arguments stay arguments.
+            argv = [
+                "/bin/sh",
+                "-c",
+                'cd "$1" && shift && exec "$@"',
+                "sh",
+                str(workspace),
+                *program,
+                "--home",
+                str(home),
+                "-z",
+                prompt,
+            ]
+            pid = os.posix_spawn(
+                argv[0],
+                argv,
+                env,
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, log, 1),
+                    (os.POSIX_SPAWN_DUP2, log, 2),
+                    (os.POSIX_SPAWN_CLOSE, log),
+                ],
+                setsid=True,
+            )
+        finally:
+            os.close(log)
+        return pid, str(workspace)
+
+    return spawn
+
+
+def finish_worker_task(
+    home: Path, hooks: Hooks | None, *, ok: bool, summary: str
+) -> dict[str, object] | None:
+    """In a worker (:data:`WORKER_ENV` set): complete its task with ``summary``, or block it
+    when the turn failed, firing ``kanban_task_completed`` or ``kanban_task_blocked`` here, in
+    the worker, as Hermes does. Outside a worker it does nothing and returns ``None``.
+
+    :raises KanbanError: the task is not ``claimed`` any more (reclaimed meanwhile).
+    """
+    task_id = os.environ.get("HERMES_KANBAN_TASK", "").strip()
+    if not task_id:
+        return None
+    pinned = os.environ.get("HERMES_KANBAN_DB", "").strip()
+    name = os.environ.get("HERMES_KANBAN_BOARD", "").strip() or None
+    path = Path(pinned) if pinned else board_path(home, name)
+    board = KanbanBoard(path, board=None if name == DEFAULT_BOARD else name, hooks=hooks)
+    text = summary.strip()[:2000]
+    if ok:
+        return board.complete(task_id, summary=text or "done")
+    return board.block(task_id, reason=text or "the worker's turn failed")

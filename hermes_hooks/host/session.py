@@ -298,10 +298,10 @@ class Session:
     def stream_observers(self) -> StreamObservers | None:
         """Return the stream hooks' workers, or ``None`` when no plugin implements one."""
         if self._streams is None:
-            from hermes_hooks.host.streaming import StreamObservers
+            from hermes_hooks.host.streaming import STREAM_HOOKS, StreamObservers
 
             observers = StreamObservers(self.pm)
-            if not observers.implemented():
+            if not observers.implemented((*STREAM_HOOKS, "on_room_member_activity")):
                 return None
             self._streams = observers
         return self._streams

@@ -10,8 +10,10 @@ Hermes' ``agent/shell_hooks.py`` contract, with Claude Code's answers understood
           fail_closed: true        # pre_tool_call only: a failure blocks the call
 
 Each entry becomes a pluggy implementation of its hook, owned by ``shell:<command>``, so it
-obeys the hook's contract (combine rule, error policy, callback bound) like a plugin's and
-shows in ``hermes hooks``. When it fires:
+obeys the hook's contract (combine rule, error policy) like a plugin's and shows in ``hermes
+hooks``. Its time limit is its own ``timeout``, not ``plugins.hook_callback_timeout`` as well
+(Hermes: "shell hooks enforce their own subprocess timeout"), so a long ``timeout`` is
+honoured. When it fires:
 
 - the command runs as a subprocess, without a shell (the line is split as a shell would, and
   ``~`` expanded), in its own process group; at its timeout the whole group is killed, children
@@ -58,6 +60,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
+from hermes_hooks.calling.bounds import SELF_BOUNDED_ATTR
 from hermes_hooks.plugins.config import env_flag, is_truthy
 from hermes_hooks.spec.hookspecs import VALID_HOOKS
 
@@ -627,6 +630,8 @@ def install_shell_hooks(
         adapter = make_hook_adapter(
             spec.event, _callback(spec, lambda: Path.cwd()), argnames, owner=spec.owner
         )
+        # Killed at its own timeout: plugins.hook_callback_timeout does not cut it short.
+        setattr(adapter, SELF_BOUNDED_ATTR, True)
         key = spec.owner
         if pm.has_plugin(key):  # the same command on another hook, or twice
             key = f"{spec.owner} ({spec.event}#{spec.index})"

@@ -14,7 +14,12 @@ import time
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from hermes_hooks.backends.models.base import ToolCall, dumps
-from hermes_hooks.host.approval import APPROVING_CHOICES, ApprovalRequest, ask_approval
+from hermes_hooks.host.approval import (
+    APPROVING_CHOICES,
+    ApprovalRequest,
+    ask_approval,
+    through_transport,
+)
 from hermes_hooks.host.records import ToolCallRecord
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
@@ -113,7 +118,8 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
                 turn_id=turn.turn_id,
                 tool_call_id=call.id,
             )
-            choice = ask_approval(hooks, session.approver, request)
+            approver = through_transport(session.pm, session.approver)
+            choice = ask_approval(hooks, approver, request)
             if choice in ("session", "always"):
                 # "always" is kept for this session only: the reference host persists nothing.
                 session.approved_rules.add(pattern)

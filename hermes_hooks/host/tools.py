@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 from hermes_hooks.backends.models.base import dumps
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.errors import RegistrationError
+from hermes_hooks.plugins.newer_ctx import redact_everywhere
 from hermes_hooks.registries.base import HOST
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
@@ -148,6 +149,32 @@ def _kill(process: subprocess.Popen[str]) -> None:
         pass
 
 
+def _backend(pm: PluginManager) -> str:
+    """The terminal backend chosen now (``local`` without a terminal environment family)."""
+    from hermes_hooks.plugins import extensions
+
+    if extensions.get_family("terminal_env") is None:
+        return "local"
+    from hermes_hooks.backends.terminal_env import backend_name
+
+    return backend_name(pm)
+
+
+def _command_env(pm: PluginManager) -> dict[str, str] | None:
+    """The environment of a command: this one without the terminal environment providers'
+    ``strip_env_keys`` (their vendors' credentials); ``None`` (inherit it) when there are none."""
+    from hermes_hooks.plugins import extensions
+
+    if extensions.get_family("terminal_env") is None:
+        return None
+    from hermes_hooks.backends.terminal_env import strip_env_keys
+
+    keys = strip_env_keys(pm)
+    if not keys:
+        return None
+    return {name: value for name, value in os.environ.items() if name not in keys}
+
+
 def make_terminal(pm: PluginManager) -> Callable[..., str]:
     """Return the ``terminal`` handler; its output goes through ``transform_terminal_output``."""
     fallback = Hooks(pm)
@@ -162,10 +189,35 @@ def make_terminal(pm: PluginManager) -> Callable[..., str]:
             return _error(f"terminal: {exc}")
         session = current_session.get()
         try:
+            backend = _backend(pm)
+        except Exception as exc:  # a malformed terminal section: said, not raised
+            return _error(f"terminal: {exc}")
+        if backend != "local":
+            from hermes_hooks.backends.terminal_env import run_command
+
+            ran = run_command(
+                pm, backend, command, cwd=str(_cwd()), timeout=timeout, task_id=task_id
+            )
+            hooks = session.hooks if session is not None else fallback
+            ran["output"] = _limit(
+                redact_everywhere(
+                    hooks.transform_terminal_output(
+                        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                        command=command,
+                        output=ran["output"],
+                        returncode=ran["exit_code"],
+                        task_id=task_id,
+                        env_type=backend,
+                    )
+                )
+            )
+            return dumps(ran)
+        try:
             process = subprocess.Popen(
                 command,
                 shell=True,
                 cwd=_cwd(),
+                env=_command_env(pm),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -191,6 +243,8 @@ def make_terminal(pm: PluginManager) -> Callable[..., str]:
             task_id=task_id,
             env_type="local",
         )
+        # The plugins' redaction patterns, after the hook, as Hermes redacts the output.
+        output = redact_everywhere(output)
         result: dict[str, Any] = {"output": _limit(output), "exit_code": process.returncode}
         if timed_out:
             result["error"] = f"command timed out after {timeout} s and was killed"

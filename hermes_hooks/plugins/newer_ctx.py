@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_REFERENCE_PREFIXES",
-    "CAPABILITIES",
+    "ActionResult",
     "MAX_SECTION_CHARS",
     "MAX_SECTIONS",
     "MAX_SECTIONS_TOTAL_CHARS",
@@ -46,7 +46,10 @@ __all__ = [
     "NewerContextMembers",
     "PluginState",
     "extras",
+    "install_log_redaction",
+    "redact_everywhere",
     "redact_text",
+    "redaction_patterns",
     "render_system_prompt_sections",
 ]
 
@@ -68,10 +71,6 @@ BUILTIN_AUX_TASKS: Final = frozenset(
 )
 """The auxiliary tasks the host itself has: a plugin may not take their keys."""
 BUILTIN_REFERENCE_PREFIXES: Final = frozenset({"diff", "staged", "file", "folder", "git", "url"})
-CAPABILITIES: Final = frozenset(
-    {"tools.override", "gateway.platform_actions", "gateway.injection", "llm.override", "mcp"}
-)
-"""The capability ids a manifest may declare (Hermes' #64228 model)."""
 
 
 # -- what the members keep, per manager ------------------------------------------------------------
@@ -254,6 +253,70 @@ def redact_text(pm: PluginManager, text: str, replacement: str = "***") -> str:
     return text
 
 
+def redaction_patterns() -> list[re.Pattern[str]]:
+    """The patterns every live manager's plugins registered (Hermes' ``agent.redact`` is one
+    process-wide table; here each manager keeps its own, and all of them apply)."""
+    with _EXTRAS_LOCK:
+        tables = [
+            found.redaction_patterns
+            for pm, found in _EXTRAS.items()
+            if found.redaction_patterns and _redaction_on(pm)
+        ]
+    return [pattern for table in tables for _, pattern in list(table)]
+
+
+def _redaction_on(pm: PluginManager) -> bool:
+    """Hermes' ``security.redact_secrets: false`` turns redaction off, the plugins' too."""
+    config = getattr(pm, "config", None)
+    security = config.get("security") if isinstance(config, Mapping) else None
+    return not (isinstance(security, Mapping) and security.get("redact_secrets") is False)
+
+
+def redact_everywhere(text: str, replacement: str = "***") -> str:
+    """Return ``text`` with every plugin-registered pattern of every live manager replaced:
+    what every redaction of the host applies besides its own (the model transport's keys,
+    the terminal's output, the log, approval requests)."""
+    if not text:
+        return text
+    for pattern in redaction_patterns():
+        try:
+            text = pattern.sub(replacement, text)
+        except Exception:  # a pathological pattern never breaks what it redacts
+            continue
+    return text
+
+
+_LOG_REDACTION: list[bool] = []
+
+
+def install_log_redaction() -> None:
+    """Make every log record of the process go through the plugins' patterns (once).
+
+    The record factory is wrapped, so the message is redacted when the record is made,
+    whichever logger and handler it then goes to (Hermes redacts its logs with a formatter).
+    """
+    with _EXTRAS_LOCK:
+        if _LOG_REDACTION:
+            return
+        _LOG_REDACTION.append(True)
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if not redaction_patterns():
+            return record
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not format stays as it is
+            return record
+        redacted = redact_everywhere(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return record
+
+    logging.setLogRecordFactory(factory)
+
+
 # -- durable state ---------------------------------------------------------------------------------
 
 
@@ -347,40 +410,86 @@ def _write_json(path: Path, data: object) -> None:
 # -- the members -----------------------------------------------------------------------------------
 
 
+class ActionResult(dict[str, Any]):
+    """What a ``ctx.platform_actions`` verb answers: ``{"ok": bool, ...}``, and awaitable, so
+    that Hermes' ``await ctx.platform_actions.add_reaction(...)`` works as well as a plain
+    call. A verb called on the gateway's own loop is scheduled there; awaiting the result
+    waits for it (used without ``await`` it says ``{"ok": True, "scheduled": True}``)."""
+
+    def __init__(self, fields: Mapping[str, Any], pending: Any = None) -> None:
+        super().__init__(fields)
+        self._pending = pending
+
+    def __await__(self) -> Any:
+        if self._pending is not None:
+            outcome = yield from self._pending.__await__()
+            self.clear()
+            self.update(outcome)
+            self._pending = None
+        return self
+
+
 class PlatformActions:
     """``ctx.platform_actions``: gateway actions gated by the ``gateway.platform_actions``
-    capability; every verb answers ``{"ok": bool, ...}`` and never raises."""
+    capability; every verb answers ``{"ok": bool, ...}`` (Hermes' ``{"ok": False, "error":
+    code, "detail"}`` on failure), is awaitable, and never raises.
+
+    Under ``hermes gateway run`` the gateway installs the sink that reaches the platform's
+    adapter (:mod:`hermes_hooks.host.platform_actions`); elsewhere there is none."""
 
     def __init__(self, context: NewerContextMembers) -> None:
         self._context = context
 
-    def _act(self, verb: str, **arguments: Any) -> dict[str, Any]:
+    def _act(self, verb: str, **arguments: Any) -> ActionResult:
+        plugin = self._context._plugin_id
         if not self._context.has_capability("gateway.platform_actions"):
-            return {
-                "ok": False,
-                "error": f"plugin {self._context._plugin_id!r} lacks the "
-                "gateway.platform_actions capability",
-            }
+            return ActionResult(
+                {
+                    "ok": False,
+                    "error": "capability_not_granted",
+                    "detail": f"plugin {plugin!r} lacks the gateway.platform_actions capability",
+                }
+            )
+        for name, value in arguments.items():
+            if not isinstance(value, str) or not value.strip():
+                return ActionResult(
+                    {
+                        "ok": False,
+                        "error": "invalid_argument",
+                        "detail": f"{verb}: {name} must be a non-empty string",
+                    }
+                )
         sink = extras(self._context._manager).platform_action_sink
         if sink is None:
-            return {"ok": False, "error": "no live gateway serves platform actions"}
+            return ActionResult(
+                {
+                    "ok": False,
+                    "error": "gateway_unavailable",
+                    "detail": "no live gateway serves platform actions",
+                }
+            )
         try:
-            return {"ok": True, **dict(sink(self._context._plugin_id, verb, arguments))}
+            answer = sink(plugin, verb, arguments)
         except Exception as exc:
-            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            return ActionResult(
+                {"ok": False, "error": "action_failed", "detail": f"{type(exc).__name__}: {exc}"}
+            )
+        if isinstance(answer, ActionResult):
+            return answer
+        return ActionResult({"ok": True, **dict(answer)})
 
     def add_reaction(
-        self, *, platform: str, chat_id: str, message_id: str, emoji: str
-    ) -> dict[str, Any]:
+        self, platform: str, chat_id: str, message_id: str, emoji: str
+    ) -> ActionResult:
         """React to a message with ``emoji``."""
         return self._act(
             "add_reaction", platform=platform, chat_id=chat_id, message_id=message_id, emoji=emoji
         )
 
     def set_thread_title(
-        self, *, platform: str, chat_id: str, thread_id: str, title: str
-    ) -> dict[str, Any]:
-        """Rename a thread."""
+        self, platform: str, chat_id: str, thread_id: str, title: str
+    ) -> ActionResult:
+        """Rename a thread (a forum topic)."""
         return self._act(
             "set_thread_title", platform=platform, chat_id=chat_id, thread_id=thread_id, title=title
         )
@@ -624,6 +733,8 @@ class NewerContextMembers:
                 continue
             table.append((self._plugin_id, compiled))
             accepted += 1
+        if accepted:
+            install_log_redaction()
         return accepted
 
     def register_auxiliary_task(
@@ -700,8 +811,14 @@ class NewerContextMembers:
 
     def has_capability(self, capability: str) -> bool:
         """Whether ``capability`` is live for this plugin: declared in the manifest's
-        ``capabilities`` and granted (``plugins.entries.<id>.granted_capabilities``). A
-        capability the plugin did not declare is refused (False, with a warning)."""
+        ``capabilities`` and granted in the stored consent (``plugins.entries.<id>``'s
+        ``granted_capabilities``, which ``hermes plugins enable`` writes, or the capability's
+        legacy ``allow_*`` key), read from ``config.yaml`` now; a bundled plugin has
+        ``tools.override`` (as in Hermes). A capability the plugin did not declare is refused
+        (False, with a warning); an unreadable config grants nothing."""
+        from hermes_hooks.plugins.capabilities import capability_granted
+        from hermes_hooks.plugins.config import PluginsConfig
+
         declared = getattr(self.manifest, "capabilities", ()) or ()
         if capability not in declared:
             logger.warning(
@@ -710,11 +827,31 @@ class NewerContextMembers:
                 capability,
             )
             return False
-        entry = self._manager.plugins_config.entry(self._plugin_id)
-        granted = entry.get("granted_capabilities")
-        if isinstance(granted, Mapping):
-            return granted.get(capability) is True
-        return isinstance(granted, list) and capability in granted
+        if capability == "tools.override" and self._is_bundled():
+            return True  # Hermes: a bundled plugin's override is its maintainers' choice
+        try:
+            entry = PluginsConfig.from_home(self._manager.hermes_home).entry(self._plugin_id)
+        except Exception as exc:  # fail closed: consent that cannot be read is not given
+            logger.warning(
+                "plugin %r: capability %r not granted: %s", self._plugin_id, capability, exc
+            )
+            return False
+        return capability_granted(entry, capability)
+
+    def _is_bundled(self) -> bool:
+        """Whether this plugin is one of the host's bundled plugins (its folder is there)."""
+        from hermes_hooks.plugins.discovery import bundled_plugins_dir
+
+        info = self._manager.get_plugin_info(self._plugin_id)  # None while it registers
+        if info is not None:
+            return info.source == "bundled"
+        path = getattr(self, "path", None)
+        if path is None:
+            return False
+        try:
+            return Path(path).resolve().is_relative_to(bundled_plugins_dir().resolve())
+        except OSError:
+            return False
 
     @property
     def platform_actions(self) -> PlatformActions:

@@ -573,6 +573,7 @@ HERMES_ONLY_SECTIONS: Final = frozenset(
         "prompt_caching",
         "quick_commands",
         "runtime",
+        "secrets",
         "session",
         "skills",
         "slack",

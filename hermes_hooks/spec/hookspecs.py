@@ -1661,6 +1661,11 @@ def on_room_member_activity(
     Error policy: Open; a raising implementation is logged, counted and skipped. Delivered off the
     token path, on the same bounded queues as the stream hooks. Not bounded by the callback timeout.
 
+    The reference host fires it for the gateway's group chats: the room is `<platform>:<chat id>`,
+    a member is a session in it (its session key), and its events are `turn.started`,
+    `request.opened`, `tool.started`, `tool.completed` (`tool_name`, `status`, `duration_ms`),
+    `turn.completed` or `turn.error`; tool arguments are not sent. Direct chats fire none.
+
     ```python
     def observe(**kwargs):
         print("on_room_member_activity", sorted(kwargs))

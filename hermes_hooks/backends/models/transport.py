@@ -38,6 +38,7 @@ from hermes_hooks.backends.http import (
 from hermes_hooks.backends.models.base import ModelError, ModelProvider
 from hermes_hooks.backends.models.profiles import OMIT_TEMPERATURE, ProviderProfile
 from hermes_hooks.backends.models.retry import parse_retry_after
+from hermes_hooks.plugins.newer_ctx import redact_everywhere
 
 __all__ = ["REDACTED", "RETRYABLE_STATUS", "HttpModel", "redact"]
 
@@ -71,8 +72,8 @@ def secret_forms(secret: str) -> set[str]:
 
 def redact(text: str, secrets: Iterable[str]) -> str:
     """Return ``text`` with every secret in it replaced by :data:`REDACTED`: every form
-    :func:`secret_forms` knows, and a truncated prefix of at least half the key (12 characters
-    or more), matched without regard to case."""
+    :func:`secret_forms` knows, a truncated prefix of at least half the key (12 characters
+    or more), matched without regard to case, and what the plugins' redaction patterns match."""
     keys = {s for s in secrets if s and len(s) >= _MIN_SECRET}
     forms = set().union(*(secret_forms(s) for s in keys)) if keys else set()
     for form in sorted(forms, key=len, reverse=True):
@@ -82,7 +83,9 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         if len(key) > shortest:
             prefixes = "|".join(re.escape(key[:n]) for n in range(len(key) - 1, shortest - 1, -1))
             text = re.sub(prefixes, REDACTED, text, flags=re.IGNORECASE)
-    return text
+    return redact_everywhere(
+        text, REDACTED
+    )  # and the plugins' patterns (register_redaction_patterns)
 
 
 def clean_key(api_key: str | None) -> str | None:
