@@ -47,7 +47,12 @@ def _store(ctx: click.Context) -> Iterator[PairingStore]:
 @click.option("--json", "as_json", is_flag=True, help="Print pending and approved as JSON.")
 @click.pass_context
 def list_pairing(ctx: click.Context, as_json: bool) -> None:
-    """List the pending pairing requests (with their request ids) and the approved users."""
+    """List the pending pairing requests (with their request ids) and the approved users.
+
+    \b
+    Example:
+      hermes pairing list
+    """
     with _store(ctx) as store:
         pending, approved = store.list_pending(), store.list_approved()
     if as_json:
@@ -112,7 +117,12 @@ def approve(ctx: click.Context, platform: str, code: str) -> None:
 @click.argument("user_id")
 @click.pass_context
 def revoke(ctx: click.Context, platform: str, user_id: str) -> None:
-    """Revoke USER_ID's approval on PLATFORM."""
+    """Revoke USER_ID's approval on PLATFORM.
+
+    \b
+    Example:
+      hermes pairing revoke irc alice
+    """
     platform = platform.strip().lower()
     with _store(ctx) as store:
         found = store.revoke(platform, user_id)
@@ -124,7 +134,12 @@ def revoke(ctx: click.Context, platform: str, user_id: str) -> None:
 @pairing.command("clear-pending")
 @click.pass_context
 def clear_pending(ctx: click.Context) -> None:
-    """Drop every pending pairing request."""
+    """Drop every pending pairing request.
+
+    \b
+    Example:
+      hermes pairing clear-pending
+    """
     with _store(ctx) as store:
         count = store.clear_pending()
     click.echo(f"Cleared {count} pending request(s)." if count else "No pending requests to clear.")
