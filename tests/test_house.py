@@ -16,9 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-import hermes_hooks
-
-ROOT: Final = Path(hermes_hooks.__file__).parent.parent
+ROOT: Final = Path(__file__).resolve().parent.parent  # the checkout: its source, as written
 MAX_LINES: Final = 80
 TREES: Final = ("hermes_hooks", "hermes_plugins")
 EXEMPT: Final = (Path("hermes_hooks", "calling"),)
