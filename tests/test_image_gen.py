@@ -365,10 +365,12 @@ def test_unset_with_none_available_or_registered(home: Path) -> None:
 
 def test_settings_reject_wrong_types(home: Path) -> None:
     (home / "config.yaml").write_text("image_gen: [openai]\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="image_gen must be a mapping"):
+    with pytest.raises(ConfigError, match="yaml: image_gen: expected a mapping"):
         ImageGenSettings.from_home(home)
     (home / "config.yaml").write_text("image_gen: {provider: 3}\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"image_gen.provider must be a string, found int 3"):
+    with pytest.raises(
+        ConfigError, match=r"image_gen\.provider: expected a string, found an integer \(3\)"
+    ):
         ImageGenSettings.from_home(home)
     (home / "config.yaml").write_text(
         "image_gen: {provider: ' x ', model: '', comfyui: {url: u}}\n", encoding="utf-8"
@@ -577,7 +579,7 @@ def test_a_broken_config_is_an_error_not_a_crash(pm: PluginManager, home: Path) 
     (home / "config.yaml").write_text("image_gen: {model: [1]}\n", encoding="utf-8")
     result = call(pm, prompt="x")
     assert result["error_type"] == "config_error"
-    assert "image_gen.model must be a string" in result["error"]
+    assert "image_gen.model: expected a string, found a list" in result["error"]
 
 
 def test_run_image_generate_takes_an_explicit_home(tmp_path: Path, home: Path) -> None:

@@ -423,10 +423,19 @@ def test_the_how_to_test_passes(pytester: pytest.Pytester) -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"memory": ["notes"]}, r"yaml: memory must be a mapping \(provider, \.\.\.\), found list"),
-        ({"memory": {"provider": 3}}, r"yaml: memory\.provider must be a string, found int 3"),
-        ({"context": "lean"}, r"yaml: context must be a mapping \(engine, \.\.\.\), found str"),
-        ({"context": {"engine": ["x"]}}, r"yaml: context\.engine must be a string, found list"),
+        (
+            {"memory": ["notes"]},
+            r"yaml: memory: expected a mapping \(provider, \.\.\.\), found a list",
+        ),
+        (
+            {"memory": {"provider": 3}},
+            r"yaml: memory\.provider: expected a string, found an integer \(3\)",
+        ),
+        (
+            {"context": "lean"},
+            r"yaml: context: expected a mapping \(engine, \.\.\.\), found a string",
+        ),
+        ({"context": {"engine": ["x"]}}, r"yaml: context\.engine: expected a string, found a list"),
     ],
 )
 def test_a_wrong_memory_or_context_section_names_the_key(

@@ -54,7 +54,9 @@ __all__ = [
     "check_config",
     "closest",
     "find_key",
+    "keys_of",
     "parse_value",
+    "read_mapping",
     "read_section",
 ]
 
@@ -755,9 +757,19 @@ def read_section(
     :raises ConfigError: the section, or a value of a key that is not lenient, has the wrong
         type; the message names the file, the key, what was expected and what was found.
     """
-    section = SECTIONS[name]
+    return read_mapping(SECTIONS[name], config.get(name), source=source)
+
+
+def read_mapping(
+    section: Section, raw: object, *, source: Path | None = None
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Read *raw*, the value of ``config[section.name]``, by the keys of *section*.
+
+    As :func:`read_section`, for a section given as a :class:`Section` (one of
+    :func:`keys_of`, or a provider family's own).
+    """
+    name = section.name
     where = _where(source)
-    raw = config.get(name)
     values: dict[str, Any] = {key.name: key.default for key in section.keys}
     if raw is None:
         return values, ()
@@ -775,6 +787,22 @@ def read_section(
         if section.key(field) is not None and taken is not None:
             values[field] = taken
     return values, tuple(warnings)
+
+
+def keys_of(name: str, fields: Iterable[str], *, defaults: bool = True) -> Section:
+    """Return section *name* of the table cut to *fields*, as an open section.
+
+    A field the table does not list (a family a plugin declares) is read as a string.
+
+    :param defaults: keep the table's defaults; without, an unset key reads as ``None``
+        (a provider family tells "unset" from its default).
+    """
+    listed = SECTIONS.get(name)
+    keys: list[Key] = []
+    for field in fields:
+        key = (listed.key(field) if listed is not None else None) or Key(field, Text())
+        keys.append(key if defaults else attrs.evolve(key, default=None))
+    return Section(name, tuple(keys), listed.help if listed is not None else "", open=True)
 
 
 def find_key(dotted: str) -> Key | None:
