@@ -35,8 +35,10 @@ from hermes_hooks.plugins.configfile import describe
 __all__ = [
     "DEFAULT_HOOK_CALLBACK_TIMEOUT",
     "DEFAULT_LOAD_TIMEOUT",
+    "DEFAULT_PREFETCH_TIMEOUT",
     "MAX_HOOK_CALLBACK_TIMEOUT",
     "MAX_LOAD_TIMEOUT",
+    "MAX_PREFETCH_TIMEOUT",
     "HERMES_ONLY_SECTIONS",
     "SECTIONS",
     "Flag",
@@ -70,6 +72,10 @@ DEFAULT_LOAD_TIMEOUT: Final = 10.0
 not set: heavy SDK imports take seconds on two cores."""
 MAX_LOAD_TIMEOUT: Final = 600.0
 """Upper bound for ``plugins.load_timeout``; larger values are capped."""
+DEFAULT_PREFETCH_TIMEOUT: Final = 2.0
+"""Seconds a provider's ``prefetch`` may take when ``memory.prefetch_timeout`` is not set."""
+MAX_PREFETCH_TIMEOUT: Final = 60.0
+"""Upper bound of ``memory.prefetch_timeout``; larger values are capped."""
 
 
 class Mismatch(ValueError):
@@ -469,8 +475,20 @@ SECTIONS: Final[Mapping[str, Section]] = {
             "memory",
             (
                 Key("provider", Text(), None, "the memory provider plugin"),
-                Key("builtin", Flag(), True, "whether the builtin SQLite memory runs"),
-                Key("prefetch_timeout", Seconds(), None, "seconds a provider's recall may take"),
+                Key(
+                    "builtin",
+                    Flag(),
+                    True,
+                    "whether the builtin SQLite memory runs",
+                    lenient=True,
+                ),
+                Key(
+                    "prefetch_timeout",
+                    Seconds(MAX_PREFETCH_TIMEOUT),
+                    DEFAULT_PREFETCH_TIMEOUT,
+                    "seconds a provider's recall may take; 0: no bound",
+                    lenient=True,
+                ),
             ),
             "the memory providers",
             open=True,
@@ -789,10 +807,12 @@ def read_mapping(
     return values, tuple(warnings)
 
 
-def keys_of(name: str, fields: Iterable[str], *, defaults: bool = True) -> Section:
+def keys_of(
+    name: str, fields: Iterable[str], *, defaults: bool = True, kind: Kind = Text()
+) -> Section:
     """Return section *name* of the table cut to *fields*, as an open section.
 
-    A field the table does not list (a family a plugin declares) is read as a string.
+    A field the table does not list (a family a plugin declares) is read as *kind*.
 
     :param defaults: keep the table's defaults; without, an unset key reads as ``None``
         (a provider family tells "unset" from its default).
@@ -800,7 +820,7 @@ def keys_of(name: str, fields: Iterable[str], *, defaults: bool = True) -> Secti
     listed = SECTIONS.get(name)
     keys: list[Key] = []
     for field in fields:
-        key = (listed.key(field) if listed is not None else None) or Key(field, Text())
+        key = (listed.key(field) if listed is not None else None) or Key(field, kind)
         keys.append(key if defaults else attrs.evolve(key, default=None))
     return Section(name, tuple(keys), listed.help if listed is not None else "", open=True)
 
