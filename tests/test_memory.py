@@ -458,4 +458,7 @@ def test_memory_settings_read_the_provider_and_replace_wrong_extras_by_defaults(
         {"memory": {"provider": "  notes ", "builtin": "no", "prefetch_timeout": 0.5}}
     )
     assert (read.provider, read.builtin, read.prefetch_timeout) == ("notes", True, 0.5)
-    assert read.warnings == ("memory.builtin: expected true or false, found 'no'; using true",)
+    assert read.warnings == (
+        "config: memory.builtin: expected true or false, found a string ('no'); "
+        "using the default true",
+    )
