@@ -324,7 +324,9 @@ class Section:
 
     def described(self) -> str:
         """How the section's mapping is named in errors."""
-        return self.expected or f"a mapping ({', '.join(self.names[:4])}, ...)"
+        if self.expected or not self.names:
+            return self.expected or "a mapping"
+        return f"a mapping ({', '.join(self.names[:4])}, ...)"
 
 
 _ENTRY_KEYS: Final = (
