@@ -35,6 +35,7 @@ from hermes_hooks.plugins.configfile import describe
 __all__ = [
     "DEFAULT_HOOK_CALLBACK_TIMEOUT",
     "DEFAULT_LOAD_TIMEOUT",
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_PREFETCH_TIMEOUT",
     "MAX_HOOK_CALLBACK_TIMEOUT",
     "MAX_LOAD_TIMEOUT",
@@ -58,6 +59,7 @@ __all__ = [
     "find_key",
     "keys_of",
     "parse_value",
+    "read_entries",
     "read_mapping",
     "read_section",
 ]
@@ -72,6 +74,9 @@ DEFAULT_LOAD_TIMEOUT: Final = 10.0
 not set: heavy SDK imports take seconds on two cores."""
 MAX_LOAD_TIMEOUT: Final = 600.0
 """Upper bound for ``plugins.load_timeout``; larger values are capped."""
+DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024 * 1024
+"""The most bytes of one HTTP answer, once decoded, when ``model.max_response_bytes`` is not
+set (the backends' HTTP reader bounds every provider call by it)."""
 DEFAULT_PREFETCH_TIMEOUT: Final = 2.0
 """Seconds a provider's ``prefetch`` may take when ``memory.prefetch_timeout`` is not set."""
 MAX_PREFETCH_TIMEOUT: Final = 60.0
@@ -397,12 +402,24 @@ SECTIONS: Final[Mapping[str, Section]] = {
                 Key(
                     "read_timeout", Seconds(above_zero=True), 60.0, "seconds to wait for the answer"
                 ),
-                Key("timeout", Seconds(above_zero=True), 60.0, "model.read_timeout's old name"),
+                Key(
+                    "timeout",
+                    Seconds(above_zero=True),
+                    None,
+                    "seconds the whole request may take (300 when unset); the read timeout too "
+                    "when model.read_timeout is unset",
+                ),
                 Key(
                     "connect_timeout",
                     Seconds(above_zero=True),
                     10.0,
                     "seconds to wait for a connection",
+                ),
+                Key(
+                    "max_response_bytes",
+                    Whole(minimum=1, unit="bytes"),
+                    DEFAULT_MAX_RESPONSE_BYTES,
+                    "the most bytes of one answer, once decoded",
                 ),
                 Key("max_retries", Whole(), 2, "how often a retryable failure is tried again"),
                 Key("retry_backoff", Number(0, 3600), 1.0, "seconds before the first retry"),
@@ -809,10 +826,37 @@ def read_mapping(
     return values, tuple(warnings)
 
 
+def read_entries(
+    config: Mapping[str, Any], name: str, *, source: Path | None = None
+) -> dict[str, dict[str, Any]]:
+    """Read entries section *name* (``providers``): each entry's values, defaults filled in.
+
+    :raises ConfigError: the section, an entry or one of its values has the wrong type.
+    """
+    section = SECTIONS[name]
+    raw = config.get(name)
+    if raw is None:
+        return {}
+    where = _where(source)
+    errors = [p for p in _section_problems(section, raw, where) if p.level == "error"]
+    if errors:
+        raise ConfigError(errors[0].message)
+    assert isinstance(raw, Mapping)  # _section_problems refuses anything else
+    entries: dict[str, dict[str, Any]] = {}
+    for entry_name, entry in raw.items():
+        values: dict[str, Any] = {key.name: key.default for key in section.keys}
+        for field, taken, _ in _check_mapping(section, entry or {}, f"{name}.{entry_name}", where):
+            if section.key(field) is not None and taken is not None:
+                values[field] = taken
+        entries[str(entry_name)] = values
+    return entries
+
+
 def keys_of(
     name: str, fields: Iterable[str], *, defaults: bool = True, kind: Kind = Text()
 ) -> Section:
-    """Return section *name* of the table cut to *fields*, as an open section.
+    """Return section *name* of the table cut to *fields*, as an open section (its scalar
+    form, ``model: NAME``, kept).
 
     A field the table does not list (a family a plugin declares) is read as *kind*.
 
@@ -824,7 +868,9 @@ def keys_of(
     for field in fields:
         key = (listed.key(field) if listed is not None else None) or Key(field, kind)
         keys.append(key if defaults else attrs.evolve(key, default=None))
-    return Section(name, tuple(keys), listed.help if listed is not None else "", open=True)
+    if listed is None:
+        return Section(name, tuple(keys), open=True)
+    return attrs.evolve(listed, keys=tuple(keys), open=True)
 
 
 def find_key(dotted: str) -> Key | None:
