@@ -2,7 +2,7 @@
 value the one way: ``FILE: KEY: expected X, found Y``, and take what the table takes.
 
 One test per reader moved onto the table: a family's call timeout, the memory extras, the URL
-policy (``security``), a web provider's own sub-section.
+policy (``security``), a web provider's own sub-section, the compressor's ``model.context_length``.
 """
 
 from __future__ import annotations
@@ -85,3 +85,17 @@ def test_a_web_providers_section_must_be_a_mapping(tmp_path: Path) -> None:
     config.write_text("web: [x]\n", encoding="utf-8")
     with using_hermes_home(tmp_path), pytest.raises(ConfigError, match=r": web: expected a"):
         load_web_section()
+
+
+def test_a_wrong_context_length_is_ignored_with_a_warning_naming_it() -> None:
+    from hermes_hooks.backends.context_engine.compressor import CompressionSettings
+
+    read = CompressionSettings.from_config({"model": {"context_length": 100}})
+    assert (read.context_length, read.warnings) == (
+        None,
+        (
+            "config: model.context_length: expected a whole number, 256 or more, "
+            "found an integer (100); ignored",
+        ),
+    )
+    assert CompressionSettings.from_config({"model": {"context_length": 4096}}).context_length
