@@ -20,10 +20,14 @@ from typing import Any
 
 import pytest
 import yaml
+from homes import plugin_home
 
 from hermes_hooks.plugins.discovery import ENTRY_POINT_GROUP
 from hermes_hooks.plugins.manager import PluginInfo, PluginManager
 from hermes_hooks.registries.base import HOST, Registry
+
+home = plugin_home
+"""The fixture :func:`homes.plugin_home` under the name these tests give it."""
 
 
 def isolate_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
@@ -258,14 +262,6 @@ class PluginHome:
 def make_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginHome:
     """Isolate the environment and return a fresh :class:`PluginHome` under ``tmp_path``."""
     return PluginHome(isolated_home(tmp_path, monkeypatch))
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    """A :class:`PluginHome`; every manager made from it is unloaded after (import the fixture)."""
-    plugin_home = make_home(tmp_path, monkeypatch)
-    yield plugin_home
-    plugin_home.close()
 
 
 def write_distribution(
