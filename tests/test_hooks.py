@@ -19,6 +19,7 @@ from typing import Any
 
 import pluggy
 import pytest
+from homes import hermes_home as home  # noqa: F401  (the fixture)
 from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
 
 import hermes_hooks
@@ -152,12 +153,6 @@ SAMPLES: dict[Callable[[object], bool] | None, Callable[[str], object]] = {
 }
 
 # --- fixtures ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A Hermes home with an empty plugins folder and no bundled plugins; never ~/.hermes."""
-    return isolated_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture

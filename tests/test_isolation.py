@@ -15,7 +15,8 @@ from typing import Any
 
 import pluggy
 import pytest
-from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
+from homes import hermes_home as home  # noqa: F401  (the fixture)
+from plugin_builders import call_hook, enabled_loader, recorder_module, user_plugin
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.guards import guard_hookimpl, is_guarded
@@ -32,12 +33,6 @@ from hermes_hooks.spec.markers import PROJECT_NAME
 RECORDER = "hermes_test_isolation_recorder"
 
 # --- fixtures ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A Hermes home with an empty plugins folder and no bundled plugins; never ~/.hermes."""
-    return isolated_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture
