@@ -21,7 +21,7 @@ import pluggy
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, info
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling import workers as _workers
@@ -210,8 +210,10 @@ SHARED = "hermes_async_test_shared"
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    home = make_home(tmp_path, monkeypatch)
+def home(
+    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[PluginHome]:
+    home = plugin_home
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / f"{SHARED}.py").write_text("log = []\n", encoding="utf-8")

@@ -76,11 +76,10 @@ def forget_plugin_modules() -> Iterator[None]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = isolated_home(tmp_path, monkeypatch)
-    user_plugin(path, "memory/notes", NOTES)
+def home(hermes_home: Path) -> Path:
+    user_plugin(hermes_home, "memory/notes", NOTES)
     write_config(
-        path,
+        hermes_home,
         memory={"provider": "notes", "builtin": False},
         model={"context_length": BUDGET},
         compression={
@@ -90,7 +89,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             "protect_last_n": PROTECT_LAST_N,
         },
     )
-    return path
+    return hermes_home
 
 
 def last_user(messages: list[dict[str, Any]]) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, info
 
 from hermes_hooks.calling import contexts
 from hermes_hooks.calling.facade import Hooks
@@ -41,8 +41,10 @@ tokens = []
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    home = make_home(tmp_path, monkeypatch)
+def home(
+    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[PluginHome]:
+    home = plugin_home
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / f"{SHARED}.py").write_text(SHARED_CODE, encoding="utf-8")

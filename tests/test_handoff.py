@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, info
 
 from hermes_hooks.calling import handoff, workers as _workers
 from hermes_hooks.calling.facade import Hooks
@@ -60,9 +60,11 @@ def shared() -> Any:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
+def home(
+    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[PluginHome]:
     drain_workers()
-    home = make_home(tmp_path, monkeypatch)
+    home = plugin_home
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / f"{SHARED}.py").write_text(SHARED_CODE, encoding="utf-8")

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import isolated_home
 
 from hermes_hooks import PluginManager
 from hermes_hooks.backends.image_gen import (
@@ -109,10 +108,9 @@ class Fake(ImageGenProvider):
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)
+def home(hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "elsewhere"))
-    return home
+    return hermes_home
 
 
 def write_config(home: Path, **image_gen: Any) -> None:

@@ -121,12 +121,11 @@ def forget_plugin_modules() -> Iterator[None]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(hermes_home: Path) -> Path:
     """A home with the journal plugin under memory/, selected by memory.provider only."""
-    path = isolated_home(tmp_path, monkeypatch)
-    user_plugin(path, "memory/journal", JOURNAL)
-    write_config(path, memory={"provider": "journal"})
-    return path
+    user_plugin(hermes_home, "memory/journal", JOURNAL)
+    write_config(hermes_home, memory={"provider": "journal"})
+    return hermes_home
 
 
 def logged(log: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:
