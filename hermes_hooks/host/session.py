@@ -500,10 +500,13 @@ class Session:
                     self._interim(turn, response.text, calls)
                 self._run_tool_calls(turn, response, dropped)
                 continue
-            if turn.changed_paths and nudges < self.max_verify_nudges:
-                if self._verify_nudge(turn, response.text, nudges):
-                    nudges += 1
-                    continue
+            if (
+                turn.changed_paths
+                and nudges < self.max_verify_nudges
+                and self._verify_nudge(turn, response.text, nudges)
+            ):
+                nudges += 1
+                continue
             self._final_answer(turn, user_index, response, outcome)
             return calls
 
