@@ -20,10 +20,10 @@ from entry_point_isolation import (
 from homes import (  # noqa: F401  (fixtures: the suite's homes, for every test)
     absent_home,
     bundled_home,
+    clean_home,
     cli_home,
     empty_home,
     empty_home as home,  # a module picks another under this name
-    hermes_home,
     plugin_home,
     recording_home,
 )

@@ -2,23 +2,24 @@
 
 Every fixture is function-scoped and lives under ``tmp_path``: a test never sees the real
 ``~/.hermes`` nor another test's home. ``tests/conftest.py`` makes them all available; a module
-whose tests name their home ``home`` picks one under that name::
+whose tests name their home ``home`` picks one under that name (none is named ``hermes_*``:
+those are the public fixtures of :mod:`hermes_hooks.testing`, which the suite tests too)::
 
-    from homes import hermes_home as home  # noqa: F401  (the fixture)
+    from homes import clean_home as home  # noqa: F401  (the fixture)
 
 ==================  ======================  ================================================
 fixture             gives                   the environment
 ==================  ======================  ================================================
 ``empty_home``      ``Path``                an empty folder; ``HERMES_HOME`` is not set to it
 ``absent_home``     ``Path``                a folder that does not exist yet; not set either
-``hermes_home``     ``Path``                isolated: ``HERMES_HOME`` points at it, an empty
+``clean_home``      ``Path``                isolated: ``HERMES_HOME`` points at it, an empty
                                             ``plugins/`` folder, no bundled plugins
-``bundled_home``    ``Path``                as ``hermes_home``, with the bundled plugins
-``recording_home``  ``Path``                as ``hermes_home``, with the recorder plugin
+``bundled_home``    ``Path``                as ``clean_home``, with the bundled plugins
+``recording_home``  ``Path``                as ``clean_home``, with the recorder plugin
                                             (``host_helpers.RECORDER``) enabled
-``plugin_home``     ``plugin_builders.      as ``hermes_home``; every manager made from it is
+``plugin_home``     ``plugin_builders.      as ``clean_home``; every manager made from it is
                     PluginHome``            unloaded at tear-down
-``cli_home``        ``Path``                as ``hermes_home``, for in-process ``hermes``
+``cli_home``        ``Path``                as ``clean_home``, for in-process ``hermes``
                                             runs: the environment and the plugin modules are
                                             restored at tear-down
 ==================  ======================  ================================================
@@ -46,7 +47,7 @@ __all__ = [
     "bundled_home",
     "cli_home",
     "empty_home",
-    "hermes_home",
+    "clean_home",
     "plugin_home",
     "recording_home",
 ]
@@ -67,7 +68,7 @@ def absent_home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def clean_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A Hermes home with an empty plugins folder and no bundled plugins; never ~/.hermes."""
     from plugin_builders import isolated_home
 
@@ -76,7 +77,7 @@ def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def bundled_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """As :func:`hermes_home`, with the bundled plugins discoverable."""
+    """As :func:`clean_home`, with the bundled plugins discoverable."""
     from plugin_builders import isolated_home
 
     return isolated_home(tmp_path, monkeypatch, bundled=True)
@@ -84,7 +85,7 @@ def bundled_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def recording_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """As :func:`hermes_home`, with the recorder plugin enabled (it records every hook)."""
+    """As :func:`clean_home`, with the recorder plugin enabled (it records every hook)."""
     from host_helpers import recorder_home
 
     return recorder_home(tmp_path, monkeypatch)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from homes import hermes_home as home  # noqa: F401  (the fixture)
+from homes import clean_home as home  # noqa: F401  (the fixture)
 from local_http import Request, Server, as_html, redirect, running
 from plugin_builders import load, user_plugin, write_config
 

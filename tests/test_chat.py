@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from cli_support import clean_env
-from homes import hermes_home as home  # noqa: F401  (the fixture)
+from homes import clean_home as home  # noqa: F401  (the fixture)
 from plugin_builders import user_plugin, write_config
 from terminal_support import Terminal
 

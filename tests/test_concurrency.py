@@ -112,12 +112,12 @@ def counter() -> Iterator[types.ModuleType]:
 
 
 @pytest.fixture
-def home(hermes_home: Path, counter: types.ModuleType) -> Path:
+def home(clean_home: Path, counter: types.ModuleType) -> Path:
     for key in GOOD_KEYS:
-        write_plugin(hermes_home / "plugins", key, GOOD.format(counter=COUNTER, key=key))
-    write_plugin(hermes_home / "plugins", "broken", BROKEN.format(counter=COUNTER))
-    write_config(hermes_home, enabled=KEYS)
-    return hermes_home
+        write_plugin(clean_home / "plugins", key, GOOD.format(counter=COUNTER, key=key))
+    write_plugin(clean_home / "plugins", "broken", BROKEN.format(counter=COUNTER))
+    write_config(clean_home, enabled=KEYS)
+    return clean_home
 
 
 class Workers:

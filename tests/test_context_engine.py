@@ -76,10 +76,10 @@ def forget_plugin_modules() -> Iterator[None]:
 
 
 @pytest.fixture
-def home(hermes_home: Path) -> Path:
-    user_plugin(hermes_home, "memory/notes", NOTES)
+def home(clean_home: Path) -> Path:
+    user_plugin(clean_home, "memory/notes", NOTES)
     write_config(
-        hermes_home,
+        clean_home,
         memory={"provider": "notes", "builtin": False},
         model={"context_length": BUDGET},
         compression={
@@ -89,7 +89,7 @@ def home(hermes_home: Path) -> Path:
             "protect_last_n": PROTECT_LAST_N,
         },
     )
-    return hermes_home
+    return clean_home
 
 
 def last_user(messages: list[dict[str, Any]]) -> str:

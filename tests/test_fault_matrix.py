@@ -333,9 +333,9 @@ def fault_log() -> Iterator[types.ModuleType]:
 
 
 @pytest.fixture
-def home(hermes_home: Path, fault_log: types.ModuleType) -> Path:
-    _write_plugin(hermes_home, "aa-witness", WITNESS)
-    return hermes_home
+def home(clean_home: Path, fault_log: types.ModuleType) -> Path:
+    _write_plugin(clean_home, "aa-witness", WITNESS)
+    return clean_home
 
 
 def _write_plugin(home: Path, key: str, code: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pluggy
 import pytest
-from homes import hermes_home as home  # noqa: F401  (the fixture)
+from homes import clean_home as home  # noqa: F401  (the fixture)
 from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
 
 import hermes_hooks

@@ -19,9 +19,9 @@ __all__ = ["chat_server"]
 
 
 @pytest.fixture
-def home(hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
-    return hermes_home
+    return clean_home
 
 
 def hermes(*args: str, input: str | None = None) -> Result:

@@ -108,9 +108,9 @@ class Fake(ImageGenProvider):
 
 
 @pytest.fixture
-def home(hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "elsewhere"))
-    return hermes_home
+    return clean_home
 
 
 def write_config(home: Path, **image_gen: Any) -> None:

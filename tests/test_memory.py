@@ -121,11 +121,11 @@ def forget_plugin_modules() -> Iterator[None]:
 
 
 @pytest.fixture
-def home(hermes_home: Path) -> Path:
+def home(clean_home: Path) -> Path:
     """A home with the journal plugin under memory/, selected by memory.provider only."""
-    user_plugin(hermes_home, "memory/journal", JOURNAL)
-    write_config(hermes_home, memory={"provider": "journal"})
-    return hermes_home
+    user_plugin(clean_home, "memory/journal", JOURNAL)
+    write_config(clean_home, memory={"provider": "journal"})
+    return clean_home
 
 
 def logged(log: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:

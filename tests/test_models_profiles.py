@@ -71,9 +71,9 @@ MANIFEST = {"kind": "model-provider"}
 
 
 @pytest.fixture
-def home(hermes_home: Path) -> Iterator[Path]:
-    user_plugin(hermes_home, "model-providers/acme", ACME, manifest=MANIFEST)
-    yield hermes_home
+def home(clean_home: Path) -> Iterator[Path]:
+    user_plugin(clean_home, "model-providers/acme", ACME, manifest=MANIFEST)
+    yield clean_home
     sys.modules.pop("hermes_plugins.model_providers__acme", None)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_support import hermes
-from homes import hermes_home as home  # noqa: F401  (the fixture)
+from homes import clean_home as home  # noqa: F401  (the fixture)
 from plugin_builders import call_hook, info, load, user_plugin, write_config
 
 from hermes_hooks.calling.facade import Hooks

@@ -42,11 +42,11 @@ if event.get("tool_name") == "terminal" and "rm -rf" in command:
 
 
 @pytest.fixture
-def home(hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     # Set (not only absent), so that an --accept-hooks run in this process is undone after.
     monkeypatch.setenv("HERMES_ACCEPT_HOOKS", "0")
-    return hermes_home
+    return clean_home
 
 
 def script(home: Path, name: str, body: str) -> Path:

@@ -20,7 +20,7 @@ from typing import Any, Final
 import pytest
 import yaml
 from cli_support import invoke
-from homes import hermes_home as home  # noqa: F401  (the fixture)
+from homes import clean_home as home  # noqa: F401  (the fixture)
 from plugin_builders import write_config, write_plugin
 
 from hermes_hooks.errors import PluginTrustError, RegistrationError
