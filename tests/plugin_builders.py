@@ -150,6 +150,38 @@ def managers() -> Iterator[Callable[..., PluginManager]]:
 
 
 @contextmanager
+def shared_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, code: str
+) -> Iterator[None]:
+    """Make module ``name`` (``code``) importable, for plugins and the test to share state;
+    forgotten on the way out."""
+    lib = tmp_path / "lib"
+    lib.mkdir(exist_ok=True)
+    (lib / f"{name}.py").write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(lib))
+    try:
+        yield
+    finally:
+        sys.modules.pop(name, None)
+
+
+def drain_workers() -> None:
+    """Wait until every worker thread of bounded hook calls has finished its job, then stop
+    them all."""
+    import time
+
+    from hermes_hooks.calling import workers
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        workers.shutdown_idle()
+        if workers.live_workers() == 0:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"{workers.live_workers()} worker threads outlived the test")
+
+
+@contextmanager
 def enabled_loader(home: Path) -> Iterator[Callable[..., PluginManager]]:
     """Yield ``load(*keys, strict=False)``: enable exactly ``keys``, load, check each loaded.
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ import pluggy
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
-from plugin_builders import PluginHome, info
+from plugin_builders import PluginHome, info, shared_module
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling import workers as _workers
@@ -213,14 +212,9 @@ SHARED = "hermes_async_test_shared"
 def home(
     plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[PluginHome]:
-    home = plugin_home
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    (lib / f"{SHARED}.py").write_text("log = []\n", encoding="utf-8")
-    monkeypatch.syspath_prepend(str(lib))
-    yield home
-    home.close()
-    sys.modules.pop(SHARED, None)
+    with shared_module(tmp_path, monkeypatch, SHARED, "log = []\n"):
+        yield plugin_home
+        plugin_home.close()
 
 
 def load(home: PluginHome, timeout: float | None = None) -> PluginManager:

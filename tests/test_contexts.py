@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, info
+from plugin_builders import PluginHome, info, shared_module
 
 from hermes_hooks.calling import contexts
 from hermes_hooks.calling.facade import Hooks
@@ -44,19 +44,14 @@ tokens = []
 def home(
     plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[PluginHome]:
-    home = plugin_home
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    (lib / f"{SHARED}.py").write_text(SHARED_CODE, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(lib))
     contexts.forget_all()  # every test starts with fresh plugin-side contexts
-    try:
-        yield home
-    finally:
-        shared().release.set()
-        home.close()
-        sys.modules.pop(SHARED, None)
-        contexts.forget_all()
+    with shared_module(tmp_path, monkeypatch, SHARED, SHARED_CODE):
+        try:
+            yield plugin_home
+        finally:
+            shared().release.set()
+            plugin_home.close()
+    contexts.forget_all()
 
 
 def shared() -> Any:

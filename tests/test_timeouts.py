@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import re
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, info
+from plugin_builders import PluginHome, drain_workers, info, shared_module
 
 from hermes_hooks.calling import bounds as timeouts, workers as _workers
 from hermes_hooks.calling.facade import Hooks
@@ -43,34 +42,18 @@ def wait():
 """
 
 
-def drain_workers() -> None:
-    """Wait until every worker thread has finished its job, then stop them all."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        _workers.shutdown_idle()
-        if _workers.live_workers() == 0:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"{_workers.live_workers()} worker threads outlived the test")
-
-
 @pytest.fixture
 def home(
     plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[PluginHome]:
     drain_workers()
-    home = plugin_home
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    (lib / f"{SHARED}.py").write_text(SHARED_CODE, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(lib))
-    try:
-        yield home
-    finally:
-        shared().release.set()
-        home.close()
-        drain_workers()
-        sys.modules.pop(SHARED, None)
+    with shared_module(tmp_path, monkeypatch, SHARED, SHARED_CODE):
+        try:
+            yield plugin_home
+        finally:
+            shared().release.set()
+            plugin_home.close()
+            drain_workers()
 
 
 def shared() -> Any:
