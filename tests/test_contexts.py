@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, info, shared_module
+from plugin_builders import PluginHome, info, waiting_home
 
 from hermes_hooks.calling import contexts
 from hermes_hooks.calling.facade import Hooks
@@ -45,12 +45,8 @@ def home(
     plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[PluginHome]:
     contexts.forget_all()  # every test starts with fresh plugin-side contexts
-    with shared_module(tmp_path, monkeypatch, SHARED, SHARED_CODE):
-        try:
-            yield plugin_home
-        finally:
-            shared().release.set()
-            plugin_home.close()
+    with waiting_home(plugin_home, tmp_path, monkeypatch, SHARED, SHARED_CODE) as home:
+        yield home
     contexts.forget_all()
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, drain_workers, info, shared_module
+from plugin_builders import PluginHome, drain_workers, info, waiting_home
 
 from hermes_hooks.calling import bounds as timeouts, workers as _workers
 from hermes_hooks.calling.facade import Hooks
@@ -46,14 +46,8 @@ def wait():
 def home(
     plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[PluginHome]:
-    drain_workers()
-    with shared_module(tmp_path, monkeypatch, SHARED, SHARED_CODE):
-        try:
-            yield plugin_home
-        finally:
-            shared().release.set()
-            plugin_home.close()
-            drain_workers()
+    with waiting_home(plugin_home, tmp_path, monkeypatch, SHARED, SHARED_CODE, drain=True) as home:
+        yield home
 
 
 def shared() -> Any:
