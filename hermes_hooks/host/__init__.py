@@ -11,9 +11,9 @@ Importing this package does nothing; each name is imported on first use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from hermes_hooks.spec.exports import lazy_names, load
+from hermes_hooks.spec.exports import lazy_module
 
 if TYPE_CHECKING:
     # The public names, each once: `__all__` and the lazy imports are read from these lines.
@@ -42,27 +42,4 @@ if TYPE_CHECKING:
         record_changed_path as record_changed_path,
     )
 
-_lazy: dict[str, str] | None = None
-
-
-def _public_names() -> dict[str, str]:
-    global _lazy
-    if _lazy is None:
-        _lazy = lazy_names(__file__)
-    return _lazy
-
-
-def __getattr__(name: str) -> Any:
-    if name == "__all__":
-        value: Any = sorted(_public_names())
-    else:
-        target = _public_names().get(name)
-        if target is None:
-            raise AttributeError(f"module 'hermes_hooks.host' has no attribute {name!r}")
-        value = load(target, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_public_names()))
+__getattr__, __dir__ = lazy_module(globals())

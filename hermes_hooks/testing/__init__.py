@@ -25,9 +25,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import pytest
+
+from hermes_hooks.spec.exports import lazy_module
 
 if TYPE_CHECKING:
     # The public names but MARKER, each once: `__all__` and the lazy imports are read from
@@ -66,32 +68,9 @@ _DEFAULTS: Final[dict[str, bool]] = {
     "allow_unknown_hooks": False,
 }
 
-_lazy: dict[str, str] | None = None
-
-
-def _public_names() -> dict[str, str]:
-    global _lazy
-    if _lazy is None:
-        from hermes_hooks.spec.exports import lazy_names
-
-        _lazy = lazy_names(__file__)
-    return _lazy
-
-
-def __getattr__(name: str) -> Any:
-    # No __dir__: pytest looks at every name dir() lists when it collects fixtures, and that
-    # must not import the heavy modules behind these names.
-    if name == "__all__":
-        value: Any = sorted(["MARKER", *_public_names()])
-    else:
-        target = _public_names().get(name)
-        if target is None:
-            raise AttributeError(f"module 'hermes_hooks.testing' has no attribute {name!r}")
-        from hermes_hooks.spec.exports import load
-
-        value = load(target, name)
-    globals()[name] = value
-    return value
+# No __dir__: pytest looks at every name dir() lists when it collects fixtures, and that must
+# not import the heavy modules behind these names.
+__getattr__ = lazy_module(globals(), eager=["MARKER"])[0]
 
 
 def pytest_configure(config: pytest.Config) -> None:
