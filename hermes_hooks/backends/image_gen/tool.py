@@ -301,13 +301,9 @@ def run_image_generate(
     if problem is not None:
         return fail(*problem, provider=name, model=model or "")
 
+    given = {"model": model, "image_url": image_url, "reference_image_urls": refs or None}
     kwargs: dict[str, Any] = {"prompt": prompt, "aspect_ratio": aspect}
-    if model is not None:
-        kwargs["model"] = model
-    if image_url is not None:
-        kwargs["image_url"] = image_url
-    if refs:
-        kwargs["reference_image_urls"] = refs
+    kwargs.update((key, value) for key, value in given.items() if value is not None)
     target = home or registry.home or get_hermes_home()
     try:
         timeout = read_timeout(IMAGE_GEN, settings.section, registry.config_home())
