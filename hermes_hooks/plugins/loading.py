@@ -803,19 +803,21 @@ def make_hook_adapter(
     adapter.__wrapped_callback__ = callback  # type: ignore[attr-defined]
     if direct is not None:
         setattr(adapter, DIRECT_CALL_ATTR, direct)
-    setattr(
-        adapter,
-        _IMPL_ATTR,
-        {
-            "wrapper": False,
-            "hookwrapper": False,
-            "optionalhook": spec_argnames is None,
-            "tryfirst": False,
-            "trylast": False,
-            "specname": hook_name,
-        },
-    )
+    setattr(adapter, _IMPL_ATTR, _impl_options(hook_name, optional=spec_argnames is None))
     return adapter
+
+
+def _impl_options(hook_name: str, *, optional: bool) -> dict[str, Any]:
+    """What ``@hookimpl`` would set on an adapter: a plain implementation of ``hook_name``,
+    optional when this host does not know the hook."""
+    return {
+        "wrapper": False,
+        "hookwrapper": False,
+        "optionalhook": optional,
+        "tryfirst": False,
+        "trylast": False,
+        "specname": hook_name,
+    }
 
 
 class PluginHooks:
