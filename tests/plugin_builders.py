@@ -298,10 +298,21 @@ class PluginHome:
         """Write ``config.yaml`` with the enabled plugins and the entries set so far."""
         write_config(self.root, self.enabled, entries=self.entries)
 
-    def manager(self) -> PluginManager:
+    def manager(self, *, strict: bool = False) -> PluginManager:
         """Return a manager for this home, not loaded yet (unloaded again at tear-down)."""
-        pm = PluginManager(self.root)
+        pm = PluginManager(self.root, strict=strict)
         self.managers.append(pm)
+        return pm
+
+    def load_bounded(self, timeout: float | None, *, strict: bool = False) -> PluginManager:
+        """Write ``config.yaml`` (the enabled plugins, ``plugins.hook_callback_timeout`` when
+        ``timeout`` is given), then return a manager that has discovered and loaded."""
+        section: dict[str, Any] = {"enabled": self.enabled}
+        if timeout is not None:
+            section["hook_callback_timeout"] = timeout
+        (self.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
+        pm = self.manager(strict=strict)
+        pm.discover_and_load()
         return pm
 
     def load(self) -> PluginManager:

@@ -18,7 +18,6 @@ from typing import Any
 
 import pluggy
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 from plugin_builders import PluginHome, info, shared_module
 
@@ -219,12 +218,7 @@ def home(
 
 def load(home: PluginHome, timeout: float | None = None) -> PluginManager:
     """Write ``config.yaml`` (with ``plugins.hook_callback_timeout`` when given) and load."""
-    section: dict[str, Any] = {"enabled": home.enabled}
-    if timeout is not None:
-        section["hook_callback_timeout"] = timeout
-    (home.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
-    pm = home.manager()
-    pm.discover_and_load()
+    pm = home.load_bounded(timeout)
     if timeout is not None:
         assert pm.plugins_config.hook_callback_timeout == timeout
     return pm

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from plugin_builders import PluginHome, info, waiting_home
 
 from hermes_hooks.calling import contexts
@@ -55,13 +54,7 @@ def shared() -> Any:
 
 
 def load(home: PluginHome, timeout: float | None = None) -> PluginManager:
-    section: dict[str, Any] = {"enabled": home.enabled}
-    if timeout is not None:
-        section["hook_callback_timeout"] = timeout
-    (home.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
-    pm = home.manager()
-    pm.discover_and_load()
-    return pm
+    return home.load_bounded(timeout)
 
 
 TRACER = f"""

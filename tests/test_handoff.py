@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from plugin_builders import PluginHome, info, waiting_home
 
 from hermes_hooks.calling import handoff, workers as _workers
@@ -69,13 +68,7 @@ def handoffs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def load(home: PluginHome, timeout: float | None = 0.2) -> PluginManager:
-    section: dict[str, Any] = {"enabled": home.enabled}
-    if timeout is not None:
-        section["hook_callback_timeout"] = timeout
-    (home.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
-    pm = home.manager()
-    pm.discover_and_load()
-    return pm
+    return home.load_bounded(timeout)
 
 
 def plugin(body: str) -> str:

@@ -56,14 +56,7 @@ def shared() -> Any:
 
 def load(home: PluginHome, timeout: float | None = BOUND, *, strict: bool = False) -> PluginManager:
     """Write ``config.yaml`` with the bound and return a loaded manager."""
-    section: dict[str, Any] = {"enabled": home.enabled}
-    if timeout is not None:
-        section["hook_callback_timeout"] = timeout
-    (home.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
-    pm = PluginManager(home.root, strict=strict)
-    home.managers.append(pm)
-    pm.discover_and_load()
-    return pm
+    return home.load_bounded(timeout, strict=strict)
 
 
 def plugin(body: str) -> str:
