@@ -225,6 +225,35 @@ def enabled_loader(home: Path) -> Iterator[Callable[..., PluginManager]]:
         yield load_enabled
 
 
+def recording_plugin(home: Path, name: str, source: str, recorder: str) -> Path:
+    """Write user plugin ``name``: ``source`` after ``import <recorder> as rec`` and
+    ``from hermes_hooks import hookimpl``."""
+    header = f"import {recorder} as rec\nfrom hermes_hooks import hookimpl\n"
+    return user_plugin(home, name, header + textwrap.dedent(source))
+
+
+@pytest.fixture
+def recorded_loader(home: Path, rec: Any) -> Iterator[Callable[..., PluginManager]]:
+    """Enable the named plugins in config.yaml, discover and load them; unload at teardown.
+
+    For a module with a ``home`` and a ``rec`` fixture (the recorder its plugins import);
+    import it as ``load``.
+    """
+    with enabled_loader(home) as load_enabled:
+        yield load_enabled
+
+
+@pytest.fixture
+def forget_plugin_modules() -> Iterator[None]:
+    """Drop the plugin modules a test's managers imported (import it, ``autouse`` in a module
+    with ``pytestmark = pytest.mark.usefixtures("forget_plugin_modules")``)."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith("hermes_plugins."):
+            del sys.modules[name]
+
+
 def call_hook(pm: PluginManager, name: str, **kwargs: Any) -> Any:
     """Call ``pm.hook.<name>`` with every spec argument (missing ones are ``None``)."""
     argnames = pm.hook_argnames(name)

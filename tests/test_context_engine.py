@@ -6,14 +6,17 @@ plugin engine shaped like Hermes's chosen by ``context.engine``.
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from host_helpers import ScriptedModel, plugin_module, text
-from plugin_builders import isolated_home, user_plugin, write_config
+from plugin_builders import (
+    forget_plugin_modules,  # noqa: F401  (the fixture)
+    isolated_home,
+    user_plugin,
+    write_config,
+)
 
 from hermes_hooks.backends.context_engine import (
     SUMMARY_END_MARKER,
@@ -27,6 +30,8 @@ from hermes_hooks.backends.context_engine.summary import NOTES_HEADING, is_summa
 from hermes_hooks.backends.models import ModelResponse
 from hermes_hooks.host import Session, create_manager
 from hermes_hooks.plugins.manager import PluginManager
+
+pytestmark = pytest.mark.usefixtures("forget_plugin_modules")
 
 pytest_plugins = ["pytester"]
 
@@ -63,16 +68,6 @@ BUDGET = 2_000
 """model.context_length of these tests, in tokens."""
 PROTECT_FIRST_N = 2
 PROTECT_LAST_N = 4
-
-
-@pytest.fixture(autouse=True)
-def forget_plugin_modules() -> Iterator[None]:
-    """Drop the plugin modules a test's managers imported, as the other suites do."""
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith("hermes_plugins."):
-            del sys.modules[name]
 
 
 @pytest.fixture

@@ -12,15 +12,21 @@ import ast
 import inspect
 import re
 import sys
-import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pluggy
 import pytest
 from homes import clean_home as home  # noqa: F401  (the fixture)
-from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
+from plugin_builders import (
+    call_hook,
+    isolated_home,
+    recorded_loader as load,  # noqa: F401  (the fixture)
+    recorder_module,
+    recording_plugin,
+    user_plugin,
+)
 
 import hermes_hooks
 from hermes_hooks import VALID_HOOKS, hookimpl, hookspec
@@ -162,15 +168,7 @@ def rec(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def write_plugin(home: Path, name: str, source: str) -> Path:
-    header = f"import {RECORDER} as rec\nfrom hermes_hooks import hookimpl\n"
-    return user_plugin(home, name, header + textwrap.dedent(source))
-
-
-@pytest.fixture
-def load(home: Path, rec: Any) -> Iterator[Callable[..., PluginManager]]:
-    """Enable the named plugins in config.yaml, discover and load them; unload at teardown."""
-    with enabled_loader(home) as load_enabled:
-        yield load_enabled
+    return recording_plugin(home, name, source, RECORDER)
 
 
 def spec_argnames(hook: str) -> list[str]:

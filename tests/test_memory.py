@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_support import hermes
 from host_helpers import ScriptedModel, plugin_module, text, tool_call
-from plugin_builders import isolated_home, user_plugin, write_config
+from plugin_builders import (
+    forget_plugin_modules,  # noqa: F401  (the fixture)
+    isolated_home,
+    user_plugin,
+    write_config,
+)
 
 from hermes_hooks.backends.memory import get_memory
 from hermes_hooks.host import Session, create_manager
+
+pytestmark = pytest.mark.usefixtures("forget_plugin_modules")
 
 pytest_plugins = ["pytester"]
 
@@ -108,16 +113,6 @@ JOURNAL = """\
     def register(ctx):
         ctx.register_memory_provider(Journal())
     """
-
-
-@pytest.fixture(autouse=True)
-def forget_plugin_modules() -> Iterator[None]:
-    """Drop the plugin modules a test's managers imported, as the other suites do."""
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith("hermes_plugins."):
-            del sys.modules[name]
 
 
 @pytest.fixture
