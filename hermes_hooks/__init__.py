@@ -13,7 +13,6 @@ that no lower layer names a higher one (see ``docs/explanation/layout.md``).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.plugins import extensions as _extensions
@@ -156,19 +155,9 @@ def _public_names() -> dict[str, str]:
     """
     global _lazy
     if _lazy is None:
-        import ast
-        from pathlib import Path
+        from hermes_hooks.spec.exports import lazy_names
 
-        tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
-        block = next(n for n in tree.body if isinstance(n, ast.If))
-        _lazy = {
-            alias.asname or alias.name: (
-                node.module if alias.asname in (None, alias.name) else f"{node.module}:{alias.name}"
-            )
-            for node in block.body
-            if isinstance(node, ast.ImportFrom) and node.module
-            for alias in node.names
-        }
+        _lazy = lazy_names(__file__)
     return _lazy
 
 
@@ -204,8 +193,9 @@ def __getattr__(name: str) -> Any:
         target = _public_names().get(name)
         if target is None:
             raise AttributeError(f"module 'hermes_hooks' has no attribute {name!r}")
-        module_name, _, attribute = target.partition(":")
-        value = getattr(importlib.import_module(module_name), attribute or name)
+        from hermes_hooks.spec.exports import load
+
+        value = load(target, name)
     globals()[name] = value
     return value
 

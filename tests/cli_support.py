@@ -12,16 +12,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from click.testing import CliRunner, Result
-from plugin_builders import isolated_home
+from homes import cli_home
 
 from hermes_hooks.cli import cli
+
+home = cli_home
+"""The fixture :func:`homes.cli_home` under the name these tests give it."""
 
 
 def read_config(home: Path) -> dict[str, Any]:
@@ -77,22 +78,3 @@ def invoke(*args: str, input: str | None = None) -> Result:
     except TypeError:
         runner = CliRunner()
     return runner.invoke(cli, list(args), input=input, catch_exceptions=False)
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh ``HERMES_HOME`` for in-process runs; the environment is restored afterwards.
-
-    Bundled plugins point at an empty folder, so only the test's plugins are found.
-    """
-    saved = dict(os.environ)
-    path = isolated_home(tmp_path, monkeypatch)
-    monkeypatch.setenv("COLUMNS", "200")
-    before = set(sys.modules)
-    yield path
-    # The command sets variables from $HERMES_HOME/.env and imports plugin modules: undo both.
-    os.environ.clear()
-    os.environ.update(saved)
-    for name in set(sys.modules) - before:
-        if name.startswith("hermes_plugins."):
-            del sys.modules[name]

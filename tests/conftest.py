@@ -17,6 +17,16 @@ from entry_point_isolation import (
     configure as configure_entry_points,
     hide_venv_entry_points,  # noqa: F401  (autouse)
 )
+from homes import (  # noqa: F401  (fixtures: the suite's homes, for every test)
+    absent_home,
+    bundled_home,
+    clean_home,
+    cli_home,
+    empty_home,
+    empty_home as home,  # a module picks another under this name
+    plugin_home,
+    recording_home,
+)
 from plugin_builders import forget_new_modules, isolate_environment, site_dir
 
 
@@ -42,14 +52,6 @@ def bundled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     before = set(sys.modules)
     yield isolate_environment(monkeypatch, tmp_path)
     forget_new_modules(before, tmp_path)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    """An empty Hermes home folder (``HERMES_HOME`` is not set to it)."""
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture

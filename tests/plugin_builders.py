@@ -8,6 +8,7 @@ test's ``tmp_path``, never the real ``~/.hermes``. The one fixture here, ``home`
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import textwrap
@@ -20,10 +21,14 @@ from typing import Any
 
 import pytest
 import yaml
+from homes import plugin_home
 
 from hermes_hooks.plugins.discovery import ENTRY_POINT_GROUP
 from hermes_hooks.plugins.manager import PluginInfo, PluginManager
 from hermes_hooks.registries.base import HOST, Registry
+
+home = plugin_home
+"""The fixture :func:`homes.plugin_home` under the name these tests give it."""
 
 
 def isolate_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
@@ -146,6 +151,63 @@ def managers() -> Iterator[Callable[..., PluginManager]]:
 
 
 @contextmanager
+def shared_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, code: str
+) -> Iterator[None]:
+    """Make module ``name`` (``code``) importable, for plugins and the test to share state;
+    forgotten on the way out."""
+    lib = tmp_path / "lib"
+    lib.mkdir(exist_ok=True)
+    (lib / f"{name}.py").write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(lib))
+    try:
+        yield
+    finally:
+        sys.modules.pop(name, None)
+
+
+@contextmanager
+def waiting_home(
+    home: PluginHome,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    code: str,
+    *,
+    drain: bool = False,
+) -> Iterator[PluginHome]:
+    """Yield ``home`` with :func:`shared_module` ``name``, whose ``release`` event plugins wait
+    on; on the way out the event is set, the managers unloaded and, with ``drain``, the worker
+    threads drained (before too)."""
+    if drain:
+        drain_workers()
+    with shared_module(tmp_path, monkeypatch, name, code):
+        try:
+            yield home
+        finally:
+            importlib.import_module(name).release.set()
+            home.close()
+            if drain:
+                drain_workers()
+
+
+def drain_workers() -> None:
+    """Wait until every worker thread of bounded hook calls has finished its job, then stop
+    them all."""
+    import time
+
+    from hermes_hooks.calling import workers
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        workers.shutdown_idle()
+        if workers.live_workers() == 0:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"{workers.live_workers()} worker threads outlived the test")
+
+
+@contextmanager
 def enabled_loader(home: Path) -> Iterator[Callable[..., PluginManager]]:
     """Yield ``load(*keys, strict=False)``: enable exactly ``keys``, load, check each loaded.
 
@@ -161,6 +223,35 @@ def enabled_loader(home: Path) -> Iterator[Callable[..., PluginManager]]:
             return pm
 
         yield load_enabled
+
+
+def recording_plugin(home: Path, name: str, source: str, recorder: str) -> Path:
+    """Write user plugin ``name``: ``source`` after ``import <recorder> as rec`` and
+    ``from hermes_hooks import hookimpl``."""
+    header = f"import {recorder} as rec\nfrom hermes_hooks import hookimpl\n"
+    return user_plugin(home, name, header + textwrap.dedent(source))
+
+
+@pytest.fixture
+def recorded_loader(home: Path, rec: Any) -> Iterator[Callable[..., PluginManager]]:
+    """Enable the named plugins in config.yaml, discover and load them; unload at teardown.
+
+    For a module with a ``home`` and a ``rec`` fixture (the recorder its plugins import);
+    import it as ``load``.
+    """
+    with enabled_loader(home) as load_enabled:
+        yield load_enabled
+
+
+@pytest.fixture
+def forget_plugin_modules() -> Iterator[None]:
+    """Drop the plugin modules a test's managers imported (import it, ``autouse`` in a module
+    with ``pytestmark = pytest.mark.usefixtures("forget_plugin_modules")``)."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith("hermes_plugins."):
+            del sys.modules[name]
 
 
 def call_hook(pm: PluginManager, name: str, **kwargs: Any) -> Any:
@@ -236,10 +327,21 @@ class PluginHome:
         """Write ``config.yaml`` with the enabled plugins and the entries set so far."""
         write_config(self.root, self.enabled, entries=self.entries)
 
-    def manager(self) -> PluginManager:
+    def manager(self, *, strict: bool = False) -> PluginManager:
         """Return a manager for this home, not loaded yet (unloaded again at tear-down)."""
-        pm = PluginManager(self.root)
+        pm = PluginManager(self.root, strict=strict)
         self.managers.append(pm)
+        return pm
+
+    def load_bounded(self, timeout: float | None, *, strict: bool = False) -> PluginManager:
+        """Write ``config.yaml`` (the enabled plugins, ``plugins.hook_callback_timeout`` when
+        ``timeout`` is given), then return a manager that has discovered and loaded."""
+        section: dict[str, Any] = {"enabled": self.enabled}
+        if timeout is not None:
+            section["hook_callback_timeout"] = timeout
+        (self.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
+        pm = self.manager(strict=strict)
+        pm.discover_and_load()
         return pm
 
     def load(self) -> PluginManager:
@@ -258,14 +360,6 @@ class PluginHome:
 def make_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginHome:
     """Isolate the environment and return a fresh :class:`PluginHome` under ``tmp_path``."""
     return PluginHome(isolated_home(tmp_path, monkeypatch))
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    """A :class:`PluginHome`; every manager made from it is unloaded after (import the fixture)."""
-    plugin_home = make_home(tmp_path, monkeypatch)
-    yield plugin_home
-    plugin_home.close()
 
 
 def write_distribution(

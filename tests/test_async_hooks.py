@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -19,9 +18,8 @@ from typing import Any
 
 import pluggy
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, info, shared_module
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling import workers as _workers
@@ -210,25 +208,17 @@ SHARED = "hermes_async_test_shared"
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    home = make_home(tmp_path, monkeypatch)
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    (lib / f"{SHARED}.py").write_text("log = []\n", encoding="utf-8")
-    monkeypatch.syspath_prepend(str(lib))
-    yield home
-    home.close()
-    sys.modules.pop(SHARED, None)
+def home(
+    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[PluginHome]:
+    with shared_module(tmp_path, monkeypatch, SHARED, "log = []\n"):
+        yield plugin_home
+        plugin_home.close()
 
 
 def load(home: PluginHome, timeout: float | None = None) -> PluginManager:
     """Write ``config.yaml`` (with ``plugins.hook_callback_timeout`` when given) and load."""
-    section: dict[str, Any] = {"enabled": home.enabled}
-    if timeout is not None:
-        section["hook_callback_timeout"] = timeout
-    (home.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
-    pm = home.manager()
-    pm.discover_and_load()
+    pm = home.load_bounded(timeout)
     if timeout is not None:
         assert pm.plugins_config.hook_callback_timeout == timeout
     return pm

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from homes import clean_home as home  # noqa: F401  (the fixture)
 from local_http import Request, Server, as_html, redirect, running
-from plugin_builders import isolated_home, load, user_plugin, write_config
+from plugin_builders import load, user_plugin, write_config
 
 from hermes_hooks import PluginManager
 
@@ -24,11 +25,6 @@ HOME_PAGE = """<html><head><title>Corgi club</title></head><body>
 <a href="/breeds">Breeds</a>
 <form action="/find"><input name="q" placeholder="Search the club"></form>
 </body></html>"""
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolated_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture

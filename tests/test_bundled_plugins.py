@@ -7,14 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_builders import call_hook, isolated_home, load, write_config
+from homes import bundled_home as home  # noqa: F401  (the fixture)
+from plugin_builders import call_hook, load, write_config
 
 from hermes_hooks import PluginManager
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolated_home(tmp_path, monkeypatch, bundled=True)
 
 
 def manager(home: Path, *enabled: str, settings: str = "") -> PluginManager:

@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from cli_support import clean_env
-from plugin_builders import isolated_home, user_plugin, write_config
+from homes import clean_home as home  # noqa: F401  (the fixture)
+from plugin_builders import user_plugin, write_config
 from terminal_support import Terminal
 
 # Injects one message when the test says so (the trigger file appears): while the chat waits
@@ -35,11 +35,6 @@ def register(ctx):
 
     threading.Thread(target=later, daemon=True).start()
 """
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolated_home(tmp_path, monkeypatch)
 
 
 def test_on_a_terminal_lines_are_edited_and_the_history_is_kept(home: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Any, Final
 import pytest
 import reliability_figures
 import suite_size
-from plugin_builders import isolate_environment, isolated_home, write_config, write_plugin
+from plugin_builders import isolate_environment, write_config, write_plugin
 
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.plugins.manager import PluginManager
@@ -112,13 +112,12 @@ def counter() -> Iterator[types.ModuleType]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counter: types.ModuleType) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)  # never the real ~/.hermes
+def home(clean_home: Path, counter: types.ModuleType) -> Path:
     for key in GOOD_KEYS:
-        write_plugin(home / "plugins", key, GOOD.format(counter=COUNTER, key=key))
-    write_plugin(home / "plugins", "broken", BROKEN.format(counter=COUNTER))
-    write_config(home, enabled=KEYS)
-    return home
+        write_plugin(clean_home / "plugins", key, GOOD.format(counter=COUNTER, key=key))
+    write_plugin(clean_home / "plugins", "broken", BROKEN.format(counter=COUNTER))
+    write_config(clean_home, enabled=KEYS)
+    return clean_home
 
 
 class Workers:

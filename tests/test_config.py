@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from homes import absent_home as home  # noqa: F401  (the fixture)
 
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.plugins.config import (
@@ -35,12 +36,6 @@ from hermes_hooks.plugins.config import (
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    """A Hermes home folder that does not exist yet."""
-    return tmp_path / "hermes-home"
 
 
 def write_yaml(home: Path, text: str) -> Path:

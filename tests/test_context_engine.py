@@ -6,14 +6,17 @@ plugin engine shaped like Hermes's chosen by ``context.engine``.
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from host_helpers import ScriptedModel, plugin_module, text
-from plugin_builders import isolated_home, user_plugin, write_config
+from plugin_builders import (
+    forget_plugin_modules,  # noqa: F401  (the fixture)
+    isolated_home,
+    user_plugin,
+    write_config,
+)
 
 from hermes_hooks.backends.context_engine import (
     SUMMARY_END_MARKER,
@@ -27,6 +30,8 @@ from hermes_hooks.backends.context_engine.summary import NOTES_HEADING, is_summa
 from hermes_hooks.backends.models import ModelResponse
 from hermes_hooks.host import Session, create_manager
 from hermes_hooks.plugins.manager import PluginManager
+
+pytestmark = pytest.mark.usefixtures("forget_plugin_modules")
 
 pytest_plugins = ["pytester"]
 
@@ -65,22 +70,11 @@ PROTECT_FIRST_N = 2
 PROTECT_LAST_N = 4
 
 
-@pytest.fixture(autouse=True)
-def forget_plugin_modules() -> Iterator[None]:
-    """Drop the plugin modules a test's managers imported, as the other suites do."""
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith("hermes_plugins."):
-            del sys.modules[name]
-
-
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = isolated_home(tmp_path, monkeypatch)
-    user_plugin(path, "memory/notes", NOTES)
+def home(clean_home: Path) -> Path:
+    user_plugin(clean_home, "memory/notes", NOTES)
     write_config(
-        path,
+        clean_home,
         memory={"provider": "notes", "builtin": False},
         model={"context_length": BUDGET},
         compression={
@@ -90,7 +84,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             "protect_last_n": PROTECT_LAST_N,
         },
     )
-    return path
+    return clean_home
 
 
 def last_user(messages: list[dict[str, Any]]) -> str:

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, info, waiting_home
 
 from hermes_hooks.calling import contexts
 from hermes_hooks.calling.facade import Hooks
@@ -41,20 +40,13 @@ tokens = []
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    home = make_home(tmp_path, monkeypatch)
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    (lib / f"{SHARED}.py").write_text(SHARED_CODE, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(lib))
+def home(
+    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[PluginHome]:
     contexts.forget_all()  # every test starts with fresh plugin-side contexts
-    try:
+    with waiting_home(plugin_home, tmp_path, monkeypatch, SHARED, SHARED_CODE) as home:
         yield home
-    finally:
-        shared().release.set()
-        home.close()
-        sys.modules.pop(SHARED, None)
-        contexts.forget_all()
+    contexts.forget_all()
 
 
 def shared() -> Any:
@@ -62,13 +54,7 @@ def shared() -> Any:
 
 
 def load(home: PluginHome, timeout: float | None = None) -> PluginManager:
-    section: dict[str, Any] = {"enabled": home.enabled}
-    if timeout is not None:
-        section["hook_callback_timeout"] = timeout
-    (home.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
-    pm = home.manager()
-    pm.discover_and_load()
-    return pm
+    return home.load_bounded(timeout)
 
 
 TRACER = f"""

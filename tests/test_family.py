@@ -277,10 +277,15 @@ def test_a_second_selection_key_chooses_among_the_providers_it_accepts(home: Plu
 
 def test_settings_refuse_wrong_types(home: PluginHome) -> None:
     (home.root / "config.yaml").write_text("notes: [x]\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"notes must be a mapping \(provider, archive, model"):
+    with pytest.raises(
+        ConfigError,
+        match=r"yaml: notes: expected a mapping \(provider, archive, model, \.\.\.\), found a list",
+    ):
         registry(home.root).settings()
     (home.root / "config.yaml").write_text("notes: {archive: 3}\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"notes\.archive must be a string, found int 3"):
+    with pytest.raises(
+        ConfigError, match=r"yaml: notes\.archive: expected a string, found an integer \(3\)"
+    ):
         registry(home.root).settings()
 
 

@@ -39,7 +39,6 @@ import pytest
 import reliability_figures
 import suite_size
 import yaml
-from plugin_builders import isolated_home
 
 from hermes_hooks import Hooks
 from hermes_hooks.backends.models import ModelError, ModelProvider, ModelResponse, ToolCall
@@ -334,10 +333,9 @@ def fault_log() -> Iterator[types.ModuleType]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault_log: types.ModuleType) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)
-    _write_plugin(home, "aa-witness", WITNESS)
-    return home
+def home(clean_home: Path, fault_log: types.ModuleType) -> Path:
+    _write_plugin(clean_home, "aa-witness", WITNESS)
+    return clean_home
 
 
 def _write_plugin(home: Path, key: str, code: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,44 @@ from hermes_hooks.host.gateway_runner import GatewayRunner, backoff_delay
 from hermes_hooks.plugins.manager import PluginManager
 
 
+def gateway_home(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    platforms: Mapping[str, str],
+    plugins: Mapping[str, str] | None = None,
+    *,
+    bundled: bool = False,
+) -> Path:
+    """An isolated home with these platform plugins and other plugins (key: code), enabled."""
+    home = isolated_home(tmp_path, monkeypatch, bundled=bundled)
+    for key, code in platforms.items():
+        user_plugin(home, key, code, manifest={"kind": "platform"})
+    for key, code in (plugins or {}).items():
+        user_plugin(home, key, code)
+    write_config(home, [*platforms, *(plugins or {})])
+    return home
+
+
+def gateway_manager(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    platforms: Mapping[str, str],
+    plugins: Mapping[str, str] | None = None,
+    *,
+    bundled: bool = False,
+) -> PluginManager:
+    """A loaded manager on :func:`gateway_home`."""
+    return create_manager(gateway_home(tmp_path, monkeypatch, platforms, plugins, bundled=bundled))
+
+
 @pytest.fixture
 def pm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginManager:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "irc", IRC_PLUGIN, manifest={"kind": "platform"})
-    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
-    user_plugin(home, "policy", POLICY_PLUGIN)
-    write_config(home, ["irc", "line_chat", "policy"])
-    return create_manager(home)
+    return gateway_manager(
+        tmp_path,
+        monkeypatch,
+        {"irc": IRC_PLUGIN, "line_chat": LINE_PLUGIN},
+        {"policy": POLICY_PLUGIN},
+    )
 
 
 def seen(pm: PluginManager) -> list[tuple[str, str, str]]:
@@ -128,11 +159,9 @@ def test_irc_end_to_end_against_a_real_irc_server(
 def test_gateway_platform_event_reaches_the_hook_and_a_generated_image_goes_as_attachment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = isolated_home(tmp_path, monkeypatch, bundled=True)  # image_gen/local draws offline
-    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
-    user_plugin(home, "policy", POLICY_PLUGIN)
-    write_config(home, ["line_chat", "policy"])
-    pm = create_manager(home)
+    pm = gateway_manager(  # bundled: image_gen/local draws offline
+        tmp_path, monkeypatch, {"line_chat": LINE_PLUGIN}, {"policy": POLICY_PLUGIN}, bundled=True
+    )
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "true")
 
     async def scenario() -> None:
@@ -198,11 +227,9 @@ def test_a_dropped_connection_mid_turn_reconnects_and_answers_once(
 def test_a_server_that_never_answers_the_handshake_is_bounded_and_others_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
-    user_plugin(home, "homeassistant", HA_PLUGIN, manifest={"kind": "platform"})
-    write_config(home, ["line_chat", "homeassistant"])
-    pm = create_manager(home)
+    pm = gateway_manager(
+        tmp_path, monkeypatch, {"line_chat": LINE_PLUGIN, "homeassistant": HA_PLUGIN}
+    )
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
 
     async def scenario() -> None:
@@ -289,10 +316,9 @@ def test_fifty_chats_at_once_each_answered_once_in_order(
 def test_ntfy_end_to_end_against_a_local_ntfy_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = isolated_home(tmp_path, monkeypatch, bundled=True)  # image_gen/local draws offline
-    user_plugin(home, "ntfy", NTFY_PLUGIN, manifest={"kind": "platform"})
-    user_plugin(home, "policy", POLICY_PLUGIN)
-    write_config(home, ["ntfy", "policy"])
+    home = gateway_home(  # bundled: image_gen/local draws offline
+        tmp_path, monkeypatch, {"ntfy": NTFY_PLUGIN}, {"policy": POLICY_PLUGIN}, bundled=True
+    )
     pm = create_manager(home)
     monkeypatch.setenv("NTFY_ALLOWED_USERS", "hermes-in")
 
@@ -331,11 +357,9 @@ def test_ntfy_end_to_end_against_a_local_ntfy_server(
 def test_home_assistant_end_to_end_against_a_local_websocket_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "homeassistant", HA_PLUGIN, manifest={"kind": "platform"})
-    user_plugin(home, "policy", POLICY_PLUGIN)
-    write_config(home, ["homeassistant", "policy"])
-    pm = create_manager(home)
+    pm = gateway_manager(
+        tmp_path, monkeypatch, {"homeassistant": HA_PLUGIN}, {"policy": POLICY_PLUGIN}
+    )
 
     async def scenario() -> None:
         async with HomeAssistantServer(token="llat-123") as server:
@@ -372,10 +396,7 @@ def test_home_assistant_end_to_end_against_a_local_websocket_server(
 def test_a_wrong_home_assistant_token_is_fatal_and_not_retried(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "homeassistant", HA_PLUGIN, manifest={"kind": "platform"})
-    write_config(home, ["homeassistant"])
-    pm = create_manager(home)
+    pm = gateway_manager(tmp_path, monkeypatch, {"homeassistant": HA_PLUGIN})
 
     async def scenario() -> None:
         async with HomeAssistantServer(token="right") as server:
@@ -427,9 +448,7 @@ def test_hermes_gateway_run_answers_irc_and_stops_cleanly_on_sigterm(
 
     from cli_support import clean_env, hermes
 
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "irc", IRC_PLUGIN, manifest={"kind": "platform"})
-    write_config(home, ["irc"])
+    home = gateway_home(tmp_path, monkeypatch, {"irc": IRC_PLUGIN})
     state_file = home / "gateway_state.json"
 
     def state() -> dict[str, Any]:
@@ -512,11 +531,7 @@ def gateway_platform_event(platform, event_type, payload):
 def test_inject_message_outside_a_turn_becomes_a_turn_answered_in_the_chat(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "line_chat", LINE_PLUGIN, manifest={"kind": "platform"})
-    user_plugin(home, "injector", INJECTOR)
-    write_config(home, ["line_chat", "injector"])
-    pm = create_manager(home)
+    pm = gateway_manager(tmp_path, monkeypatch, {"line_chat": LINE_PLUGIN}, {"injector": INJECTOR})
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
 
     async def scenario() -> None:

@@ -12,14 +12,21 @@ import ast
 import inspect
 import re
 import sys
-import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pluggy
 import pytest
-from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
+from homes import clean_home as home  # noqa: F401  (the fixture)
+from plugin_builders import (
+    call_hook,
+    isolated_home,
+    recorded_loader as load,  # noqa: F401  (the fixture)
+    recorder_module,
+    recording_plugin,
+    user_plugin,
+)
 
 import hermes_hooks
 from hermes_hooks import VALID_HOOKS, hookimpl, hookspec
@@ -155,27 +162,13 @@ SAMPLES: dict[Callable[[object], bool] | None, Callable[[str], object]] = {
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A Hermes home with an empty plugins folder and no bundled plugins; never ~/.hermes."""
-    return isolated_home(tmp_path, monkeypatch)
-
-
-@pytest.fixture
 def rec(monkeypatch: pytest.MonkeyPatch) -> Any:
     """A module plugins import to record calls (``calls``) and to be told what to return."""
     return recorder_module(monkeypatch, RECORDER, calls=[], returns={})
 
 
 def write_plugin(home: Path, name: str, source: str) -> Path:
-    header = f"import {RECORDER} as rec\nfrom hermes_hooks import hookimpl\n"
-    return user_plugin(home, name, header + textwrap.dedent(source))
-
-
-@pytest.fixture
-def load(home: Path, rec: Any) -> Iterator[Callable[..., PluginManager]]:
-    """Enable the named plugins in config.yaml, discover and load them; unload at teardown."""
-    with enabled_loader(home) as load_enabled:
-        yield load_enabled
+    return recording_plugin(home, name, source, RECORDER)
 
 
 def spec_argnames(hook: str) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from host_helpers import ChatServer, chat_server
-from plugin_builders import isolated_home, user_plugin, write_config
+from plugin_builders import user_plugin, write_config
 
 from hermes_hooks.cli import cli
 
@@ -19,10 +19,9 @@ __all__ = ["chat_server"]
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)
+def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
-    return home
+    return clean_home
 
 
 def hermes(*args: str, input: str | None = None) -> Result:

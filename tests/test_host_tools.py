@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from homes import recording_home as home  # noqa: F401  (the fixture)
 from host_helpers import (
     ScriptedModel,
     names,
     plugin_module,
     recorded,
-    recorder_home,
     text,
     tool_call,
 )
@@ -34,11 +34,6 @@ def decision_plugin(decision: dict[str, Any], hook: str = "pre_tool_call") -> st
         f"@hookimpl\ndef {hook}(tool_name):\n"
         f"    return {decision!r} if tool_name == 'terminal' else None\n"
     )
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return recorder_home(tmp_path, monkeypatch)
 
 
 def run(

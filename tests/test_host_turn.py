@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from homes import recording_home as home  # noqa: F401  (the fixture)
 from host_helpers import (
     ONE_TOOL_TURN,
     ScriptedModel,
     names,
     plugin_module,
     recorded,
-    recorder_home,
     text,
     tool_call,
 )
@@ -22,11 +22,6 @@ from plugin_builders import isolated_home, user_plugin, write_config
 from hermes_hooks.backends.models import ModelError, ModelResponse
 from hermes_hooks.host import Session, create_manager
 from hermes_hooks.plugins.manager import PluginManager
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return recorder_home(tmp_path, monkeypatch)
 
 
 def test_the_hooks_of_a_turn_fire_in_this_exact_order(home: Path, tmp_path: Path) -> None:

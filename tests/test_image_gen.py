@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import isolated_home
 
 from hermes_hooks import PluginManager
 from hermes_hooks.backends.image_gen import (
@@ -109,10 +108,9 @@ class Fake(ImageGenProvider):
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)
+def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "elsewhere"))
-    return home
+    return clean_home
 
 
 def write_config(home: Path, **image_gen: Any) -> None:
@@ -365,10 +363,12 @@ def test_unset_with_none_available_or_registered(home: Path) -> None:
 
 def test_settings_reject_wrong_types(home: Path) -> None:
     (home / "config.yaml").write_text("image_gen: [openai]\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="image_gen must be a mapping"):
+    with pytest.raises(ConfigError, match="yaml: image_gen: expected a mapping"):
         ImageGenSettings.from_home(home)
     (home / "config.yaml").write_text("image_gen: {provider: 3}\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"image_gen.provider must be a string, found int 3"):
+    with pytest.raises(
+        ConfigError, match=r"image_gen\.provider: expected a string, found an integer \(3\)"
+    ):
         ImageGenSettings.from_home(home)
     (home / "config.yaml").write_text(
         "image_gen: {provider: ' x ', model: '', comfyui: {url: u}}\n", encoding="utf-8"
@@ -577,7 +577,7 @@ def test_a_broken_config_is_an_error_not_a_crash(pm: PluginManager, home: Path) 
     (home / "config.yaml").write_text("image_gen: {model: [1]}\n", encoding="utf-8")
     result = call(pm, prompt="x")
     assert result["error_type"] == "config_error"
-    assert "image_gen.model must be a string" in result["error"]
+    assert "image_gen.model: expected a string, found a list" in result["error"]
 
 
 def test_run_image_generate_takes_an_explicit_home(tmp_path: Path, home: Path) -> None:

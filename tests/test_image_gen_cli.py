@@ -13,18 +13,17 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 from PIL import Image
-from plugin_builders import isolated_home, write_config
+from plugin_builders import write_config
 
 from hermes_hooks.cli.main import cli
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch, bundled=True)
+def home(bundled_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    write_config(home, text="plugins:\n  enabled: [tool-log]\n")
+    write_config(bundled_home, text="plugins:\n  enabled: [tool-log]\n")
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
-    return home
+    return bundled_home
 
 
 def run(home: Path, *args: str) -> Result:

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from local_http import Request, Server, as_json, running
 from PIL import Image, PngImagePlugin
-from plugin_builders import isolated_home, load as load_home
+from plugin_builders import load as load_home
 
 from hermes_hooks import PluginManager
 
@@ -41,12 +41,11 @@ def server() -> Iterator[Server]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch, bundled=True)
+def home(bundled_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
-    return home
+    return bundled_home
 
 
 def configure(

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import textwrap
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
 import pluggy
 import pytest
-from plugin_builders import call_hook, enabled_loader, isolated_home, recorder_module, user_plugin
+from homes import clean_home as home  # noqa: F401  (the fixture)
+from plugin_builders import (
+    call_hook,
+    recorded_loader as load,  # noqa: F401  (the fixture)
+    recorder_module,
+    recording_plugin,
+)
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.guards import guard_hookimpl, is_guarded
@@ -35,27 +40,13 @@ RECORDER = "hermes_test_isolation_recorder"
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A Hermes home with an empty plugins folder and no bundled plugins; never ~/.hermes."""
-    return isolated_home(tmp_path, monkeypatch)
-
-
-@pytest.fixture
 def rec(monkeypatch: pytest.MonkeyPatch) -> Any:
     """A module plugins import to record what they saw: ``calls`` and ``raised``."""
     return recorder_module(monkeypatch, RECORDER, calls=[], raised=[])
 
 
 def write_plugin(home: Path, name: str, source: str) -> Path:
-    header = f"import {RECORDER} as rec\nfrom hermes_hooks import hookimpl\n"
-    return user_plugin(home, name, header + textwrap.dedent(source))
-
-
-@pytest.fixture
-def load(home: Path, rec: Any) -> Iterator[Callable[..., PluginManager]]:
-    """Enable the named plugins in config.yaml, discover and load them; unload at teardown."""
-    with enabled_loader(home) as load_enabled:
-        yield load_enabled
+    return recording_plugin(home, name, source, RECORDER)
 
 
 def hook_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:

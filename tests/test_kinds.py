@@ -188,7 +188,7 @@ def test_a_malformed_family_section_is_said_not_raised(home: Path, user: Path) -
     pm = load(home)
     mem0 = info(pm, "memory/mem0")
     assert mem0.status == "not enabled"
-    assert "memory.provider must be a string" in (mem0.reason or "")
+    assert "memory.provider: expected a string, found an integer" in (mem0.reason or "")
 
 
 def test_an_entry_point_plugin_is_classified_from_its_source_without_import(

@@ -7,9 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from cli_support import clean_env
-from plugin_builders import isolated_home, user_plugin, write_config
+from homes import clean_home as home  # noqa: F401  (the fixture)
+from plugin_builders import user_plugin, write_config
 
 from hermes_hooks.cli.lifetime import GRACE_SECONDS
 
@@ -33,11 +33,6 @@ import threading, time
 def register(ctx):
     threading.Thread(target=time.sleep, args=(0.3,), name="quick").start()
 """
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolated_home(tmp_path, monkeypatch)
 
 
 def hermes(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:

@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_support import hermes
 from host_helpers import ScriptedModel, plugin_module, text, tool_call
-from plugin_builders import isolated_home, user_plugin, write_config
+from plugin_builders import (
+    forget_plugin_modules,  # noqa: F401  (the fixture)
+    isolated_home,
+    user_plugin,
+    write_config,
+)
 
 from hermes_hooks.backends.memory import get_memory
 from hermes_hooks.host import Session, create_manager
+
+pytestmark = pytest.mark.usefixtures("forget_plugin_modules")
 
 pytest_plugins = ["pytester"]
 
@@ -110,23 +115,12 @@ JOURNAL = """\
     """
 
 
-@pytest.fixture(autouse=True)
-def forget_plugin_modules() -> Iterator[None]:
-    """Drop the plugin modules a test's managers imported, as the other suites do."""
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith("hermes_plugins."):
-            del sys.modules[name]
-
-
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(clean_home: Path) -> Path:
     """A home with the journal plugin under memory/, selected by memory.provider only."""
-    path = isolated_home(tmp_path, monkeypatch)
-    user_plugin(path, "memory/journal", JOURNAL)
-    write_config(path, memory={"provider": "journal"})
-    return path
+    user_plugin(clean_home, "memory/journal", JOURNAL)
+    write_config(clean_home, memory={"provider": "journal"})
+    return clean_home
 
 
 def logged(log: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:
@@ -423,10 +417,19 @@ def test_the_how_to_test_passes(pytester: pytest.Pytester) -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"memory": ["notes"]}, r"yaml: memory must be a mapping \(provider, \.\.\.\), found list"),
-        ({"memory": {"provider": 3}}, r"yaml: memory\.provider must be a string, found int 3"),
-        ({"context": "lean"}, r"yaml: context must be a mapping \(engine, \.\.\.\), found str"),
-        ({"context": {"engine": ["x"]}}, r"yaml: context\.engine must be a string, found list"),
+        (
+            {"memory": ["notes"]},
+            r"yaml: memory: expected a mapping \(provider, \.\.\.\), found a list",
+        ),
+        (
+            {"memory": {"provider": 3}},
+            r"yaml: memory\.provider: expected a string, found an integer \(3\)",
+        ),
+        (
+            {"context": "lean"},
+            r"yaml: context: expected a mapping \(engine, \.\.\.\), found a string",
+        ),
+        ({"context": {"engine": ["x"]}}, r"yaml: context\.engine: expected a string, found a list"),
     ],
 )
 def test_a_wrong_memory_or_context_section_names_the_key(
@@ -449,4 +452,7 @@ def test_memory_settings_read_the_provider_and_replace_wrong_extras_by_defaults(
         {"memory": {"provider": "  notes ", "builtin": "no", "prefetch_timeout": 0.5}}
     )
     assert (read.provider, read.builtin, read.prefetch_timeout) == ("notes", True, 0.5)
-    assert read.warnings == ("memory.builtin: expected true or false, found 'no'; using true",)
+    assert read.warnings == (
+        "config: memory.builtin: expected true or false, found a string ('no'); "
+        "using the default true",
+    )

@@ -160,9 +160,17 @@ def test_model_settings_from_config(tmp_path: Path) -> None:
         5.0,
         0,
     )
-    with pytest.raises(ConfigError, match=r"conf.yaml: model.timeout must be int or float"):
+    with pytest.raises(
+        ConfigError,
+        match=r"conf\.yaml: model\.timeout: expected a number of seconds, found a string",
+    ):
         ModelSettings.from_config({"model": {"timeout": "soon"}}, source=Path("conf.yaml"))
-    with pytest.raises(ConfigError, match="model must be a mapping"):
+    with pytest.raises(
+        ConfigError, match=r"config: model: expected a string or a mapping \(provider, "
+    ):
         ModelSettings.from_config({"model": ["x"]})
-    with pytest.raises(ConfigError, match="max_retries must be 0 or more"):
+    with pytest.raises(
+        ConfigError,
+        match=r"model\.max_retries: expected a whole number, 0 or more, found an integer \(-1\)",
+    ):
         ModelSettings.from_config({"model": {"max_retries": -1}})

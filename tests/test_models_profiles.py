@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from host_helpers import ChatServer, chat_server
-from plugin_builders import info, isolated_home, load, user_plugin, write_config
+from plugin_builders import info, load, user_plugin, write_config
 
 from hermes_hooks.backends.models import ModelError, ModelSettings, ProviderProfile, get_models
 from hermes_hooks.backends.models.openai_compat import OpenAICompatibleModel
@@ -71,10 +71,9 @@ MANIFEST = {"kind": "model-provider"}
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = isolated_home(tmp_path, monkeypatch)
-    user_plugin(home, "model-providers/acme", ACME, manifest=MANIFEST)
-    yield home
+def home(clean_home: Path) -> Iterator[Path]:
+    user_plugin(clean_home, "model-providers/acme", ACME, manifest=MANIFEST)
+    yield clean_home
     sys.modules.pop("hermes_plugins.model_providers__acme", None)
 
 

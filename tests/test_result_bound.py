@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, info, make_home
+from homes import plugin_home as home  # noqa: F401  (the fixture)
+from plugin_builders import PluginHome, info
 
 from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.calling.results import DEFAULT_MAX_HOOK_RESULT_BYTES, oversized
@@ -25,13 +24,6 @@ from hermes_hooks.plugins.manager import PluginManager
 
 LIMIT = 64 * 1024
 TOO_BIG = f"returned str of {LIMIT + 1} bytes, more than plugins.max_hook_result_bytes ({LIMIT}"
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    plugin_home = make_home(tmp_path, monkeypatch)
-    yield plugin_home
-    plugin_home.close()
 
 
 @pytest.fixture(params=[None, 0], ids=["on-a-worker", "inline"])

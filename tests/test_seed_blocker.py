@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from cli_support import hermes
-from plugin_builders import call_hook, info, isolated_home, load, user_plugin, write_config
+from homes import clean_home as home  # noqa: F401  (the fixture)
+from plugin_builders import call_hook, info, load, user_plugin, write_config
 
 from hermes_hooks.calling.facade import Hooks
 
@@ -44,11 +44,6 @@ def only_report(data: object) -> dict[str, Any]:
         (data,) = data
     assert isinstance(data, dict)
     return data
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolated_home(tmp_path, monkeypatch)
 
 
 def test_the_guides_seed_blocker_blocks_with_its_reason(home: Path) -> None:

@@ -17,7 +17,6 @@ import yaml
 from cli_support import hermes
 from click.testing import CliRunner
 from host_helpers import ScriptedModel, text, tool_call
-from plugin_builders import isolated_home
 
 from hermes_hooks.cli.main import cli
 from hermes_hooks.host import Session, create_manager
@@ -43,12 +42,11 @@ if event.get("tool_name") == "terminal" and "rm -rf" in command:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)
+def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     # Set (not only absent), so that an --accept-hooks run in this process is undone after.
     monkeypatch.setenv("HERMES_ACCEPT_HOOKS", "0")
-    return home
+    return clean_home
 
 
 def script(home: Path, name: str, body: str) -> Path:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import re
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, info, make_home
+from plugin_builders import PluginHome, drain_workers, info, waiting_home
 
 from hermes_hooks.calling import bounds as timeouts, workers as _workers
 from hermes_hooks.calling.facade import Hooks
@@ -43,32 +42,12 @@ def wait():
 """
 
 
-def drain_workers() -> None:
-    """Wait until every worker thread has finished its job, then stop them all."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        _workers.shutdown_idle()
-        if _workers.live_workers() == 0:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"{_workers.live_workers()} worker threads outlived the test")
-
-
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHome]:
-    drain_workers()
-    home = make_home(tmp_path, monkeypatch)
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    (lib / f"{SHARED}.py").write_text(SHARED_CODE, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(lib))
-    try:
+def home(
+    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[PluginHome]:
+    with waiting_home(plugin_home, tmp_path, monkeypatch, SHARED, SHARED_CODE, drain=True) as home:
         yield home
-    finally:
-        shared().release.set()
-        home.close()
-        drain_workers()
-        sys.modules.pop(SHARED, None)
 
 
 def shared() -> Any:
@@ -77,14 +56,7 @@ def shared() -> Any:
 
 def load(home: PluginHome, timeout: float | None = BOUND, *, strict: bool = False) -> PluginManager:
     """Write ``config.yaml`` with the bound and return a loaded manager."""
-    section: dict[str, Any] = {"enabled": home.enabled}
-    if timeout is not None:
-        section["hook_callback_timeout"] = timeout
-    (home.root / "config.yaml").write_text(yaml.safe_dump({"plugins": section}), "utf-8")
-    pm = PluginManager(home.root, strict=strict)
-    home.managers.append(pm)
-    pm.discover_and_load()
-    return pm
+    return home.load_bounded(timeout, strict=strict)
 
 
 def plugin(body: str) -> str:

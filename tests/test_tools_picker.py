@@ -5,18 +5,11 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-import pytest
 import yaml
-from plugin_builders import isolated_home
+from homes import bundled_home as home  # noqa: F401  (the fixture)
 from terminal_support import Terminal
 
 from hermes_hooks.admin.envfile import read_env_file
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    # The bundled image providers (local, openai, comfyui) load by default: the picker's menu.
-    return isolated_home(tmp_path, monkeypatch, bundled=True)
 
 
 def test_the_picker_writes_the_choice_and_saves_a_missing_key(home: Path) -> None:

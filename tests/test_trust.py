@@ -20,7 +20,8 @@ from typing import Any, Final
 import pytest
 import yaml
 from cli_support import invoke
-from plugin_builders import isolated_home, write_config, write_plugin
+from homes import clean_home as home  # noqa: F401  (the fixture)
+from plugin_builders import write_config, write_plugin
 
 from hermes_hooks.errors import PluginTrustError, RegistrationError
 from hermes_hooks.host import create_manager
@@ -77,19 +78,13 @@ def register(ctx):
 """
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)  # before the home: every plugin of these tests imports it
 def marker() -> Iterator[Any]:
     module = type(sys)(MARKER)
     module.IMPORTED = []  # type: ignore[attr-defined]
     sys.modules[MARKER] = module
     yield module
     del sys.modules[MARKER]
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: Any) -> Path:
-    home = isolated_home(tmp_path, monkeypatch)
-    return home
 
 
 @pytest.fixture

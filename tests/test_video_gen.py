@@ -16,16 +16,15 @@ from typing import Any
 import pytest
 from local_http import Request, Server, as_json, running
 from PIL import GifImagePlugin, Image
-from plugin_builders import isolated_home, load, user_plugin, write_config
+from plugin_builders import load, user_plugin, write_config
 
 from hermes_hooks import PluginManager
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch, bundled=True)
+def home(bundled_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("CLIPS_API_KEY", raising=False)
-    return home
+    return bundled_home
 
 
 @pytest.fixture

@@ -17,17 +17,16 @@ from typing import Any
 import pytest
 import yaml
 from local_http import Request, Server, as_html, as_json, redirect, running
-from plugin_builders import isolated_home, load, user_plugin, write_config
+from plugin_builders import load, user_plugin, write_config
 
 from hermes_hooks import PluginManager
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_home(tmp_path, monkeypatch, bundled=True)
+def home(bundled_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("SEARXNG_URL", "SEARXNG_TIMEOUT", "HERMES_ALLOW_PRIVATE_URLS"):
         monkeypatch.delenv(name, raising=False)
-    return home
+    return bundled_home
 
 
 @pytest.fixture

@@ -118,21 +118,11 @@ def hermes_guardrails(
             turn_id=ids["turn_id"],
             tool_call_id=ids["tool_call_id"],
         )
-        if decision.action == "block":
-            message = decision.message or f"blocked by {decision.plugin}"
-            _post(
-                hooks,
-                name,
-                args,
-                json.dumps({"error": message}),
-                "blocked",
-                message,
-                context,
-                session,
-            )
-            return ToolGuardrailFunctionOutput.reject_content(message, output_info=decision.plugin)
-        if decision.action == "approve":
-            message = f"not approved (deny): {decision.message or 'a plugin asks for approval'}"
+        if decision.action in ("block", "approve"):  # no approver here: an approval is denied
+            if decision.action == "block":
+                message = decision.message or f"blocked by {decision.plugin}"
+            else:
+                message = f"not approved (deny): {decision.message or 'a plugin asks for approval'}"
             _post(
                 hooks,
                 name,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.backends.family import Family, FamilyError, ProviderRegistry
 from hermes_hooks.calling import aio, handoff
-from hermes_hooks.errors import ConfigError
+from hermes_hooks.plugins.settings import Seconds, keys_of, read_mapping
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -133,17 +133,11 @@ def read_timeout(family: Family[Any], section: Mapping[str, Any], source: Path |
     """
     if family.timeout_key is None:
         return family.default_timeout
-    field = family.timeout_key.partition(".")[2]
-    value = section.get(field)
-    if value is None:
-        return family.default_timeout
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        where = f"{source}: " if source is not None else ""
-        raise ConfigError(
-            f"{where}{family.timeout_key} must be a number of seconds (0 for no bound), "
-            f"found {type(value).__name__} {value!r}"
-        )
-    return float(value)
+    name, _, field = family.timeout_key.partition(".")
+    keys = keys_of(name, (field,), defaults=False, kind=Seconds())
+    values, _ = read_mapping(keys, section, source=source)
+    value = values[field]
+    return family.default_timeout if value is None else float(value)
 
 
 def _count_failure(

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
 import attrs
 
-from hermes_hooks.errors import ConfigError, HermesHooksError, RegistrationError
+from hermes_hooks.errors import HermesHooksError, RegistrationError
 from hermes_hooks.plugins.config import get_hermes_home, load_config
+from hermes_hooks.plugins.settings import keys_of, read_mapping
 from hermes_hooks.registries.base import HOST, Handle, Registry, describe_owner
 
 if TYPE_CHECKING:
@@ -177,25 +178,17 @@ class FamilySettings:
         :raises ConfigError: the section is not a mapping, or a selection or model field is
             not a string.
         """
-        where = f"{source}: " if source is not None else ""
-        section_name = family.section
-        section = config.get(section_name)
+        section = config.get(family.section)
         if section is None:
             return cls()
-        if not isinstance(section, Mapping):
-            raise ConfigError(
-                f"{where}{section_name} must be a mapping "
-                f"({', '.join(family.setting_fields)}, ...), found {type(section).__name__}"
-            )
-        values: dict[str, str | None] = {}
-        for field in family.setting_fields:
-            raw = section.get(field)
-            if raw is not None and not isinstance(raw, str):
-                raise ConfigError(
-                    f"{where}{section_name}.{field} must be a string, "
-                    f"found {type(raw).__name__} {raw!r}"
-                )
-            values[field] = (raw.strip() or None) if isinstance(raw, str) else None
+        read, _ = read_mapping(
+            keys_of(family.section, family.setting_fields, defaults=False), section, source=source
+        )
+        assert isinstance(section, Mapping)  # read_mapping refuses anything else
+        values: dict[str, str | None] = {
+            field: (raw.strip() or None) if isinstance(raw, str) else None
+            for field, raw in read.items()
+        }
         model = values.pop(family.model_field, None) if family.model_field else None
         return cls(chosen=values, model=model, section=dict(section))
 

@@ -36,6 +36,8 @@ import attrs
 if TYPE_CHECKING:
     import httpx
 
+from hermes_hooks.plugins.settings import DEFAULT_MAX_RESPONSE_BYTES  # the table's default
+
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
     "ACCEPT_ENCODING",
@@ -46,9 +48,6 @@ __all__ = [
     "iter_body",
     "read_response",
 ]
-
-DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024 * 1024
-"""The decoded size of one response read where no setting says otherwise (64 MiB)."""
 
 ACCEPT_ENCODING: Final = "gzip, deflate"
 """What is asked for: the encodings inflated here within the bound."""

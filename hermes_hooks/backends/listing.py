@@ -55,6 +55,45 @@ def _plugin_names(info: PluginInfo) -> set[str]:
     return {info.key, info.key.rsplit("/", 1)[-1], info.name, *info.aliases}
 
 
+def _provider_entry(
+    registry: ProviderRegistry[Any],
+    provider: Any,
+    active: str | None,
+    serving: Mapping[str, str | None],
+) -> dict[str, Any]:
+    """One registered provider as ``describe_family`` lists it (whatever it raises)."""
+    family = registry.family
+    name = _name_of(provider)
+    setup = getattr(provider, "get_setup_schema", None)
+    schema = _safe(setup, {}) if callable(setup) else {}
+    schema = schema if isinstance(schema, dict) else {}
+    env_vars = [
+        {**var, "set": bool(os.environ.get(str(var.get("key", ""))))}
+        for var in schema.get("env_vars", [])
+        if isinstance(var, dict)
+    ]
+    default_model = getattr(provider, "default_model", None)
+    lister = getattr(provider, "list_models", None)
+    entry: dict[str, Any] = {
+        "name": name,
+        "display_name": _safe(functools.partial(getattr, provider, "display_name"), name),
+        "plugin": registry.owner_of(name),
+        "loaded": True,
+        "available": is_available_safe(provider),
+        "reason": unavailable_reason(provider),
+        "active": name == active,
+        "serves": [key for key, chosen in serving.items() if chosen == name],
+        "default_model": _safe(default_model, "") if callable(default_model) else "",
+        "models": _plain(_safe(lister, [])) if callable(lister) else [],
+    }
+    if family.describe_extra is not None:
+        entry.update(_plain(family.describe_extra(provider)))
+    entry.update(
+        badge=schema.get("badge", ""), tag=schema.get("tag", ""), env_vars=_plain(env_vars)
+    )
+    return entry
+
+
 def describe_family(
     registry: ProviderRegistry[Any], plugins: Sequence[PluginInfo] = ()
 ) -> dict[str, Any]:
@@ -94,37 +133,10 @@ def describe_family(
         except HermesHooksError:
             serving[selection.key] = None
     out["serving"] = serving
-    providers = []
-    for provider in registry.list_providers():
-        name = _name_of(provider)
-        setup = getattr(provider, "get_setup_schema", None)
-        schema = _safe(setup, {}) if callable(setup) else {}
-        schema = schema if isinstance(schema, dict) else {}
-        env_vars = [
-            {**var, "set": bool(os.environ.get(str(var.get("key", ""))))}
-            for var in schema.get("env_vars", [])
-            if isinstance(var, dict)
-        ]
-        default_model = getattr(provider, "default_model", None)
-        lister = getattr(provider, "list_models", None)
-        entry: dict[str, Any] = {
-            "name": name,
-            "display_name": _safe(functools.partial(getattr, provider, "display_name"), name),
-            "plugin": registry.owner_of(name),
-            "loaded": True,
-            "available": is_available_safe(provider),
-            "reason": unavailable_reason(provider),
-            "active": name == out["active"],
-            "serves": [key for key, chosen in serving.items() if chosen == name],
-            "default_model": _safe(default_model, "") if callable(default_model) else "",
-            "models": _plain(_safe(lister, [])) if callable(lister) else [],
-        }
-        if family.describe_extra is not None:
-            entry.update(_plain(family.describe_extra(provider)))
-        entry.update(
-            badge=schema.get("badge", ""), tag=schema.get("tag", ""), env_vars=_plain(env_vars)
-        )
-        providers.append(entry)
+    providers = [
+        _provider_entry(registry, provider, out["active"], serving)
+        for provider in registry.list_providers()
+    ]
     served = {info.key for info in plugins}  # listed under "plugins" below, not twice
     providers.extend(e for e in family_plugins(registry) if e["plugin"] not in served)
     out["providers"] = providers
@@ -286,6 +298,38 @@ def _resolve_choice(
     )
 
 
+def _section(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """``config[name]``, made a mapping when it is not one (nothing, or ``model: NAME``)."""
+    section = config.get(name)
+    if not isinstance(section, dict):
+        section = config[name] = {}
+    return section
+
+
+def _choose_plugin(home: Path, main: Selection, served: PluginInfo) -> dict[str, Any]:
+    """Write the name of a plugin of the family that is not loaded (it loads next time)."""
+    leaf = served.key.rsplit("/", 1)[-1]
+    update_config(home, lambda config: _section(config, main.section).update({main.field: leaf}))
+    return {main.field: leaf, "available": served.status != "error", "plugin": served.key}
+
+
+def _chosen_model(provider: object | None, model: str | None) -> Any:
+    """The model to write: ``model``, which must be one the provider lists (when it lists
+    any), or else the provider's default model.
+
+    :raises ProviderChoiceError: the provider has no such model.
+    """
+    ids = model_ids(provider) if provider is not None else []
+    if model is not None and ids and model not in ids:
+        raise ProviderChoiceError(
+            f"provider {_name_of(provider)!r} has no model {model!r}; its models: {', '.join(ids)}"
+        )
+    default_model = getattr(provider, "default_model", None)
+    if model is None and callable(default_model):
+        return _safe(default_model, None)
+    return model
+
+
 def choose_provider(
     registry: ProviderRegistry[Any],
     home: Path,
@@ -315,16 +359,7 @@ def choose_provider(
     if provider_name is not None and registry.get_provider(provider_name) is None:
         served = next((i for i in plugins if provider_name in _plugin_names(i)), None)
         if served is not None:
-            leaf = served.key.rsplit("/", 1)[-1]
-
-            def select(config: dict[str, Any]) -> None:
-                section = config.get(main.section)
-                if not isinstance(section, dict):
-                    section = config[main.section] = {}
-                section[main.field] = leaf
-
-            update_config(home, select)
-            return {main.field: leaf, "available": served.status != "error", "plugin": served.key}
+            return _choose_plugin(home, main, served)
     warnings: list[str] = []
     writes: dict[Selection, str] = {}
     provider: object | None
@@ -344,29 +379,16 @@ def choose_provider(
                 f"{family.title} has no selection key {key!r} (its keys: {', '.join(by_key)})"
             )
         writes[selection] = _resolve_choice(registry, selection, wanted, warnings)[0]
-    ids = model_ids(provider) if provider is not None else []
-    if model is not None and ids and model not in ids:
-        raise ProviderChoiceError(
-            f"provider {_name_of(provider)!r} has no model {model!r}; its models: {', '.join(ids)}"
-        )
-    default_model = getattr(provider, "default_model", None)
-    chosen_model = model
-    if chosen_model is None and callable(default_model):
-        chosen_model = _safe(default_model, None)
+    chosen_model = _chosen_model(provider, model)
     model_field = family.model_field
     change_model = model_field is not None and (name is not None or model is not None)
 
     def mutate(config: dict[str, Any]) -> None:
         for selection, value in writes.items():
-            section = config.get(selection.section)
-            if not isinstance(section, dict):
-                section = config[selection.section] = {}
-            section[selection.field] = value
+            _section(config, selection.section)[selection.field] = value
         if not change_model or model_field is None:
             return
-        section = config.get(main.section)
-        if not isinstance(section, dict):
-            section = config[main.section] = {}
+        section = _section(config, main.section)
         if chosen_model:
             section[model_field] = chosen_model
         else:

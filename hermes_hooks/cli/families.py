@@ -78,69 +78,7 @@ def family_command(family: Family[Any]) -> click.Command:
     """Return the ``hermes tools <family>`` command of ``family`` (which has a ``cli_name``)."""
     assert family.cli_name is not None
     main = family.selections[0]
-    model_key, model_field = family.model_key, family.model_field
-
     others = [s for s in family.selections[1:] if s.cli_option]
-
-    def run(
-        ctx: click.Context,
-        provider_name: str | None,
-        model: str | None,
-        as_json: bool,
-        other_values: dict[str, str],
-    ) -> None:
-        from hermes_hooks.backends.listing import choose_provider, describe_family
-
-        pm = build_manager(ctx)
-        registry = family.registry(pm)
-        served = [i for i in pm.list_plugins() if i.served_by == main.key]
-        if provider_name is None and model is None and not other_values:
-            info = describe_family(registry, served)
-            if as_json:
-                echo_json(info)
-            else:
-                print_listing(family, info)
-            return
-        try:
-            written = choose_provider(
-                registry, pm.hermes_home, provider_name, model, other_values or None, served
-            )
-        except ProviderChoiceError as exc:
-            raise click.UsageError(str(exc)) from exc
-        if as_json:
-            echo_json(written)
-            return
-        parts = [f"{s.key} = {written[s.field]}" for s in family.selections if s.field in written]
-        if model_key and model_field and written.get(model_field):
-            parts.append(f"{model_key} = {written[model_field]}")
-        click.echo(", ".join(parts))
-        for message in written.get("warnings", []):
-            warn(message)
-        chosen = written.get(main.field)
-        if chosen and not written["available"] and not written.get("warnings"):
-            warn(
-                f"{chosen!r} is not available yet; "
-                f"'hermes tools {family.cli_name}' shows what it needs"
-            )
-
-    params: list[click.Parameter] = [
-        click.Option(["--provider", "provider_name"], metavar="NAME", help=f"Set {main.key}."),
-    ]
-    if model_key:
-        model_help = f"Set {model_key} (a model of the provider)."
-        params.append(click.Option(["--model"], metavar="ID", help=model_help))
-    for selection in others:
-        assert selection.cli_option is not None
-        params.append(
-            click.Option(
-                [selection.cli_option, f"other_{selection.field}"],
-                metavar="NAME",
-                help=f"Set {selection.key}.",
-            )
-        )
-    params.append(
-        click.Option(["--json", "as_json"], is_flag=True, help="Print JSON instead of text.")
-    )
     serves = ", ".join(family.tool_names) or main.key
     examples = [f"hermes tools {family.cli_name}"]
     examples += [f"hermes tools {family.cli_name} {args}" for args in family.cli_examples]
@@ -156,9 +94,87 @@ def family_command(family: Family[Any]) -> click.Command:
             for s in others
             if kwargs.get(f"other_{s.field}") is not None
         }
-        run(ctx, kwargs["provider_name"], kwargs.get("model"), kwargs["as_json"], other_values)
+        _run_family(
+            family,
+            ctx,
+            kwargs["provider_name"],
+            kwargs.get("model"),
+            kwargs["as_json"],
+            other_values,
+        )
 
+    params = _family_params(family, others)
     return click.Command(family.cli_name, callback=callback, params=params, help=help_text)
+
+
+def _family_params(family: Family[Any], others: list[Any]) -> list[click.Parameter]:
+    """The options of ``hermes tools <family>``: ``--provider``, ``--model`` (when the family
+    has models), one per other selection with a ``cli_option``, and ``--json``."""
+    main = family.selections[0]
+    params: list[click.Parameter] = [
+        click.Option(["--provider", "provider_name"], metavar="NAME", help=f"Set {main.key}."),
+    ]
+    if family.model_key:
+        model_help = f"Set {family.model_key} (a model of the provider)."
+        params.append(click.Option(["--model"], metavar="ID", help=model_help))
+    for selection in others:
+        assert selection.cli_option is not None
+        params.append(
+            click.Option(
+                [selection.cli_option, f"other_{selection.field}"],
+                metavar="NAME",
+                help=f"Set {selection.key}.",
+            )
+        )
+    params.append(
+        click.Option(["--json", "as_json"], is_flag=True, help="Print JSON instead of text.")
+    )
+    return params
+
+
+def _run_family(
+    family: Family[Any],
+    ctx: click.Context,
+    provider_name: str | None,
+    model: str | None,
+    as_json: bool,
+    other_values: dict[str, str],
+) -> None:
+    """List the family's providers (no option given), or write the choice the options make."""
+    from hermes_hooks.backends.listing import choose_provider, describe_family
+
+    main = family.selections[0]
+    model_key, model_field = family.model_key, family.model_field
+    pm = build_manager(ctx)
+    registry = family.registry(pm)
+    served = [i for i in pm.list_plugins() if i.served_by == main.key]
+    if provider_name is None and model is None and not other_values:
+        info = describe_family(registry, served)
+        if as_json:
+            echo_json(info)
+        else:
+            print_listing(family, info)
+        return
+    try:
+        written = choose_provider(
+            registry, pm.hermes_home, provider_name, model, other_values or None, served
+        )
+    except ProviderChoiceError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if as_json:
+        echo_json(written)
+        return
+    parts = [f"{s.key} = {written[s.field]}" for s in family.selections if s.field in written]
+    if model_key and model_field and written.get(model_field):
+        parts.append(f"{model_key} = {written[model_field]}")
+    click.echo(", ".join(parts))
+    for message in written.get("warnings", []):
+        warn(message)
+    chosen = written.get(main.field)
+    if chosen and not written["available"] and not written.get("warnings"):
+        warn(
+            f"{chosen!r} is not available yet; 'hermes tools {family.cli_name}' shows what it needs"
+        )
 
 
 def family_commands() -> list[click.Command]:

@@ -79,52 +79,55 @@ def create(ctx: click.Context, title: str, body: str, assignee: str | None, as_j
     _run(lambda: board.create(title, body, assignee=assignee), as_json)
 
 
-@kanban.command("claim")
-@click.argument("task_id")
-@click.option("--assignee", help="Who claims it (kept as the task's assignee).")
-@_JSON
-@click.pass_context
-def claim(ctx: click.Context, task_id: str, assignee: str | None, as_json: bool) -> None:
+def _transition(verb: str, option: str, option_help: str, doc: str) -> click.Command:
+    """Add ``hermes kanban VERB TASK_ID [--OPTION TEXT] [--json]``: ``board.VERB(task_id,
+    OPTION=TEXT)``, with the hooks of that transition."""
+
+    @click.argument("task_id")
+    @click.option(f"--{option}", option, help=option_help)
+    @_JSON
+    @click.pass_context
+    def command(ctx: click.Context, /, task_id: str, as_json: bool, **text: str | None) -> None:
+        board = _board(ctx)
+        _run(lambda: getattr(board, verb)(task_id, **text), as_json)
+
+    command.__doc__ = doc
+    return kanban.command(verb)(command)
+
+
+claim = _transition(
+    "claim",
+    "assignee",
+    "Who claims it (kept as the task's assignee).",
     """Claim todo task TASK_ID (fires kanban_task_claimed).
 
     \b
     Example:
       hermes kanban claim t_1a2b3c4d5e --assignee ann
-    """
-    board = _board(ctx)
-    _run(lambda: board.claim(task_id, assignee=assignee), as_json)
-
-
-@kanban.command("complete")
-@click.argument("task_id")
-@click.option("--summary", help="What was done.")
-@_JSON
-@click.pass_context
-def complete(ctx: click.Context, task_id: str, summary: str | None, as_json: bool) -> None:
+    """,
+)
+complete = _transition(
+    "complete",
+    "summary",
+    "What was done.",
     """Complete claimed task TASK_ID (fires kanban_task_completed).
 
     \b
     Example:
       hermes kanban complete t_1a2b3c4d5e --summary "Done, see NOTES.md"
-    """
-    board = _board(ctx)
-    _run(lambda: board.complete(task_id, summary=summary), as_json)
-
-
-@kanban.command("block")
-@click.argument("task_id")
-@click.option("--reason", help="Why it cannot go on.")
-@_JSON
-@click.pass_context
-def block(ctx: click.Context, task_id: str, reason: str | None, as_json: bool) -> None:
+    """,
+)
+block = _transition(
+    "block",
+    "reason",
+    "Why it cannot go on.",
     """Block todo or claimed task TASK_ID (fires kanban_task_blocked).
 
     \b
     Example:
       hermes kanban block t_1a2b3c4d5e --reason "waiting for the keys"
-    """
-    board = _board(ctx)
-    _run(lambda: board.block(task_id, reason=reason), as_json)
+    """,
+)
 
 
 @kanban.command("list")

@@ -6,9 +6,9 @@ import difflib
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import click
 
@@ -215,71 +215,88 @@ def _set_accept_hooks(ctx: click.Context, param: click.Parameter, value: bool) -
         os.environ["HERMES_ACCEPT_HOOKS"] = "1"
 
 
+_GLOBAL_OPTIONS: Final = (
+    click.option(
+        "-V",
+        "--version",
+        count=True,
+        is_eager=True,
+        expose_value=False,
+        callback=_show_version,
+        help="Show the version and exit; -VV also lists the plugins that load, as pytest -VV does.",
+    ),
+    click.option(
+        "--home",
+        type=click.Path(file_okay=False, path_type=Path),
+        envvar="HERMES_HOME",
+        help="The Hermes home folder (default: $HERMES_HOME or ~/.hermes).",
+        callback=_set_home,
+        is_eager=True,
+    ),
+    click.option(
+        "--disable",
+        "disable",
+        multiple=True,
+        metavar="NAME",
+        callback=_set_disabled,
+        is_eager=True,
+        expose_value=False,
+        help="Do not load plugin NAME in this run (repeatable; also HERMES_DISABLE_PLUGINS=a,b).",
+    ),
+    click.option(
+        "--accept-hooks",
+        is_flag=True,
+        callback=_set_accept_hooks,
+        is_eager=True,
+        expose_value=False,
+        help="Approve the shell hooks of config.yaml without asking (also HERMES_ACCEPT_HOOKS=1).",
+    ),
+    click.option(
+        "--debug",
+        is_flag=True,
+        callback=_set_debug,
+        is_eager=True,
+        help="Show tracebacks and plugin loading decisions.",
+    ),
+    click.option(
+        "--color",
+        type=click.Choice(["auto", "always", "never"]),
+        default="auto",
+        callback=_set_color,
+        is_eager=True,
+        expose_value=False,
+        help="Colour the output: auto (on a terminal, unless NO_COLOR; FORCE_COLOR forces it).",
+    ),
+    click.option(
+        "-z",
+        "--oneshot",
+        metavar="PROMPT",
+        help="Run one agent turn on PROMPT, print the answer and exit.",
+    ),
+    click.option(
+        "--json", "as_json", is_flag=True, help="With -z: print the turn's events as JSON."
+    ),
+    click.option(
+        "-m", "--model", "model", metavar="NAME", help="The model for this run (not saved)."
+    ),
+    click.option("--provider", metavar="NAME", help="The model provider for this run (not saved)."),
+)
+"""The options before the command (``hermes [OPTIONS] COMMAND``), in the order ``--help``
+shows them."""
+
+
+def _global_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_GLOBAL_OPTIONS):
+        function = option(function)
+    return function
+
+
 @click.group(
     cls=HermesGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
     invoke_without_command=True,
 )
-@click.option(
-    "-V",
-    "--version",
-    count=True,
-    is_eager=True,
-    expose_value=False,
-    callback=_show_version,
-    help="Show the version and exit; -VV also lists the plugins that load, as pytest -VV does.",
-)
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False, path_type=Path),
-    envvar="HERMES_HOME",
-    help="The Hermes home folder (default: $HERMES_HOME or ~/.hermes).",
-    callback=_set_home,
-    is_eager=True,
-)
-@click.option(
-    "--disable",
-    "disable",
-    multiple=True,
-    metavar="NAME",
-    callback=_set_disabled,
-    is_eager=True,
-    expose_value=False,
-    help="Do not load plugin NAME in this run (repeatable; also HERMES_DISABLE_PLUGINS=a,b).",
-)
-@click.option(
-    "--accept-hooks",
-    is_flag=True,
-    callback=_set_accept_hooks,
-    is_eager=True,
-    expose_value=False,
-    help="Approve the shell hooks of config.yaml without asking (also HERMES_ACCEPT_HOOKS=1).",
-)
-@click.option(
-    "--debug",
-    is_flag=True,
-    callback=_set_debug,
-    is_eager=True,
-    help="Show tracebacks and plugin loading decisions.",
-)
-@click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    callback=_set_color,
-    is_eager=True,
-    expose_value=False,
-    help="Colour the output: auto (on a terminal, unless NO_COLOR; FORCE_COLOR forces it).",
-)
-@click.option(
-    "-z",
-    "--oneshot",
-    metavar="PROMPT",
-    help="Run one agent turn on PROMPT, print the answer and exit.",
-)
-@click.option("--json", "as_json", is_flag=True, help="With -z: print the turn's events as JSON.")
-@click.option("-m", "--model", "model", metavar="NAME", help="The model for this run (not saved).")
-@click.option("--provider", metavar="NAME", help="The model provider for this run (not saved).")
+@_global_options
 @click.pass_context
 def cli(
     ctx: click.Context,

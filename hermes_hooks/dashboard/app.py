@@ -218,8 +218,7 @@ def build_app(
     :param gate: the auth state (its mode, token and providers).
     :param counters: the hook counters attached to ``pm`` (the hooks page's figures).
     """
-    from fastapi import Body, FastAPI, HTTPException
-    from fastapi.responses import FileResponse, JSONResponse, Response
+    from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
 
     limits = limits or DashboardLimits()
@@ -227,6 +226,23 @@ def build_app(
     app.state.pm = pm
     app.state.gate = gate
     app.state.counters = counters
+    tabs = _mount_tabs(app, pm)
+    app.state.tabs = tabs
+
+    app.add_middleware(_PluginApiGuard, tabs=tabs, timeout=limits.plugin_timeout, pm=pm)
+    from hermes_hooks.dashboard.routes import install
+
+    install(app, gate)
+    app.add_middleware(_BodyLimit, limit=limits.max_body)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _install_plugin_routes(app, pm, counters)
+    _install_data_routes(app, pm, gate, tabs)
+    _install_pages(app, gate, tabs)  # last: its catch-all route answers what no other does
+    return app
+
+
+def _mount_tabs(app: FastAPI, pm: PluginManager) -> dict[str, DashboardTab]:
+    """Mount each dashboard tab's API router; a router that fails is noted on its tab."""
     tabs: dict[str, DashboardTab] = {}
     for tab in discover_tabs(pm):
         tabs[tab.name] = tab
@@ -237,25 +253,18 @@ def build_app(
                 tab.mounted = True
             except Exception as exc:
                 tab.api_error = f"its router could not be mounted: {type(exc).__name__}: {exc}"
-    app.state.tabs = tabs
+    return tabs
 
-    app.add_middleware(_PluginApiGuard, tabs=tabs, timeout=limits.plugin_timeout, pm=pm)
-    from hermes_hooks.dashboard.routes import install
 
-    install(app, gate)
-    app.add_middleware(_BodyLimit, limit=limits.max_body)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+def _fail(exc: HermesHooksError) -> Exception:
+    from fastapi import HTTPException
 
-    def fail(exc: HermesHooksError) -> HTTPException:
-        return HTTPException(status_code=400, detail=str(exc))
+    return HTTPException(status_code=400, detail=str(exc))
 
-    @app.get("/api/status")
-    def status() -> dict[str, Any]:
-        return {"version": __version__, "auth": gate.mode}
 
-    @app.get("/api/dashboard/tabs")
-    def list_tabs() -> list[dict[str, Any]]:
-        return [tab.to_dict() for tab in tabs.values()]
+def _install_plugin_routes(app: FastAPI, pm: PluginManager, counters: HookCounters | None) -> None:
+    """The plugins, hooks and tools pages' API."""
+    from fastapi import Body, HTTPException
 
     @app.get("/api/dashboard/plugins")
     def plugins() -> list[dict[str, Any]]:
@@ -266,21 +275,21 @@ def build_app(
         try:
             return data.set_plugin_enabled(pm, name, True)
         except HermesHooksError as exc:
-            raise fail(exc) from None
+            raise _fail(exc) from None
 
     @app.post("/api/dashboard/plugins/{name}/disable")
     def disable(name: str) -> dict[str, Any]:
         try:
             return data.set_plugin_enabled(pm, name, False)
         except HermesHooksError as exc:
-            raise fail(exc) from None
+            raise _fail(exc) from None
 
     @app.post("/api/dashboard/plugins/{name}/doctor")
     def doctor_plugin(name: str) -> dict[str, Any]:
         try:
             return data.doctor_plugin(pm, name)
         except HermesHooksError as exc:
-            raise fail(exc) from None
+            raise _fail(exc) from None
 
     @app.get("/api/dashboard/hooks")
     def hooks() -> dict[str, Any]:
@@ -300,7 +309,22 @@ def build_app(
         except KeyError:
             raise HTTPException(404, f"no provider family {family!r}") from None
         except HermesHooksError as exc:
-            raise fail(exc) from None
+            raise _fail(exc) from None
+
+
+def _install_data_routes(
+    app: FastAPI, pm: PluginManager, gate: Gate, tabs: dict[str, DashboardTab]
+) -> None:
+    """The status, tabs, memory, doctor and kanban pages' API."""
+    from fastapi import HTTPException
+
+    @app.get("/api/status")
+    def status() -> dict[str, Any]:
+        return {"version": __version__, "auth": gate.mode}
+
+    @app.get("/api/dashboard/tabs")
+    def list_tabs() -> list[dict[str, Any]]:
+        return [tab.to_dict() for tab in tabs.values()]
 
     @app.get("/api/dashboard/memory")
     def memory(q: str = "", limit: int = 50) -> dict[str, Any]:
@@ -325,6 +349,11 @@ def build_app(
 
     install_drain(app, pm.hermes_home)
 
+
+def _install_pages(app: FastAPI, gate: Gate, tabs: dict[str, DashboardTab]) -> None:
+    """The pages: the tabs' assets, the login page and the single-page app for the rest."""
+    from fastapi.responses import FileResponse, JSONResponse, Response
+
     @app.get("/dashboard-plugins/{name}/{asset:path}")
     def plugin_asset(name: str, asset: str) -> Response:
         tab = tabs.get(name)
@@ -344,8 +373,6 @@ def build_app(
         if page.startswith(("api/", "auth/", "dashboard-plugins/", "static/")):
             return JSONResponse({"error": "not_found", "detail": f"no route /{page}"}, 404)
         return index_page()
-
-    return app
 
 
 def providers_of(pm: PluginManager) -> Callable[[], list[Any]]:

@@ -46,32 +46,47 @@ logger = logging.getLogger("hermes_hooks.dashboard.auth")
 
 def install(app: FastAPI, gate: Gate) -> None:
     """Install the gate's middleware and its login routes on FastAPI ``app``."""
+    _install_middleware(app, gate)
+    _install_session_routes(app, gate)
+    _install_oauth_routes(app, gate)
 
-    def secure_of(request: Request) -> bool:
-        return request.url.scheme == "https"
 
-    def refused(request: Request, status: int, detail: str) -> Response:
-        if request.url.path.startswith("/api/") or request.method != "GET":
-            return JSONResponse(
-                {"error": "unauthenticated" if status == 401 else "refused", "detail": detail},
-                status_code=status,
-            )
-        if gate.mode == "gated" and status == 401:
-            target = urllib.parse.quote(request.url.path, safe="/")
-            return RedirectResponse(f"/login?next={target}", status_code=303)
-        from hermes_hooks.dashboard.pages import message_page
+_CallNext = Callable[[Request], Awaitable[Response]]
 
-        page: Response = message_page(status, detail)
-        return page
 
+def _secure_of(request: Request) -> bool:
+    return request.url.scheme == "https"
+
+
+def _refused(gate: Gate, request: Request, status: int, detail: str) -> Response:
+    """The gate's refusal: JSON for the API and non-GETs, else the login page or a message."""
+    if request.url.path.startswith("/api/") or request.method != "GET":
+        return JSONResponse(
+            {"error": "unauthenticated" if status == 401 else "refused", "detail": detail},
+            status_code=status,
+        )
+    if gate.mode == "gated" and status == 401:
+        target = urllib.parse.quote(request.url.path, safe="/")
+        return RedirectResponse(f"/login?next={target}", status_code=303)
+    from hermes_hooks.dashboard.pages import message_page
+
+    page: Response = message_page(status, detail)
+    return page
+
+
+def _unreachable() -> JSONResponse:
+    return JSONResponse(
+        {"error": "provider_unreachable", "detail": "the auth provider is unreachable"}, 503
+    )
+
+
+def _install_middleware(app: FastAPI, gate: Gate) -> None:
     @app.middleware("http")
-    async def gate_middleware(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
+    async def gate_middleware(request: Request, call_next: _CallNext) -> Response:
         path = request.url.path
         rule = token_route_for(path, request.method)
         if rule is not None:
-            return await _token_route(request, call_next, rule)
+            return await _token_route(gate, request, call_next, rule)
         unsafe = request.method in _UNSAFE
         if unsafe and not gate.csrf_ok(request):
             return JSONResponse(
@@ -88,27 +103,10 @@ def install(app: FastAPI, gate: Gate) -> None:
         elif gate.mode in ("token", "insecure"):
             given = request.query_params.get("token")
             if given is not None and request.method == "GET" and not path.startswith("/api/"):
-                if not _same(given, gate.token):
-                    return refused(
-                        request,
-                        401,
-                        "that session token is wrong; open the address 'hermes dashboard' printed",
-                    )
-                query = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-                target = path + ("?" + urllib.parse.urlencode(query) if query else "")
-                response = RedirectResponse(target, status_code=303)
-                response.set_cookie(
-                    TOKEN_COOKIE,
-                    gate.token,
-                    httponly=True,
-                    samesite="strict",
-                    path="/",
-                    secure=secure_of(request),
-                )
-                gate.ensure_csrf_cookie(request, response, secure=secure_of(request))
-                return response
+                return _token_in_query(gate, request, given)
             if not gate.token_ok(request):
-                return refused(
+                return _refused(
+                    gate,
                     request,
                     401,
                     "this dashboard needs its session token: open "
@@ -125,43 +123,69 @@ def install(app: FastAPI, gate: Gate) -> None:
                     status_code=503,
                 )
             if session is None:
-                response = refused(request, 401, "log in first")
+                response = _refused(gate, request, 401, "log in first")
                 if request.cookies.get(SESSION_AT_COOKIE) or request.cookies.get(SESSION_RT_COOKIE):
                     gate.clear_session_cookies(response)
                 return response
             request.state.session = session
             response = await call_next(request)
         if refreshed is not None:
-            gate.set_session_cookies(response, refreshed, secure=secure_of(request))
+            gate.set_session_cookies(response, refreshed, secure=_secure_of(request))
         if request.method == "GET":
-            gate.ensure_csrf_cookie(request, response, secure=secure_of(request))
+            gate.ensure_csrf_cookie(request, response, secure=_secure_of(request))
         return response
 
-    async def _token_route(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]], rule: Any
-    ) -> Response:
-        peer = request.client.host if request.client else ""
-        if rule.loopback_only and not is_loopback(peer):
-            return JSONResponse({"error": "forbidden", "detail": "loopback only"}, status_code=403)
-        fallback = rule.allow_session_fallback and not request.headers.get("authorization")
-        if fallback and gate.mode != "gated" and gate.token_ok(request):
-            return await call_next(request)
-        principal, unreachable = authenticate_token(
-            request, required_scope=rule.required_scope, providers=gate.providers()
-        )
-        if principal is not None:
-            if rule.required_scope is not None and rule.required_scope not in principal.scopes:
-                return JSONResponse({"error": "forbidden", "detail": "Forbidden"}, status_code=403)
-            request.state.token_principal = principal
-            request.state.token_authenticated = True
-            return await call_next(request)
-        if unreachable:
-            return JSONResponse(
-                {"detail": f"Auth provider {unreachable!r} unreachable"}, status_code=503
-            )
-        return JSONResponse({"error": "unauthenticated", "detail": "Unauthorized"}, status_code=401)
 
-    # -- the login routes (Hermes' /auth/*) --------------------------------------------------
+def _token_in_query(gate: Gate, request: Request, given: str) -> Response:
+    """A GET carrying ``?token=``: set the token cookie and redirect to the address without it."""
+    if not _same(given, gate.token):
+        return _refused(
+            gate,
+            request,
+            401,
+            "that session token is wrong; open the address 'hermes dashboard' printed",
+        )
+    query = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+    target = request.url.path + ("?" + urllib.parse.urlencode(query) if query else "")
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(
+        TOKEN_COOKIE,
+        gate.token,
+        httponly=True,
+        samesite="strict",
+        path="/",
+        secure=_secure_of(request),
+    )
+    gate.ensure_csrf_cookie(request, response, secure=_secure_of(request))
+    return response
+
+
+async def _token_route(gate: Gate, request: Request, call_next: _CallNext, rule: Any) -> Response:
+    """A route a bearer token opens (a dashboard plugin's API): check the token and its scope."""
+    peer = request.client.host if request.client else ""
+    if rule.loopback_only and not is_loopback(peer):
+        return JSONResponse({"error": "forbidden", "detail": "loopback only"}, status_code=403)
+    fallback = rule.allow_session_fallback and not request.headers.get("authorization")
+    if fallback and gate.mode != "gated" and gate.token_ok(request):
+        return await call_next(request)
+    principal, unreachable = authenticate_token(
+        request, required_scope=rule.required_scope, providers=gate.providers()
+    )
+    if principal is not None:
+        if rule.required_scope is not None and rule.required_scope not in principal.scopes:
+            return JSONResponse({"error": "forbidden", "detail": "Forbidden"}, status_code=403)
+        request.state.token_principal = principal
+        request.state.token_authenticated = True
+        return await call_next(request)
+    if unreachable:
+        return JSONResponse(
+            {"detail": f"Auth provider {unreachable!r} unreachable"}, status_code=503
+        )
+    return JSONResponse({"error": "unauthenticated", "detail": "Unauthorized"}, status_code=401)
+
+
+def _install_session_routes(app: FastAPI, gate: Gate) -> None:
+    """The login routes that do not leave the dashboard (Hermes' ``/auth/*``)."""
 
     @app.get("/auth/providers")
     async def auth_providers() -> dict[str, Any]:
@@ -202,9 +226,7 @@ def install(app: FastAPI, gate: Gate) -> None:
                 {"error": "invalid_credentials", "detail": "invalid username or password"}, 401
             )
         except ProviderError:
-            return JSONResponse(
-                {"error": "provider_unreachable", "detail": "the auth provider is unreachable"}, 503
-            )
+            return _unreachable()
         response = JSONResponse(
             {
                 "ok": True,
@@ -212,9 +234,40 @@ def install(app: FastAPI, gate: Gate) -> None:
                 "next": _next_of(body.get("next")),
             }
         )
-        gate.set_session_cookies(response, session, secure=secure_of(request))
+        gate.set_session_cookies(response, session, secure=_secure_of(request))
         logger.info("dashboard-auth: %r logged in through %r", session.user_id, provider.name)
         return response
+
+    @app.post("/auth/logout")
+    async def logout(request: Request) -> Response:
+        refresh = request.cookies.get(SESSION_RT_COOKIE)
+        provider = gate.provider(request.cookies.get(SESSION_PROVIDER_COOKIE))
+        if refresh and provider is not None:
+            try:
+                provider.revoke_session(refresh_token=refresh)
+            except Exception as exc:  # best effort, as the protocol says
+                logger.warning("dashboard-auth: revoke failed: %s", type(exc).__name__)
+        response = JSONResponse({"ok": True})
+        gate.clear_session_cookies(response)
+        response.delete_cookie(TOKEN_COOKIE, path="/")
+        return response
+
+    @app.get("/auth/me")
+    async def me(request: Request) -> dict[str, Any]:
+        session: Session | None = getattr(request.state, "session", None)
+        if session is None:
+            return {"mode": gate.mode, "user": None}
+        return {
+            "mode": gate.mode,
+            "user": session.display_name or session.user_id,
+            "email": session.email,
+            "provider": session.provider,
+            "expires_at": session.expires_at,
+        }
+
+
+def _install_oauth_routes(app: FastAPI, gate: Gate) -> None:
+    """The OAuth login: ``/auth/login`` sends the browser to the provider, which calls back."""
 
     @app.get("/auth/login")
     async def oauth_login(request: Request, provider: str = "") -> Response:
@@ -229,9 +282,7 @@ def install(app: FastAPI, gate: Gate) -> None:
         try:
             start = await run_in_threadpool(lambda: chosen.start_login(redirect_uri=redirect_uri))
         except ProviderError:
-            return JSONResponse(
-                {"error": "provider_unreachable", "detail": "the auth provider is unreachable"}, 503
-            )
+            return _unreachable()
         response = RedirectResponse(start.redirect_url, status_code=302)
         for name, value in start.cookie_payload.items():
             payload = f"provider={chosen.name};{value}" if name == PKCE_COOKIE else value
@@ -242,7 +293,7 @@ def install(app: FastAPI, gate: Gate) -> None:
                 httponly=True,
                 samesite="lax",
                 path="/",
-                secure=secure_of(request),
+                secure=_secure_of(request),
             )
         return response
 
@@ -274,41 +325,12 @@ def install(app: FastAPI, gate: Gate) -> None:
         except InvalidCodeError:
             return JSONResponse({"error": "invalid_code", "detail": "the login was refused"}, 400)
         except ProviderError:
-            return JSONResponse(
-                {"error": "provider_unreachable", "detail": "the auth provider is unreachable"}, 503
-            )
+            return _unreachable()
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(PKCE_COOKIE, path="/")
-        gate.set_session_cookies(response, session, secure=secure_of(request))
+        gate.set_session_cookies(response, session, secure=_secure_of(request))
         logger.info("dashboard-auth: %r logged in through %r", session.user_id, chosen.name)
         return response
-
-    @app.post("/auth/logout")
-    async def logout(request: Request) -> Response:
-        refresh = request.cookies.get(SESSION_RT_COOKIE)
-        provider = gate.provider(request.cookies.get(SESSION_PROVIDER_COOKIE))
-        if refresh and provider is not None:
-            try:
-                provider.revoke_session(refresh_token=refresh)
-            except Exception as exc:  # best effort, as the protocol says
-                logger.warning("dashboard-auth: revoke failed: %s", type(exc).__name__)
-        response = JSONResponse({"ok": True})
-        gate.clear_session_cookies(response)
-        response.delete_cookie(TOKEN_COOKIE, path="/")
-        return response
-
-    @app.get("/auth/me")
-    async def me(request: Request) -> dict[str, Any]:
-        session: Session | None = getattr(request.state, "session", None)
-        if session is None:
-            return {"mode": gate.mode, "user": None}
-        return {
-            "mode": gate.mode,
-            "user": session.display_name or session.user_id,
-            "email": session.email,
-            "provider": session.provider,
-            "expires_at": session.expires_at,
-        }
 
 
 def install_drain(app: FastAPI, home: Path) -> None:

@@ -447,30 +447,7 @@ class KanbanBoard:
                     db.execute("UPDATE tasks SET worker_pid = ? WHERE id = ?", (pid, row["id"]))
                     spawned.append((row, pid, workspace))
         if not dry_run:
-            for row, kind, code in exited:
-                self._fire(
-                    "on_kanban_worker_exited",
-                    row,
-                    worker_pid=row["worker_pid"],
-                    exit_kind=kind,
-                    exit_code=code,
-                    outcome="requeued",
-                    retry_status="will_retry",
-                )
-            for row in stale:
-                self._fire(
-                    "on_kanban_worker_stale_claim",
-                    row,
-                    worker_pid=row["worker_pid"],
-                    heartbeat_stale=True,
-                    retry_status="will_retry",
-                )
-            for row in claimed:
-                self._fire("kanban_task_claimed", row)
-            for row, pid, workspace in spawned:
-                self._fire(
-                    "on_kanban_worker_spawned", row, worker_pid=pid, workspace_path=workspace
-                )
+            self._fire_dispatched(exited, stale, claimed, spawned)
         if self.hooks is not None:
             busy = result.spawned or result.reclaimed or result.stale
             self.hooks.on_kanban_dispatch_tick(
@@ -482,6 +459,37 @@ class KanbanBoard:
                 result=result,
             )
         return result
+
+    def _fire_dispatched(
+        self,
+        exited: list[tuple[sqlite3.Row, str, int | None]],
+        stale: list[sqlite3.Row],
+        claimed: list[sqlite3.Row],
+        spawned: list[tuple[sqlite3.Row, int, str | None]],
+    ) -> None:
+        """Fire the hooks of what a tick did, once its write lock is released."""
+        for row, kind, code in exited:
+            self._fire(
+                "on_kanban_worker_exited",
+                row,
+                worker_pid=row["worker_pid"],
+                exit_kind=kind,
+                exit_code=code,
+                outcome="requeued",
+                retry_status="will_retry",
+            )
+        for row in stale:
+            self._fire(
+                "on_kanban_worker_stale_claim",
+                row,
+                worker_pid=row["worker_pid"],
+                heartbeat_stale=True,
+                retry_status="will_retry",
+            )
+        for row in claimed:
+            self._fire("kanban_task_claimed", row)
+        for row, pid, workspace in spawned:
+            self._fire("on_kanban_worker_spawned", row, worker_pid=pid, workspace_path=workspace)
 
     def _requeue(self, db: sqlite3.Connection, row: sqlite3.Row, outcome: str) -> None:
         db.execute(

@@ -169,10 +169,21 @@ class Session:
         self.events: list[dict[str, Any]] = events if events is not None else []
         self._record = record_events or events is not None
         self.hooks = Hooks(pm, listener=self._on_hook if self._record else None)
+        self._init_state()
+        self._previous_sink: Callable[[str, str], bool] | None = None
+        self._attached = attach and parent is None
+        if self._attached:
+            self._previous_sink = pm.message_sink
+            pm.message_sink = self.inject
+            set_active_model(pm, model)
+
+    def _init_state(self) -> None:
+        """The state a session builds up as it runs: its conversation, memory, queues, and the
+        callbacks of the surface showing it."""
         self.messages: list[dict[str, Any]] = []
         #: The session's messages in the home's session store (``state.db``, Hermes'
         #: ``hermes_state``), written as each turn ends.
-        self.transcript = Transcript(pm.hermes_home)
+        self.transcript = Transcript(self.pm.hermes_home)
         self.approved_rules: set[str] = set()
         self.turn: TurnState | None = None
         self.closed = False
@@ -199,12 +210,6 @@ class Session:
         self.on_text_end: Callable[[], None] | None = None
         self._streams: StreamObservers | None = None
         self._sections: str | None = None
-        self._previous_sink: Callable[[str, str], bool] | None = None
-        self._attached = attach and parent is None
-        if self._attached:
-            self._previous_sink = pm.message_sink
-            pm.message_sink = self.inject
-            set_active_model(pm, model)
 
     def __repr__(self) -> str:
         return f"<Session {self.session_id} {self.model.describe()}>"
@@ -377,37 +382,11 @@ class Session:
         api_calls = 0
         self._event("turn_start", turn_id=turn.turn_id, user_message=user_message)
         try:
-            if first:
-                self.hooks.on_session_start(
-                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-                    session_id=self.session_id,
-                    model=self.model.model,
-                    platform=self.platform,
-                )
-            self.open_backends()
-            memory = self.memory
-            if memory is not None:
-                recalled = memory.turn_start(user_message) or None
-                if recalled is not None:
-                    self._event("memory_recall", turn_id=turn.turn_id, chars=len(recalled))
-            self.messages.append({"role": "user", "content": user_message})
+            recalled, context = self._open_turn(turn, user_message, first)
             user_index = len(self.messages) - 1
-            self._keep_transcript()  # the session's row first: its subagents point at it
-            context = self.hooks.pre_llm_call(
-                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-                session_id=self.session_id,
-                task_id=turn.task_id,
-                turn_id=turn.turn_id,
-                user_message=user_message,
-                conversation_history=[dict(m) for m in self.messages],
-                is_first_turn=first,
-                model=self.model.model,
-                platform=self.platform,
-                parent_session_id=self.parent.session_id if self.parent else "",
-                sender_id=self.sender_id,
-            )
             extra = "\n\n".join(part for part in (recalled, context) if part) or None
             api_calls = self._loop(turn, user_index, extra, outcome)
+            memory = self.memory
             if memory is not None and outcome["completed"] and outcome["text"]:
                 memory.turn_end(user_message, outcome["text"])
         except ModelError as exc:
@@ -421,18 +400,7 @@ class Session:
             outcome.update(failed=True, error=f"{type(exc).__name__}: {exc}", exit_reason="error")
             outcome["text"] = f"The turn failed: {outcome['error']}"
         finally:
-            self.hooks.on_session_end(
-                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-                session_id=self.session_id,
-                task_id=turn.task_id,
-                turn_id=turn.turn_id,
-                completed=outcome["completed"],
-                failed=outcome["failed"],
-                interrupted=outcome["interrupted"],
-                turn_exit_reason=outcome["exit_reason"],
-                model=self.model.model,
-                platform=self.platform,
-            )
+            self._session_end_hook(turn, outcome)
             self._keep_transcript()
             self.transcript.count(
                 self.session_id,
@@ -477,6 +445,57 @@ class Session:
             parent_session_id=self.parent.session_id if self.parent is not None else None,
             user_id=self.sender_id,
             cwd=str(self.cwd),
+        )
+
+    def _open_turn(
+        self, turn: TurnState, user_message: str, first: bool
+    ) -> tuple[str | None, str | None]:
+        """Open the turn: ``on_session_start`` (first turn), the backends, the memory's recall,
+        the user's message appended, ``pre_llm_call``; return (the recalled memory, the
+        plugins' context)."""
+        if first:
+            self.hooks.on_session_start(
+                telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                session_id=self.session_id,
+                model=self.model.model,
+                platform=self.platform,
+            )
+        self.open_backends()
+        recalled: str | None = None
+        memory = self.memory
+        if memory is not None:
+            recalled = memory.turn_start(user_message) or None
+            if recalled is not None:
+                self._event("memory_recall", turn_id=turn.turn_id, chars=len(recalled))
+        self.messages.append({"role": "user", "content": user_message})
+        self._keep_transcript()  # the session's row first: its subagents point at it
+        context: str | None = self.hooks.pre_llm_call(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id=self.session_id,
+            task_id=turn.task_id,
+            turn_id=turn.turn_id,
+            user_message=user_message,
+            conversation_history=[dict(m) for m in self.messages],
+            is_first_turn=first,
+            model=self.model.model,
+            platform=self.platform,
+            parent_session_id=self.parent.session_id if self.parent else "",
+            sender_id=self.sender_id,
+        )
+        return recalled, context
+
+    def _session_end_hook(self, turn: TurnState, outcome: dict[str, Any]) -> None:
+        self.hooks.on_session_end(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id=self.session_id,
+            task_id=turn.task_id,
+            turn_id=turn.turn_id,
+            completed=outcome["completed"],
+            failed=outcome["failed"],
+            interrupted=outcome["interrupted"],
+            turn_exit_reason=outcome["exit_reason"],
+            model=self.model.model,
+            platform=self.platform,
         )
 
     def _loop(
@@ -524,69 +543,89 @@ class Session:
             if response.tool_calls:
                 if response.text:
                     self._interim(turn, response.text, calls)
-                for call in response.tool_calls:
-                    if self._interrupts:
-                        result = '{"error": "skipped: the turn was interrupted"}'
-                    else:
-                        self._live(
-                            "tool_start",
-                            turn_id=turn.turn_id,
-                            tool_name=call.name,
-                            args=call.arguments,
-                        )
-                        record = run_tool_call(self, turn, call)
-                        turn.records.append(record)
-                        self._event("tool_call", turn_id=turn.turn_id, **record.to_dict())
-                        result = record.result
-                    self.messages.append(
-                        {"role": "tool", "tool_call_id": call.id, "content": result}
-                    )
-                if dropped > 0:
-                    self.messages[-1]["content"] += (
-                        f"\n[{dropped} more tool calls of this answer were not run: one answer "
-                        f"may run at most max_tool_calls ({self.max_tool_calls})]"
-                    )
+                self._run_tool_calls(turn, response, dropped)
                 continue
-            text = response.text
-            if turn.changed_paths and nudges < self.max_verify_nudges:
-                decision = self.hooks.pre_verify(
-                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-                    session_id=self.session_id,
-                    platform=self.platform,
-                    model=self.model.model,
-                    coding=True,
-                    attempt=nudges,
-                    final_response=text,
-                    changed_paths=sorted(turn.changed_paths),
+            if (
+                turn.changed_paths
+                and nudges < self.max_verify_nudges
+                and self._verify_nudge(turn, response.text, nudges)
+            ):
+                nudges += 1
+                continue
+            self._final_answer(turn, user_index, response, outcome)
+            return calls
+
+    def _run_tool_calls(self, turn: TurnState, response: ModelResponse, dropped: int) -> None:
+        """Run the answer's tool calls in order (skipped once the turn is interrupted), each
+        result appended as a ``tool`` message; say how many calls were ``dropped``."""
+        for call in response.tool_calls:
+            if self._interrupts:
+                result = '{"error": "skipped: the turn was interrupted"}'
+            else:
+                self._live(
+                    "tool_start", turn_id=turn.turn_id, tool_name=call.name, args=call.arguments
                 )
-                if decision is not None:
-                    nudges += 1
-                    self.messages.append({"role": "user", "content": decision.message})
-                    continue
-            if text:
-                text = self.hooks.transform_llm_output(
-                    telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-                    response_text=text,
-                    session_id=self.session_id,
-                    model=self.model.model,
-                    platform=self.platform,
-                    turn_id=turn.turn_id,
-                )
-                self.messages[-1]["content"] = text
-            outcome.update(text=text, completed=True)
-            outcome["exit_reason"] = f"text_response({response.finish_reason or 'stop'})"
-            self.hooks.post_llm_call(
+                record = run_tool_call(self, turn, call)
+                turn.records.append(record)
+                self._event("tool_call", turn_id=turn.turn_id, **record.to_dict())
+                result = record.result
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        if dropped > 0:
+            self.messages[-1]["content"] += (
+                f"\n[{dropped} more tool calls of this answer were not run: one answer "
+                f"may run at most max_tool_calls ({self.max_tool_calls})]"
+            )
+
+    def _verify_nudge(self, turn: TurnState, text: str, nudges: int) -> bool:
+        """Ask ``pre_verify`` about a final answer after file changes; when a plugin nudges,
+        append its message as the user's and return True (the loop asks the model again)."""
+        decision = self.hooks.pre_verify(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id=self.session_id,
+            platform=self.platform,
+            model=self.model.model,
+            coding=True,
+            attempt=nudges,
+            final_response=text,
+            changed_paths=sorted(turn.changed_paths),
+        )
+        if decision is None:
+            return False
+        self.messages.append({"role": "user", "content": decision.message})
+        return True
+
+    def _final_answer(
+        self,
+        turn: TurnState,
+        user_index: int,
+        response: ModelResponse,
+        outcome: dict[str, Any],
+    ) -> None:
+        """The model answered: ``transform_llm_output`` on its text, then ``post_llm_call``."""
+        text = response.text
+        if text:
+            text = self.hooks.transform_llm_output(
                 telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+                response_text=text,
                 session_id=self.session_id,
-                task_id=turn.task_id,
-                turn_id=turn.turn_id,
-                user_message=self.messages[user_index]["content"],
-                assistant_response=text,
-                conversation_history=[dict(m) for m in self.messages],
                 model=self.model.model,
                 platform=self.platform,
+                turn_id=turn.turn_id,
             )
-            return calls
+            self.messages[-1]["content"] = text
+        outcome.update(text=text, completed=True)
+        outcome["exit_reason"] = f"text_response({response.finish_reason or 'stop'})"
+        self.hooks.post_llm_call(
+            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
+            session_id=self.session_id,
+            task_id=turn.task_id,
+            turn_id=turn.turn_id,
+            user_message=self.messages[user_index]["content"],
+            assistant_response=text,
+            conversation_history=[dict(m) for m in self.messages],
+            model=self.model.model,
+            platform=self.platform,
+        )
 
     def _interim(self, turn: TurnState, text: str, iteration: int) -> None:
         """Fire ``on_interim_message`` for text the model said beside its tool calls."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from hermes_hooks.backends.models.base import ToolCall, dumps
 from hermes_hooks.host.approval import (
@@ -25,6 +25,7 @@ from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from hermes_hooks.host.session import Session, TurnState
+    from hermes_hooks.spec.decisions import ToolDecision
 
 __all__ = ["parse_arguments", "result_error", "run_tool_call"]
 
@@ -103,31 +104,7 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
     action, error_type = decision.action, "plugin_block"
     message = decision.message or ""
     if action == "approve":
-        pattern = decision.rule_key or f"plugin:{decision.plugin}"
-        if pattern in session.approved_rules:
-            action = "allow"
-        else:
-            request = ApprovalRequest(
-                tool_name=call.name,
-                args=effective,
-                command=_shown_command(call.name, effective),
-                description=message or "a plugin asks for approval",
-                pattern_key=pattern,
-                session_key=session.session_id,
-                surface=session.surface,
-                turn_id=turn.turn_id,
-                tool_call_id=call.id,
-            )
-            approver = through_transport(session.pm, session.approver)
-            choice = ask_approval(hooks, approver, request)
-            if choice in ("session", "always"):
-                # "always" is kept for this session only: the reference host persists nothing.
-                session.approved_rules.add(pattern)
-            if choice in APPROVING_CHOICES:
-                action = "allow"
-            else:
-                action, error_type = "block", "approval_denied"
-                message = f"not approved ({choice}): {message}"
+        action, error_type, message = _approve(session, turn, call, decision, effective)
     if action == "block":
         text = message or "blocked"
         result = dumps({"error": text})
@@ -170,6 +147,40 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
         result = dumps(result)
     duration_ms = round((time.perf_counter() - started) * 1000)
     return _finish(session, call, effective, result, duration_ms, ids, conflicts)
+
+
+def _approve(
+    session: Session,
+    turn: TurnState,
+    call: ToolCall,
+    decision: ToolDecision,
+    effective: dict[str, Any],
+) -> tuple[Literal["allow", "block"], str, str]:
+    """A plugin asked for approval: ask the session's approver (unless a rule approved for the
+    session covers the call); return the action (``allow`` or ``block``), the error type and
+    the message for a block."""
+    message = decision.message or ""
+    pattern = decision.rule_key or f"plugin:{decision.plugin}"
+    if pattern in session.approved_rules:
+        return "allow", "plugin_block", message
+    request = ApprovalRequest(
+        tool_name=call.name,
+        args=effective,
+        command=_shown_command(call.name, effective),
+        description=message or "a plugin asks for approval",
+        pattern_key=pattern,
+        session_key=session.session_id,
+        surface=session.surface,
+        turn_id=turn.turn_id,
+        tool_call_id=call.id,
+    )
+    choice = ask_approval(session.hooks, through_transport(session.pm, session.approver), request)
+    if choice in ("session", "always"):
+        # "always" is kept for this session only: the reference host persists nothing.
+        session.approved_rules.add(pattern)
+    if choice in APPROVING_CHOICES:
+        return "allow", "plugin_block", message
+    return "block", "approval_denied", f"not approved ({choice}): {message}"
 
 
 def _finish(

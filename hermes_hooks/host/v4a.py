@@ -233,6 +233,114 @@ def _diff(name: str, old: str | None, new: str | None) -> str:
     )
 
 
+class _Simulation:
+    """The patch's operations played on an in-memory copy of the files they touch."""
+
+    def __init__(self, resolve: Callable[[str], Path]) -> None:
+        self.resolve = resolve
+        self.state: dict[Path, str | None] = {}  # the simulated files: None is absent
+        self.before: dict[Path, str | None] = {}
+        self.modified: list[str] = []
+        self.created: list[str] = []
+        self.deleted: list[str] = []
+        self.errors: list[str] = []
+        self.changes = 0
+
+    def read(self, path: Path) -> str | None:
+        if path in self.state:
+            content = self.state[path]
+        else:
+            try:
+                content = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                content = None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ValueError(f"cannot read it: {exc}") from exc
+        self.before.setdefault(path, content)
+        return content
+
+    def play(self, op: Operation) -> None:
+        target = self.resolve(op.path)
+        try:
+            content = self.read(target)
+            if op.kind is Kind.UPDATE:
+                self.update(op, target, content)
+            elif op.kind is Kind.ADD:
+                self.add(op, target, content)
+            elif op.kind is Kind.DELETE:
+                self.delete(op, target, content)
+            else:
+                self.move(op, target, content)
+        except ValueError as exc:
+            self.errors.append(f"{op.path}: {exc}")
+
+    def update(self, op: Operation, target: Path, content: str | None) -> None:
+        if content is None:
+            self.errors.append(f"{op.path}: file not found")
+            return
+        updated = content
+        for index, hunk in enumerate(op.hunks, start=1):
+            updated, error = _apply_hunk(updated, hunk, f"{op.path} hunk {index}")
+            if error:
+                self.errors.append(error)
+        self.changes += updated != content
+        self.state[target] = updated
+        self.modified.append(op.path)
+
+    def add(self, op: Operation, target: Path, content: str | None) -> None:
+        if content is not None:
+            self.errors.append(f"{op.path}: file already exists; use Update File, not Add File")
+            return
+        self.state[target] = "\n".join(  # its '+' lines, as Hermes takes them
+            t for hunk in op.hunks for prefix, t in hunk.lines if prefix == "+"
+        )
+        self.created.append(op.path)
+        self.changes += 1
+
+    def delete(self, op: Operation, target: Path, content: str | None) -> None:
+        if content is None:
+            self.errors.append(f"{op.path}: file not found for deletion")
+            return
+        self.state[target] = None
+        self.deleted.append(op.path)
+        self.changes += 1
+
+    def move(self, op: Operation, target: Path, content: str | None) -> None:
+        destination = self.resolve(op.new_path or "")
+        if content is None:
+            self.errors.append(f"{op.path}: source file not found for move")
+            return
+        if self.read(destination) is not None:
+            self.errors.append(f"{op.new_path}: destination already exists; move would overwrite")
+            return
+        self.state[destination], self.state[target] = content, None
+        self.modified.append(f"{op.path} -> {op.new_path}")
+        self.changes += 1
+
+    def commit(self, write: Callable[[Path, str], None]) -> PatchOutcome:
+        """Write the simulated files that changed; the outcome with their diffs."""
+        diffs: list[str] = []
+        changed: list[Path] = []
+        for path, content in self.state.items():
+            old = self.before.get(path)
+            if content == old:
+                continue
+            if content is None:
+                path.unlink()
+            else:
+                write(path, content)
+            changed.append(path)
+            diffs.append(_diff(str(path.name), old, content))
+        return PatchOutcome(
+            True,
+            diff="\n".join(d for d in diffs if d),
+            files_modified=tuple(self.modified),
+            files_created=tuple(self.created),
+            files_deleted=tuple(self.deleted),
+            changed=tuple(changed),
+        )
+
+
 def apply_patch(
     text: str, resolve: Callable[[str], Path], write: Callable[[Path, str], None]
 ) -> PatchOutcome:
@@ -244,97 +352,15 @@ def apply_patch(
     operations, errors = parse_patch(text)
     if errors:
         return PatchOutcome(False, error="Parse error: " + "; ".join(errors))
-    state: dict[Path, str | None] = {}  # the simulated files: None is absent
-
-    def read(path: Path) -> str | None:
-        if path in state:
-            return state[path]
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read it: {exc}") from exc
-
-    before: dict[Path, str | None] = {}
-    modified: list[str] = []
-    created: list[str] = []
-    deleted: list[str] = []
-    changes = 0
+    simulation = _Simulation(resolve)
     for op in operations:
-        target = resolve(op.path)
-        try:
-            content = read(target)
-            before.setdefault(target, content)
-            if op.kind is Kind.UPDATE:
-                if content is None:
-                    errors.append(f"{op.path}: file not found")
-                    continue
-                updated = content
-                for index, hunk in enumerate(op.hunks, start=1):
-                    updated, error = _apply_hunk(updated, hunk, f"{op.path} hunk {index}")
-                    if error:
-                        errors.append(error)
-                changes += updated != content
-                state[target] = updated
-                modified.append(op.path)
-            elif op.kind is Kind.ADD:
-                if content is not None:
-                    errors.append(f"{op.path}: file already exists; use Update File, not Add File")
-                    continue
-                state[target] = "\n".join(  # its '+' lines, as Hermes takes them
-                    t for hunk in op.hunks for prefix, t in hunk.lines if prefix == "+"
-                )
-                created.append(op.path)
-                changes += 1
-            elif op.kind is Kind.DELETE:
-                if content is None:
-                    errors.append(f"{op.path}: file not found for deletion")
-                    continue
-                state[target] = None
-                deleted.append(op.path)
-                changes += 1
-            else:
-                destination = resolve(op.new_path or "")
-                if content is None:
-                    errors.append(f"{op.path}: source file not found for move")
-                    continue
-                existing = read(destination)
-                before.setdefault(destination, existing)
-                if existing is not None:
-                    errors.append(
-                        f"{op.new_path}: destination already exists; move would overwrite"
-                    )
-                    continue
-                state[destination], state[target] = content, None
-                modified.append(f"{op.path} -> {op.new_path}")
-                changes += 1
-        except ValueError as exc:
-            errors.append(f"{op.path}: {exc}")
-    if not errors and changes == 0:
+        simulation.play(op)
+    errors = simulation.errors
+    if not errors and simulation.changes == 0:
         errors.append("the patch makes no change (only context lines, or applied already)")
     if errors:
         bullets = "\n".join(f"  • {e}" for e in errors)
         return PatchOutcome(
             False, error=f"Patch validation failed (no files were modified):\n{bullets}"
         )
-    diffs: list[str] = []
-    changed: list[Path] = []
-    for path, content in state.items():
-        old = before.get(path)
-        if content == old:
-            continue
-        if content is None:
-            path.unlink()
-        else:
-            write(path, content)
-        changed.append(path)
-        diffs.append(_diff(str(path.name), old, content))
-    return PatchOutcome(
-        True,
-        diff="\n".join(d for d in diffs if d),
-        files_modified=tuple(modified),
-        files_created=tuple(created),
-        files_deleted=tuple(deleted),
-        changed=tuple(changed),
-    )
+    return simulation.commit(write)

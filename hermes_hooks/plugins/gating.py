@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +90,7 @@ def gate(
             return "error", mismatch
         if manifest.version_problem is not None and strict:
             return "error", manifest.version_problem
-    missing = [n for n in manifest.required_env_names if not os.environ.get(n)] if manifest else []
-    if missing and home is not None:
-        from hermes_hooks.plugins.envfile import read_env_file
-
-        stored: Mapping[str, str] = {}
-        with contextlib.suppress(ConfigError):  # an unreadable .env sets nothing
-            stored = read_env_file(home)
-        missing = [n for n in missing if not stored.get(n)]
+    missing = _missing_env(manifest.required_env_names, home) if manifest else []
     if missing:
         plural = "s" if len(missing) > 1 else ""
         said = (
@@ -112,6 +105,19 @@ def gate(
         if warning not in record.warnings:
             record.warnings.append(warning)
     return "enabled", why
+
+
+def _missing_env(names: Iterable[str], home: Path | None) -> list[str]:
+    """The variables of ``names`` set neither in the environment nor in *home*'s ``.env``."""
+    missing = [n for n in names if not os.environ.get(n)]
+    if missing and home is not None:
+        from hermes_hooks.plugins.envfile import read_env_file
+
+        stored: Mapping[str, str] = {}
+        with contextlib.suppress(ConfigError):  # an unreadable .env sets nothing
+            stored = read_env_file(home)
+        missing = [n for n in missing if not stored.get(n)]
+    return missing
 
 
 def _chosen_anyway(

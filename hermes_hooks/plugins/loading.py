@@ -21,7 +21,7 @@ import sysconfig
 import threading
 import traceback
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -722,6 +722,19 @@ def _adapter_code(
     return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
+def _check_required(
+    owner: str, hook_name: str, required: Sequence[str], passed: Sequence[str]
+) -> None:
+    """:raises RegistrationError: the callback requires an argument the hook does not pass."""
+    missing = [p for p in required if p not in passed]
+    if missing:
+        raise RegistrationError(
+            f"plugin {owner!r}: the callback for hook {hook_name!r} requires "
+            f"{', '.join(map(repr, missing))}, which the hook does not pass; it passes "
+            f"{', '.join(passed) or 'nothing'}"
+        )
+
+
 def make_hook_adapter(
     hook_name: str,
     callback: Callable[..., Any],
@@ -758,25 +771,13 @@ def make_hook_adapter(
     if renamed:
         spec = spec_argnames or ()
         aliased = dict(renamed)
-        missing = [p for p in required if p not in spec and p not in aliased]
-        if missing:
-            raise RegistrationError(
-                f"plugin {owner!r}: the callback for hook {hook_name!r} requires "
-                f"{', '.join(map(repr, missing))}, which the hook does not pass; it passes "
-                f"{', '.join(spec) or 'nothing'}"
-            )
+        _check_required(owner, hook_name, [p for p in required if p not in aliased], spec)
         reals = set(aliased.values())
         wanted = list(spec) if var_kw else [n for n in spec if n in named or n in reals]
     elif spec_argnames is None:
         wanted = required
     else:
-        missing = [p for p in required if p not in spec_argnames]
-        if missing:
-            raise RegistrationError(
-                f"plugin {owner!r}: the callback for hook {hook_name!r} requires "
-                f"{', '.join(map(repr, missing))}, which the hook does not pass; it passes "
-                f"{', '.join(spec_argnames) or 'nothing'}"
-            )
+        _check_required(owner, hook_name, required, spec_argnames)
         if var_kw:
             wanted = list(spec_argnames)
             direct = (callback, True, tuple(spec_argnames))
@@ -802,19 +803,21 @@ def make_hook_adapter(
     adapter.__wrapped_callback__ = callback  # type: ignore[attr-defined]
     if direct is not None:
         setattr(adapter, DIRECT_CALL_ATTR, direct)
-    setattr(
-        adapter,
-        _IMPL_ATTR,
-        {
-            "wrapper": False,
-            "hookwrapper": False,
-            "optionalhook": spec_argnames is None,
-            "tryfirst": False,
-            "trylast": False,
-            "specname": hook_name,
-        },
-    )
+    setattr(adapter, _IMPL_ATTR, _impl_options(hook_name, optional=spec_argnames is None))
     return adapter
+
+
+def _impl_options(hook_name: str, *, optional: bool) -> dict[str, Any]:
+    """What ``@hookimpl`` would set on an adapter: a plain implementation of ``hook_name``,
+    optional when this host does not know the hook."""
+    return {
+        "wrapper": False,
+        "hookwrapper": False,
+        "optionalhook": optional,
+        "tryfirst": False,
+        "trylast": False,
+        "specname": hook_name,
+    }
 
 
 class PluginHooks:

@@ -250,16 +250,7 @@ def _compose(
         if not stack:
             root = node
             break
-        top = stack[-1]
-        if isinstance(top.node, SequenceNode):
-            top.node.value.append(node)
-        elif top.key is None:
-            top.key = node
-        else:
-            if unique_keys and isinstance(top.key, ScalarNode):
-                _check_unique(top, top.key, source)
-            top.node.value.append((top.key, node))
-            top.key = None
+        _attach(stack[-1], node, source, unique_keys)
     event = loader.get_event()
     if not isinstance(event, DocumentEndEvent) or not loader.check_event(StreamEndEvent):
         raise _at(
@@ -268,6 +259,20 @@ def _compose(
             "expected a single YAML document, found another one",
         )
     return root
+
+
+def _attach(top: _Frame, node: Node, source: str, unique_keys: bool) -> None:
+    """Add a finished ``node`` to the open collection ``top``: an item of a sequence, or a
+    mapping's key, then its value (a key seen before refused with ``unique_keys``)."""
+    if isinstance(top.node, SequenceNode):
+        top.node.value.append(node)
+    elif top.key is None:
+        top.key = node
+    else:
+        if unique_keys and isinstance(top.key, ScalarNode):
+            _check_unique(top, top.key, source)
+        top.node.value.append((top.key, node))
+        top.key = None
 
 
 class _Frame:

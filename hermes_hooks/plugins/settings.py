@@ -35,8 +35,11 @@ from hermes_hooks.plugins.configfile import describe
 __all__ = [
     "DEFAULT_HOOK_CALLBACK_TIMEOUT",
     "DEFAULT_LOAD_TIMEOUT",
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "DEFAULT_PREFETCH_TIMEOUT",
     "MAX_HOOK_CALLBACK_TIMEOUT",
     "MAX_LOAD_TIMEOUT",
+    "MAX_PREFETCH_TIMEOUT",
     "HERMES_ONLY_SECTIONS",
     "SECTIONS",
     "Flag",
@@ -54,7 +57,10 @@ __all__ = [
     "check_config",
     "closest",
     "find_key",
+    "keys_of",
     "parse_value",
+    "read_entries",
+    "read_mapping",
     "read_section",
 ]
 
@@ -68,6 +74,13 @@ DEFAULT_LOAD_TIMEOUT: Final = 10.0
 not set: heavy SDK imports take seconds on two cores."""
 MAX_LOAD_TIMEOUT: Final = 600.0
 """Upper bound for ``plugins.load_timeout``; larger values are capped."""
+DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024 * 1024
+"""The most bytes of one HTTP answer, once decoded, when ``model.max_response_bytes`` is not
+set (the backends' HTTP reader bounds every provider call by it)."""
+DEFAULT_PREFETCH_TIMEOUT: Final = 2.0
+"""Seconds a provider's ``prefetch`` may take when ``memory.prefetch_timeout`` is not set."""
+MAX_PREFETCH_TIMEOUT: Final = 60.0
+"""Upper bound of ``memory.prefetch_timeout``; larger values are capped."""
 
 
 class Mismatch(ValueError):
@@ -316,7 +329,9 @@ class Section:
 
     def described(self) -> str:
         """How the section's mapping is named in errors."""
-        return self.expected or f"a mapping ({', '.join(self.names[:4])}, ...)"
+        if self.expected or not self.names:
+            return self.expected or "a mapping"
+        return f"a mapping ({', '.join(self.names[:4])}, ...)"
 
 
 _ENTRY_KEYS: Final = (
@@ -387,12 +402,24 @@ SECTIONS: Final[Mapping[str, Section]] = {
                 Key(
                     "read_timeout", Seconds(above_zero=True), 60.0, "seconds to wait for the answer"
                 ),
-                Key("timeout", Seconds(above_zero=True), 60.0, "model.read_timeout's old name"),
+                Key(
+                    "timeout",
+                    Seconds(above_zero=True),
+                    None,
+                    "seconds the whole request may take (300 when unset); the read timeout too "
+                    "when model.read_timeout is unset",
+                ),
                 Key(
                     "connect_timeout",
                     Seconds(above_zero=True),
                     10.0,
                     "seconds to wait for a connection",
+                ),
+                Key(
+                    "max_response_bytes",
+                    Whole(minimum=1, unit="bytes"),
+                    DEFAULT_MAX_RESPONSE_BYTES,
+                    "the most bytes of one answer, once decoded",
                 ),
                 Key("max_retries", Whole(), 2, "how often a retryable failure is tried again"),
                 Key("retry_backoff", Number(0, 3600), 1.0, "seconds before the first retry"),
@@ -467,8 +494,20 @@ SECTIONS: Final[Mapping[str, Section]] = {
             "memory",
             (
                 Key("provider", Text(), None, "the memory provider plugin"),
-                Key("builtin", Flag(), True, "whether the builtin SQLite memory runs"),
-                Key("prefetch_timeout", Seconds(), None, "seconds a provider's recall may take"),
+                Key(
+                    "builtin",
+                    Flag(),
+                    True,
+                    "whether the builtin SQLite memory runs",
+                    lenient=True,
+                ),
+                Key(
+                    "prefetch_timeout",
+                    Seconds(MAX_PREFETCH_TIMEOUT),
+                    DEFAULT_PREFETCH_TIMEOUT,
+                    "seconds a provider's recall may take; 0: no bound",
+                    lenient=True,
+                ),
             ),
             "the memory providers",
             open=True,
@@ -756,9 +795,19 @@ def read_section(
     :raises ConfigError: the section, or a value of a key that is not lenient, has the wrong
         type; the message names the file, the key, what was expected and what was found.
     """
-    section = SECTIONS[name]
+    return read_mapping(SECTIONS[name], config.get(name), source=source)
+
+
+def read_mapping(
+    section: Section, raw: object, *, source: Path | None = None
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Read *raw*, the value of ``config[section.name]``, by the keys of *section*.
+
+    As :func:`read_section`, for a section given as a :class:`Section` (one of
+    :func:`keys_of`, or a provider family's own).
+    """
+    name = section.name
     where = _where(source)
-    raw = config.get(name)
     values: dict[str, Any] = {key.name: key.default for key in section.keys}
     if raw is None:
         return values, ()
@@ -776,6 +825,53 @@ def read_section(
         if section.key(field) is not None and taken is not None:
             values[field] = taken
     return values, tuple(warnings)
+
+
+def read_entries(
+    config: Mapping[str, Any], name: str, *, source: Path | None = None
+) -> dict[str, dict[str, Any]]:
+    """Read entries section *name* (``providers``): each entry's values, defaults filled in.
+
+    :raises ConfigError: the section, an entry or one of its values has the wrong type.
+    """
+    section = SECTIONS[name]
+    raw = config.get(name)
+    if raw is None:
+        return {}
+    where = _where(source)
+    errors = [p for p in _section_problems(section, raw, where) if p.level == "error"]
+    if errors:
+        raise ConfigError(errors[0].message)
+    assert isinstance(raw, Mapping)  # _section_problems refuses anything else
+    entries: dict[str, dict[str, Any]] = {}
+    for entry_name, entry in raw.items():
+        values: dict[str, Any] = {key.name: key.default for key in section.keys}
+        for field, taken, _ in _check_mapping(section, entry or {}, f"{name}.{entry_name}", where):
+            if section.key(field) is not None and taken is not None:
+                values[field] = taken
+        entries[str(entry_name)] = values
+    return entries
+
+
+def keys_of(
+    name: str, fields: Iterable[str], *, defaults: bool = True, kind: Kind = Text()
+) -> Section:
+    """Return section *name* of the table cut to *fields*, as an open section (its scalar
+    form, ``model: NAME``, kept).
+
+    A field the table does not list (a family a plugin declares) is read as *kind*.
+
+    :param defaults: keep the table's defaults; without, an unset key reads as ``None``
+        (a provider family tells "unset" from its default).
+    """
+    listed = SECTIONS.get(name)
+    keys: list[Key] = []
+    for field in fields:
+        key = (listed.key(field) if listed is not None else None) or Key(field, kind)
+        keys.append(key if defaults else attrs.evolve(key, default=None))
+    if listed is None:
+        return Section(name, tuple(keys), open=True)
+    return attrs.evolve(listed, keys=tuple(keys), open=True)
 
 
 def find_key(dotted: str) -> Key | None:

@@ -34,41 +34,38 @@ import sys
 import types
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import pytest
 
-if TYPE_CHECKING:
-    from hermes_hooks.backends.models.scripted import (
-        ScriptedModel,
-        ScriptedRequest,
-        ScriptedToolCall,
-        ScriptMismatchError,
-        tool_call,
-    )
-    from hermes_hooks.plugins.manager import PluginManager
-    from hermes_hooks.testing.cli import CliOutcome
-    from hermes_hooks.testing.home import HermesHome
-    from hermes_hooks.testing.recorder import HookCall, HookCalls, HookRecorder, ImplResult
-    from hermes_hooks.testing.session import CommandCall, ScriptedSession, ScriptedTurn
+from hermes_hooks.spec.exports import lazy_module
 
-__all__ = [
-    "MARKER",
-    "CliOutcome",
-    "CommandCall",
-    "HermesHome",
-    "HookCall",
-    "HookCalls",
-    "HookRecorder",
-    "ImplResult",
-    "ScriptMismatchError",
-    "ScriptedModel",
-    "ScriptedRequest",
-    "ScriptedSession",
-    "ScriptedToolCall",
-    "ScriptedTurn",
-    "tool_call",
-]
+if TYPE_CHECKING:
+    # The public names but MARKER, each once: `__all__` and the lazy imports are read from
+    # these lines (hermes_hooks.spec.exports).
+    from hermes_hooks.backends.models.scripted import (
+        ScriptedModel as ScriptedModel,
+        ScriptedRequest as ScriptedRequest,
+        ScriptedToolCall as ScriptedToolCall,
+        ScriptMismatchError as ScriptMismatchError,
+        tool_call as tool_call,
+    )
+    from hermes_hooks.testing.cli import CliOutcome as CliOutcome
+    from hermes_hooks.testing.home import HermesHome as HermesHome
+    from hermes_hooks.testing.recorder import (
+        HookCall as HookCall,
+        HookCalls as HookCalls,
+        HookRecorder as HookRecorder,
+        ImplResult as ImplResult,
+    )
+    from hermes_hooks.testing.session import (
+        CommandCall as CommandCall,
+        ScriptedSession as ScriptedSession,
+        ScriptedTurn as ScriptedTurn,
+    )
+
+if TYPE_CHECKING:
+    from hermes_hooks.plugins.manager import PluginManager
 
 MARKER: Final = "hermes"
 """``@pytest.mark.hermes(...)``: options of the fixtures for one test."""
@@ -80,33 +77,9 @@ _DEFAULTS: Final[dict[str, bool]] = {
     "allow_unknown_hooks": False,
 }
 
-_LAZY: Final[dict[str, str]] = {
-    "CliOutcome": "hermes_hooks.testing.cli",
-    "CommandCall": "hermes_hooks.testing.session",
-    "HermesHome": "hermes_hooks.testing.home",
-    "HookCall": "hermes_hooks.testing.recorder",
-    "HookCalls": "hermes_hooks.testing.recorder",
-    "HookRecorder": "hermes_hooks.testing.recorder",
-    "ImplResult": "hermes_hooks.testing.recorder",
-    "ScriptMismatchError": "hermes_hooks.backends.models.scripted",
-    "ScriptedModel": "hermes_hooks.backends.models.scripted",
-    "ScriptedRequest": "hermes_hooks.backends.models.scripted",
-    "ScriptedSession": "hermes_hooks.testing.session",
-    "ScriptedToolCall": "hermes_hooks.backends.models.scripted",
-    "ScriptedTurn": "hermes_hooks.testing.session",
-    "tool_call": "hermes_hooks.backends.models.scripted",
-}
-
-
-def __getattr__(name: str) -> Any:
-    # No __dir__: pytest looks at every name dir() lists when it collects fixtures, and that
-    # must not import the heavy modules behind these names.
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'hermes_hooks.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+# No __dir__: pytest looks at every name dir() lists when it collects fixtures, and that must
+# not import the heavy modules behind these names.
+__getattr__ = lazy_module(globals(), eager=["MARKER"])[0]
 
 
 def pytest_configure(config: pytest.Config) -> None:

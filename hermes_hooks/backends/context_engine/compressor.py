@@ -43,7 +43,8 @@ from hermes_hooks.backends.context_engine.tokens import (
     estimate_messages_tokens_rough,
     usage_tokens,
 )
-from hermes_hooks.plugins.settings import read_section
+from hermes_hooks.errors import ConfigError
+from hermes_hooks.plugins.settings import keys_of, read_mapping, read_section
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.models.base import ModelProvider
@@ -120,19 +121,16 @@ class CompressionSettings:
 
         :raises ConfigError: ``compression`` is not a mapping.
         """
-        where = f"{source}: " if source is not None else ""
         # The keys, their kinds and defaults are the table's (plugins/settings.py).
         values, read = read_section(config, "compression", source=source)
         warnings = list(read)
-        model = config.get("model")
-        length = model.get("context_length") if isinstance(model, Mapping) else None
-        if length is not None and (
-            isinstance(length, bool) or not isinstance(length, int) or length < 256
-        ):
-            warnings.append(
-                f"{where}model.context_length: expected a number of tokens (256 or more), "
-                f"found {length!r}; ignored"
+        try:  # a wrong window size is the model section's problem: here it is only ignored
+            window, _ = read_mapping(
+                keys_of("model", ("context_length",)), config.get("model"), source=source
             )
+            length: int | None = window["context_length"]
+        except ConfigError as exc:
+            warnings.append(f"{exc}; ignored")
             length = None
         return cls(
             enabled=values["enabled"],

@@ -234,6 +234,24 @@ def _model_ids(provider: ImageGenProvider) -> list[str]:
     return [m["id"] for m in models if isinstance(m, Mapping) and isinstance(m.get("id"), str)]
 
 
+def _check_model(
+    provider: ImageGenProvider, name: str, model: str | None
+) -> tuple[str, str] | None:
+    """Return (error, error_type) when the configured ``image_gen.model`` is one the provider
+    says it does not offer, else ``None``."""
+    if model is None:
+        return None
+    known = _model_ids(provider)
+    if not known or model in known:
+        return None
+    return (
+        f"image_gen.model is {model!r}, which image provider {name!r} does not offer "
+        f"(its models: {', '.join(known)}); choose one with 'hermes tools image-gen "
+        f"--provider {name} --model ID'",
+        "model_not_found",
+    )
+
+
 def run_image_generate(
     registry: ImageGenRegistry, args: Mapping[str, Any], *, home: Path | None = None
 ) -> dict[str, Any]:
@@ -279,25 +297,13 @@ def run_image_generate(
     if problem is not None:
         return fail(*problem, provider=name)
     model = settings.model
-    if model is not None:
-        known = _model_ids(provider)
-        if known and model not in known:
-            return fail(
-                f"image_gen.model is {model!r}, which image provider {name!r} does not offer "
-                f"(its models: {', '.join(known)}); choose one with 'hermes tools image-gen "
-                f"--provider {name} --model ID'",
-                "model_not_found",
-                provider=name,
-                model=model,
-            )
+    problem = _check_model(provider, name, model)
+    if problem is not None:
+        return fail(*problem, provider=name, model=model or "")
 
+    given = {"model": model, "image_url": image_url, "reference_image_urls": refs or None}
     kwargs: dict[str, Any] = {"prompt": prompt, "aspect_ratio": aspect}
-    if model is not None:
-        kwargs["model"] = model
-    if image_url is not None:
-        kwargs["image_url"] = image_url
-    if refs:
-        kwargs["reference_image_urls"] = refs
+    kwargs.update((key, value) for key, value in given.items() if value is not None)
     target = home or registry.home or get_hermes_home()
     try:
         timeout = read_timeout(IMAGE_GEN, settings.section, registry.config_home())

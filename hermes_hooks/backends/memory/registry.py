@@ -37,6 +37,12 @@ from hermes_hooks.backends.family import (
 from hermes_hooks.backends.memory.provider import MemoryProvider
 from hermes_hooks.errors import ConfigError, RegistrationError
 from hermes_hooks.plugins.config import load_config
+from hermes_hooks.plugins.settings import (
+    DEFAULT_PREFETCH_TIMEOUT,
+    MAX_PREFETCH_TIMEOUT,
+    keys_of,
+    read_mapping,
+)
 from hermes_hooks.registries.base import HOST, Handle, describe_owner
 
 if TYPE_CHECKING:
@@ -57,28 +63,6 @@ logger = logging.getLogger(__name__)
 
 BUILTIN_NAME: Final = "builtin"
 """The name of the host's own provider; no plugin may register a provider under it."""
-DEFAULT_PREFETCH_TIMEOUT: Final = 2.0
-"""Seconds a provider's ``prefetch`` may take when ``memory.prefetch_timeout`` is not set."""
-MAX_PREFETCH_TIMEOUT: Final = 60.0
-"""Upper bound of ``memory.prefetch_timeout``; larger values are capped."""
-
-
-def _seconds(raw: object, where: str, warnings: list[str]) -> float:
-    if raw is None:
-        return DEFAULT_PREFETCH_TIMEOUT
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
-        warnings.append(
-            f"{where}memory.prefetch_timeout: expected 0 or more seconds, found {raw!r}; "
-            f"using the default {DEFAULT_PREFETCH_TIMEOUT:g}s"
-        )
-        return DEFAULT_PREFETCH_TIMEOUT
-    if raw > MAX_PREFETCH_TIMEOUT:
-        warnings.append(
-            f"{where}memory.prefetch_timeout: {raw!r} is more than the maximum "
-            f"{MAX_PREFETCH_TIMEOUT:g}s; using {MAX_PREFETCH_TIMEOUT:g}s"
-        )
-        return MAX_PREFETCH_TIMEOUT
-    return float(raw)
 
 
 @attrs.frozen
@@ -119,21 +103,15 @@ class MemorySettings:
         :raises ConfigError: ``memory`` is not a mapping, or ``memory.provider`` not a string.
         """
         read = FamilySettings.from_config(MEMORY, config, source)
-        section = read.section
-        where = f"{source}: " if source is not None else ""
-        warnings: list[str] = []
-        builtin = section.get("builtin", True)
-        if not isinstance(builtin, bool):
-            warnings.append(
-                f"{where}memory.builtin: expected true or false, found {builtin!r}; using true"
-            )
-            builtin = True
+        values, warnings = read_mapping(
+            keys_of("memory", ("builtin", "prefetch_timeout")), read.section, source=source
+        )
         return cls(
             provider=read.choice(MEMORY.selections[0]),
-            builtin=builtin,
-            prefetch_timeout=_seconds(section.get("prefetch_timeout"), where, warnings),
-            section=dict(section),
-            warnings=tuple(warnings),
+            builtin=values["builtin"],
+            prefetch_timeout=float(values["prefetch_timeout"]),
+            section=dict(read.section),
+            warnings=warnings,
         )
 
 

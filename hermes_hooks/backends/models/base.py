@@ -11,7 +11,8 @@ from typing import Any, Final
 import attrs
 
 from hermes_hooks.backends.http import DEFAULT_MAX_RESPONSE_BYTES
-from hermes_hooks.errors import ConfigError, HermesHooksError
+from hermes_hooks.errors import HermesHooksError
+from hermes_hooks.plugins.settings import SECTIONS, keys_of, read_entries, read_mapping
 
 __all__ = [
     "DEFAULT_PROVIDER",
@@ -221,15 +222,6 @@ def message_text(message: Mapping[str, Any]) -> str:
     return ""
 
 
-def _optional(value: object, kind: type | tuple[type, ...], field: str, where: str) -> Any:
-    if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
-        return value
-    expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-    raise ConfigError(
-        f"{where}: model.{field} must be {expected}, found {type(value).__name__} {value!r}"
-    )
-
-
 @attrs.frozen
 class ProviderEntry:
     """One profile's entry in the top-level ``providers:`` section of ``config.yaml``.
@@ -244,43 +236,28 @@ class ProviderEntry:
     default: str | None = None
 
     @classmethod
-    def read_section(cls, section: object, where: str) -> dict[str, ProviderEntry]:
-        """Read the ``providers:`` section: a mapping of profile names to entries.
+    def read_section(
+        cls, config: Mapping[str, Any], source: Path | None = None
+    ) -> dict[str, ProviderEntry]:
+        """Read the ``providers:`` section (by the settings table): profile names to entries.
 
         Fields this host does not read (Hermes' custom providers have more) are left alone.
 
         :raises ConfigError: the section or an entry is not a mapping, or a field read here is
             not a string.
         """
-        if section is None:
-            return {}
-        if not isinstance(section, Mapping):
-            raise ConfigError(
-                f"{where}: providers must be a mapping of provider names to their settings "
-                f"(base_url, api_key_env, default), found {type(section).__name__}"
+
+        def text(value: object) -> str | None:
+            return (value.strip() or None) if isinstance(value, str) else None
+
+        return {
+            name.strip().lower(): cls(
+                base_url=text(values["base_url"]),
+                api_key_env=text(values["api_key_env"]),
+                default=text(values["default"]) or text(values["model"]),
             )
-        entries: dict[str, ProviderEntry] = {}
-        for name, entry in section.items():
-            if not isinstance(entry, Mapping):
-                raise ConfigError(
-                    f"{where}: providers.{name} must be a mapping (base_url, api_key_env, "
-                    f"default), found {type(entry).__name__}"
-                )
-            values: dict[str, str | None] = {}
-            for field in ("base_url", "api_key_env", "default", "model"):
-                raw = entry.get(field)
-                if raw is not None and not isinstance(raw, str):
-                    raise ConfigError(
-                        f"{where}: providers.{name}.{field} must be a string, found "
-                        f"{type(raw).__name__} {raw!r}"
-                    )
-                values[field] = raw.strip() or None if isinstance(raw, str) else None
-            entries[str(name).strip().lower()] = cls(
-                base_url=values["base_url"],
-                api_key_env=values["api_key_env"],
-                default=values["default"] or values["model"],
-            )
-        return entries
+            for name, values in read_entries(config, "providers", source=source).items()
+        }
 
 
 @attrs.frozen
@@ -344,58 +321,40 @@ class ModelSettings:
 
         :raises ConfigError: a value has the wrong type.
         """
-        where = str(source) if source is not None else "config.yaml"
-        entries = ProviderEntry.read_section(config.get("providers"), where)
+        entries = ProviderEntry.read_section(config, source)
         section = config.get("model")
+        read, _ = read_mapping(
+            keys_of("model", SECTIONS["model"].names, defaults=False), section, source=source
+        )
         if section is None:
             return cls(entries=entries)
         if isinstance(section, str):
             return cls(name=section, entries=entries)
-        if not isinstance(section, Mapping):
-            raise ConfigError(
-                f"{where}: model must be a mapping (provider, name, base_url, ...), found "
-                f"{type(section).__name__}"
-            )
-        provider = _optional(section.get("provider"), str, "provider", where)
-        name = section.get("name", section.get("model", section.get("default")))
-        timeout = _positive(section, ("read_timeout", "timeout"), where)
-        whole = _positive(section, ("timeout",), where)
-        size = _optional(section.get("max_response_bytes"), int, "max_response_bytes", where)
-        if size is not None and size <= 0:
-            raise ConfigError(f"{where}: model.max_response_bytes must be above 0, found {size}")
-        connect = _positive(section, ("connect_timeout",), where)
-        retries = _optional(section.get("max_retries"), int, "max_retries", where)
-        backoff = _optional(section.get("retry_backoff"), (int, float), "retry_backoff", where)
-        temperature = _optional(section.get("temperature"), (int, float), "temperature", where)
-        if retries is not None and retries < 0:
-            raise ConfigError(f"{where}: model.max_retries must be 0 or more, found {retries}")
+
+        def first(*fields: str) -> Any:
+            return next((read[f] for f in fields if read[f] is not None), None)
+
+        def given(field: str) -> Any:  # the value, else the table's default
+            key = SECTIONS["model"].key(field)
+            assert key is not None
+            return key.default if read[field] is None else read[field]
+
+        timeout = first("read_timeout", "timeout")
         return cls(
-            provider=(provider or DEFAULT_PROVIDER).strip().lower(),
-            name=_optional(name, str, "name", where),
-            base_url=_optional(section.get("base_url"), str, "base_url", where),
-            api_key_env=_optional(section.get("api_key_env"), str, "api_key_env", where),
-            timeout=float(timeout) if timeout is not None else 60.0,
-            max_retries=retries if retries is not None else 2,
-            retry_backoff=float(backoff) if backoff is not None else 1.0,
-            temperature=float(temperature) if temperature is not None else None,
-            max_tokens=_optional(section.get("max_tokens"), int, "max_tokens", where),
-            connect_timeout=connect if connect is not None else 10.0,
-            deadline=whole if whole is not None else DEFAULT_DEADLINE,
-            max_response_bytes=size if size is not None else DEFAULT_MAX_RESPONSE_BYTES,
+            provider=(read["provider"] or DEFAULT_PROVIDER).strip().lower(),
+            name=first("name", "model", "default"),
+            base_url=read["base_url"],
+            api_key_env=read["api_key_env"],
+            timeout=timeout if timeout is not None else given("read_timeout"),
+            max_retries=given("max_retries"),
+            retry_backoff=float(given("retry_backoff")),
+            temperature=read["temperature"],
+            max_tokens=read["max_tokens"],
+            connect_timeout=given("connect_timeout"),
+            deadline=read["timeout"] if read["timeout"] is not None else DEFAULT_DEADLINE,
+            max_response_bytes=given("max_response_bytes"),
             entries=entries,
         )
-
-
-def _positive(section: Mapping[str, Any], keys: tuple[str, ...], where: str) -> float | None:
-    """Return the first of ``keys`` set in ``section``, a number of seconds above 0."""
-    for key in keys:
-        value = _optional(section.get(key), (int, float), key, where)
-        if value is None:
-            continue
-        if value <= 0:
-            raise ConfigError(f"{where}: model.{key} must be more than 0 seconds, found {value}")
-        return float(value)
-    return None
 
 
 def dumps(value: object) -> str:

@@ -8,9 +8,9 @@ rate-limited together do not come back together); when the server said how long 
 ``Retry-After`` (seconds, or an HTTP date), the wait is at least that. A ``Retry-After`` longer
 than :data:`MAX_RETRY_AFTER` is not waited for: the failure is final.
 
-The host's turn loop (``hermes_hooks.host.requests``) waits with :func:`retry_delay` between
-attempts, firing the API hooks for each; ``ctx.llm`` retries with :func:`call_with_retries`,
-which runs on tenacity (the waits are :func:`retry_delay`'s).
+The host's turn loop (``hermes_hooks.host.requests``, which fires the API hooks from its
+``on_retry``) and ``ctx.llm`` both retry with :func:`call_with_retries`, which runs on tenacity
+(the waits are :func:`retry_delay`'s).
 """
 
 from __future__ import annotations

@@ -365,19 +365,16 @@ class OpenAICompatibleVideoGenProvider(VideoGenProvider):
         model_id = model or self.default_model()
         if not model_id:
             return fail(f"no {self.name} video model available", "no_model")
-        body: dict[str, Any] = {"model": model_id, "prompt": prompt}
-        if duration:
-            body["seconds"] = str(duration)
-        if resolution:
-            body["size"] = resolution
-        for name, value in (
-            ("negative_prompt", negative_prompt),
-            ("aspect_ratio", aspect_ratio),
-            ("image_url", image_url),
-            ("seed", seed),
-        ):
-            if value is not None:
-                body[name] = value
+        body = _job_body(
+            model_id,
+            prompt,
+            duration=duration,
+            resolution=resolution,
+            negative_prompt=negative_prompt,
+            aspect_ratio=aspect_ratio,
+            image_url=image_url,
+            seed=seed,
+        )
         base = self._base_url()
         headers = {"Authorization": f"Bearer {key}"}
         with httpx.Client(base_url=base, headers=headers, timeout=60.0) as client:
@@ -390,21 +387,9 @@ class OpenAICompatibleVideoGenProvider(VideoGenProvider):
                 job_error = job.get("error")
                 detail = str(job_error) if job_error else f"video job ended with status={status!r}"
                 return fail(detail, "job_failed", model_id)
-            url = next(
-                (
-                    d.get("url")
-                    for d in job.get("data") or []
-                    if isinstance(d, dict) and d.get("url")
-                ),
-                None,
-            )
+            url = _job_url(job)
             try:
-                if url:
-                    saved = str(save_url_video(url, prefix=self.name))
-                else:
-                    response = client.get(f"/videos/{job['id']}/content")
-                    response.raise_for_status()
-                    saved = str(save_bytes_video(response.content, prefix=self.name))
+                saved = self._save(client, job, url)
             except (httpx.HTTPError, ValueError, OSError) as exc:
                 if not url:
                     return fail(
@@ -423,6 +408,14 @@ class OpenAICompatibleVideoGenProvider(VideoGenProvider):
             duration=duration or 0,
             provider=self.name,
         )
+
+    def _save(self, client: Any, job: dict[str, Any], url: str | None) -> str:
+        """Save the finished job's video (from its URL, or its ``content``); return the path."""
+        if url:
+            return str(save_url_video(url, prefix=self.name))
+        response = client.get(f"/videos/{job['id']}/content")
+        response.raise_for_status()
+        return str(save_bytes_video(response.content, prefix=self.name))
 
     def _create_and_poll(self, client: Any, body: dict[str, Any]) -> dict[str, Any]:
         """Create the job and poll it to a terminal status within ``_poll_deadline_s``.
@@ -446,3 +439,39 @@ class OpenAICompatibleVideoGenProvider(VideoGenProvider):
             response.raise_for_status()
             job = response.json()
         return job
+
+
+def _job_body(
+    model_id: str,
+    prompt: str,
+    *,
+    duration: int | None,
+    resolution: str,
+    negative_prompt: str | None,
+    aspect_ratio: str,
+    image_url: str | None,
+    seed: int | None,
+) -> dict[str, Any]:
+    """The body creating a video job (OpenAI's ``/videos``): the fields given, no others."""
+    body: dict[str, Any] = {"model": model_id, "prompt": prompt}
+    if duration:
+        body["seconds"] = str(duration)
+    if resolution:
+        body["size"] = resolution
+    for name, value in (
+        ("negative_prompt", negative_prompt),
+        ("aspect_ratio", aspect_ratio),
+        ("image_url", image_url),
+        ("seed", seed),
+    ):
+        if value is not None:
+            body[name] = value
+    return body
+
+
+def _job_url(job: dict[str, Any]) -> str | None:
+    """The URL of a finished job's first video, when it gives one."""
+    for item in job.get("data") or []:
+        if isinstance(item, dict) and item.get("url"):
+            return str(item["url"])
+    return None

@@ -61,21 +61,17 @@ def load_web_section(provider: str | None = None) -> dict[str, Any]:
 
     :raises ConfigError: ``config.yaml`` cannot be read, or the section is not a mapping.
     """
-    from hermes_hooks.errors import ConfigError
     from hermes_hooks.plugins.config import config_path, load_config
+    from hermes_hooks.plugins.settings import Table, keys_of, read_mapping
 
     home = active_home()
-    section = load_config(home).get("web") or {}
-    if not isinstance(section, dict):
-        raise ConfigError(f"{config_path(home)}: web must be a mapping")
+    section = load_config(home).get("web")
+    fields = (provider,) if provider is not None else ()
+    keys = keys_of("web", fields, defaults=False, kind=Table())
+    values, _ = read_mapping(keys, section, source=config_path(home))
     if provider is None:
-        return dict(section)
-    sub = section.get(provider) or {}
-    if not isinstance(sub, dict):
-        raise ConfigError(
-            f"{config_path(home)}: web.{provider} must be a mapping, found {type(sub).__name__}"
-        )
-    return dict(sub)
+        return dict(section or {})
+    return dict(values[provider] or {})
 
 
 class WebSearchProvider(abc.ABC):

@@ -32,6 +32,7 @@ import attrs
 
 from hermes_hooks.errors import ConfigError, HermesHooksError
 from hermes_hooks.plugins.config import config_path, load_config
+from hermes_hooks.plugins.settings import read_section
 
 __all__ = [
     "ALLOW_ENV",
@@ -98,30 +99,18 @@ class UrlPolicy:
         :raises ConfigError: the section or a field has the wrong type, or an entry is
             neither an address, a network nor a host name.
         """
-        where = f"{source}: " if source is not None else ""
-        section = config.get("security") or {}
-        if not isinstance(section, Mapping):
-            raise ConfigError(f"{where}security must be a mapping, found {type(section).__name__}")
-        allow = section.get("allow_private_urls", False)
-        if not isinstance(allow, bool):
-            raise ConfigError(
-                f"{where}security.allow_private_urls must be true or false, found {allow!r}"
-            )
+        values, _ = read_section(config, "security", source=source)
+        where = f"{source if source is not None else 'config'}: "
+        allow: bool = values["allow_private_urls"]
         env = os.environ.get(ALLOW_ENV, "").strip().lower()
         if env in _TRUE:
             allow = True
         elif env in _FALSE:
             allow = False
-        entries = section.get("private_url_allowlist") or []
-        if not isinstance(entries, list):
-            raise ConfigError(
-                f"{where}security.private_url_allowlist must be a list of addresses, networks "
-                f"or host names, found {type(entries).__name__}"
-            )
         networks: list[IPNetwork] = []
         hosts: set[str] = set()
-        for number, entry in enumerate(entries, 1):
-            if not isinstance(entry, str) or not entry.strip():
+        for number, entry in enumerate(values["private_url_allowlist"], 1):
+            if not entry.strip():  # the table checked that each entry is a string
                 raise ConfigError(
                     f"{where}security.private_url_allowlist item {number} must be an address, "
                     f"a network or a host name, found {entry!r}"

@@ -281,23 +281,7 @@ class OpenAIImageGenProvider(ImageGenProvider):
             "n": 1,
         }
         try:
-            import httpx
-
-            headers = {"Authorization": f"Bearer {key}"}
-            with httpx.Client(timeout=timeout, headers=headers) as client:
-                if sources:
-                    loaded = [_load_source(ref, client) for ref in sources]
-                    field = "image" if len(loaded) == 1 else "image[]"
-                    response = client.post(
-                        f"{base_url}/images/edits",
-                        data={k: str(v) for k, v in fields.items()},
-                        files=[(field, item) for item in loaded],
-                    )
-                else:
-                    response = client.post(f"{base_url}/images/generations", json=fields)
-                if response.status_code >= 400:
-                    raise _api_error(response)
-                image = self._save(response.json(), client, model)
+            image = self._post(key, base_url, timeout, fields, sources, model)
         except OpenAIError as exc:
             return fail(str(exc), exc.error_type)
         except Exception as exc:
@@ -305,7 +289,18 @@ class OpenAIImageGenProvider(ImageGenProvider):
             return fail(
                 f"OpenAI image request failed: {type(exc).__name__}: {exc}", type(exc).__name__
             )
-        modality = "image" if sources else "text"
+        return self._success(image, model, prompt, aspect, fields, edited=bool(sources))
+
+    def _success(
+        self,
+        image: dict[str, str],
+        model: str,
+        prompt: str,
+        aspect: str,
+        fields: dict[str, Any],
+        *,
+        edited: bool,
+    ) -> dict[str, Any]:
         extra: dict[str, Any] = {"size": fields["size"], "quality": fields["quality"]}
         if image.get("revised_prompt"):
             extra["revised_prompt"] = image["revised_prompt"]
@@ -315,9 +310,40 @@ class OpenAIImageGenProvider(ImageGenProvider):
             prompt=prompt,
             aspect_ratio=aspect,
             provider=self.name,
-            modality=modality,
+            modality="image" if edited else "text",
             extra=extra,
         )
+
+    def _post(
+        self,
+        key: str,
+        base_url: str,
+        timeout: float,
+        fields: dict[str, Any],
+        sources: list[str],
+        model: str,
+    ) -> dict[str, str]:
+        """Ask the Images API (an edit of ``sources`` when there are any) and save the image.
+
+        :raises OpenAIError: the API refused or answered without an image.
+        """
+        import httpx
+
+        headers = {"Authorization": f"Bearer {key}"}
+        with httpx.Client(timeout=timeout, headers=headers) as client:
+            if sources:
+                loaded = [_load_source(ref, client) for ref in sources]
+                field = "image" if len(loaded) == 1 else "image[]"
+                response = client.post(
+                    f"{base_url}/images/edits",
+                    data={k: str(v) for k, v in fields.items()},
+                    files=[(field, item) for item in loaded],
+                )
+            else:
+                response = client.post(f"{base_url}/images/generations", json=fields)
+            if response.status_code >= 400:
+                raise _api_error(response)
+            return self._save(response.json(), client, model)
 
     def _save(self, body: Any, client: Any, model: str) -> dict[str, str]:
         """Save the first image of an Images API answer; return its path (or URL)."""
