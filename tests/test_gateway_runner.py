@@ -659,3 +659,67 @@ def test_inject_message_with_a_session_key_is_a_turn_answered_in_that_chat(
         assert importlib.import_module("gateway.run")._gateway_runner_ref() is None
 
     asyncio.run(scenario())
+
+
+ASKER = """
+def register(ctx):
+    ctx.register_hook(
+        "pre_tool_call",
+        lambda tool_name, **kw: {"action": "approve", "message": "runs a command"}
+        if tool_name == "terminal"
+        else None,
+    )
+"""
+
+
+def test_an_approval_is_asked_in_the_chat_and_answered_by_approve_or_a_bare_no(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_hooks.backends.models.scripted import ScriptedModel
+    from hermes_hooks.testing import tool_call
+
+    pm = gateway_manager(tmp_path, monkeypatch, {"line_chat": LINE_PLUGIN}, {"asker": ASKER})
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+    model = ScriptedModel(
+        [
+            tool_call("terminal", command="echo approved-run"),
+            "ran it",
+            tool_call("terminal", command="echo second"),
+            "did not run it",
+        ]
+    )
+
+    async def scenario() -> None:
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, model, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                server.say("ann", "ann", "please run it")
+                (asked,) = await server.replies(1)
+                assert "requires approval" in asked["text"]
+                assert "echo approved-run" in asked["text"]
+                assert "/approve" in asked["text"]
+                # The chat's turn is still running: the answer must not wait behind it.
+                server.say("ann", "ann", "/approve")
+                answers = await server.replies(2)
+                assert [a["text"] for a in answers] == [
+                    "✅ Command approved. The agent is resuming...",
+                    "ran it",
+                ]
+                server.say("ann", "ann", "and again")
+                (asked,) = await server.replies(1)
+                assert "echo second" in asked["text"]
+                server.say("ann", "ann", "no")  # a bare word, while a request waits
+                answers = await server.replies(2)
+                assert [a["text"] for a in answers] == ["❌ Command denied.", "did not run it"]
+                server.say("ann", "ann", "/deny")  # nothing waits now
+                (late,) = await server.replies(1)
+                assert late["text"] == "No pending command to deny."
+                session = runner.gateway.sessions.get("agent:main:line_chat:dm:ann")
+                assert session is not None
+                results = [m["content"] for m in session.messages if m["role"] == "tool"]
+                assert "approved-run" in results[0]
+                assert "not approved (deny)" in results[1]
+
+    asyncio.run(scenario())

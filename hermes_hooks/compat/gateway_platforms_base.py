@@ -676,6 +676,15 @@ class BasePlatformAdapter(ABC):
             return
         key = self._session_key(event)
         if key in self._active_sessions:
+            from hermes_hooks.compat.tools_approval import gateway_answer
+
+            if gateway_answer(event, key) is not None:
+                # An answer to the approval the chat's running turn waits for: it cannot wait
+                # behind that turn (Hermes lets /approve and /deny past the queue too).
+                task = asyncio.create_task(self._process_one(event))
+                self._background_tasks.add(task)
+                task.add_done_callback(self._background_tasks.discard)
+                return
             self._queues.setdefault(key, deque()).append(event)
             return
         self._active_sessions[key] = asyncio.Event()

@@ -334,3 +334,33 @@ class _Request:
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.__dict__.update(data)
+
+
+_APPROVE_WORDS: Final = frozenset({"approve", "yes", "ok", "okay", "confirm", "y", "\U0001f44d"})
+_DENY_WORDS: Final = frozenset({"deny", "no", "reject", "cancel", "n", "\U0001f44e"})
+_ALWAYS_WORDS: Final = frozenset({"always", "approve always", "always approve"})
+_SESSION_WORDS: Final = frozenset({"session", "approve session", "session approve"})
+
+
+def gateway_answer(event: Any, session_key: str) -> tuple[str, str] | None:
+    """``(verb, args)`` when a chat message answers an approval (this project's helper for the
+    gateway): ``/approve ...`` and ``/deny ...`` always; while a request of ``session_key``
+    waits, also the bare words Hermes takes (``yes``, ``ok``, ``no``, ``always``, ``session``...).
+    ``None`` for any other message."""
+    is_command = getattr(event, "is_command", None)
+    if callable(is_command) and is_command():
+        command = event.get_command()
+        if command in ("approve", "deny"):
+            return str(command), str(event.get_command_args()).strip()
+    if not has_blocking_approval(session_key):
+        return None
+    word = str(getattr(event, "text", "") or "").strip().lower()
+    if word in _APPROVE_WORDS:
+        return "approve", ""
+    if word in _DENY_WORDS:
+        return "deny", ""
+    if word in _ALWAYS_WORDS:
+        return "approve", "always"
+    if word in _SESSION_WORDS:
+        return "approve", "session"
+    return None

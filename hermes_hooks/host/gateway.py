@@ -9,7 +9,8 @@ this module's short :class:`MessageEvent`. Sessions are keyed by Hermes' session
 For each non-internal event the first fitting ``pre_gateway_dispatch`` result
 decides: ``skip`` drops the message (no reply, no session), ``rewrite`` replaces its text,
 ``allow`` or nothing dispatches it as it is. Internal events skip the hook, as in Hermes.
-Approvals have nobody to ask on a gateway, so they are denied unless an approver is given.
+Approvals are denied unless an approver is given (``approver``, or ``approver_for`` per chat:
+:class:`~hermes_hooks.host.gateway_runner.GatewayRunner` asks in the chat).
 """
 
 from __future__ import annotations
@@ -215,6 +216,8 @@ class Gateway:
     :param pm: the plugin manager.
     :param model: the model every session uses (``config.yaml``'s when omitted).
     :param approver: answers approvals; ``deny_all`` (fail closed) by default.
+    :param approver_for: makes each new session's approver from its chat's key and first
+        event (the running gateway asks in the chat); ``approver`` when omitted.
     :param session_options: more keyword arguments for each :class:`Session`.
     """
 
@@ -224,6 +227,7 @@ class Gateway:
         model: ModelProvider | None = None,
         *,
         approver: Approver | None = None,
+        approver_for: Callable[[str, _hbase.MessageEvent], Approver] | None = None,
         group_sessions_per_user: bool = True,
         thread_sessions_per_user: bool = False,
         **session_options: Any,
@@ -236,6 +240,7 @@ class Gateway:
         self.model = model
         self.hooks = Hooks(pm)
         self.approver = approver or deny_all
+        self.approver_for = approver_for
         self.sessions = SessionStore(
             self._new_session,
             group_sessions_per_user=group_sessions_per_user,
@@ -248,7 +253,7 @@ class Gateway:
         session = Session(
             self.pm,
             self.model,
-            approver=self.approver,
+            approver=self.approver_for(key, event) if self.approver_for else self.approver,
             platform=event.source.platform.value,
             surface="gateway",
             sender_id=event.source.user_id or event.source.chat_id,

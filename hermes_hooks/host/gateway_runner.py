@@ -37,6 +37,7 @@ from hermes_hooks.compat import (
     gateway_config as _hconfig,
     gateway_run as _hrun,
     gateway_status as _hstatus,
+    tools_approval,
 )
 from hermes_hooks.compat.agent_async_utils import safe_schedule_threadsafe
 from hermes_hooks.compat.gateway_pairing import PairingStore
@@ -46,12 +47,13 @@ from hermes_hooks.compat.gateway_platforms_base import (
     MessageType,
 )
 from hermes_hooks.compat.gateway_session import SessionSource
-from hermes_hooks.host import gateway_authz
+from hermes_hooks.host import gateway_approvals, gateway_authz
 from hermes_hooks.host.gateway import Gateway
 from hermes_hooks.registries.platforms import AdapterUnavailable
 
 if TYPE_CHECKING:
     from hermes_hooks.backends.models import ModelProvider
+    from hermes_hooks.host.approval import Approver
     from hermes_hooks.plugins.manager import PluginManager
 
 __all__ = ["GatewayRunner", "PlatformState", "backoff_delay"]
@@ -114,6 +116,7 @@ class GatewayRunner:
         self.gateway = Gateway(
             pm,
             model,
+            approver_for=self._approver_for,
             group_sessions_per_user=self.config.group_sessions_per_user,
             thread_sessions_per_user=self.config.thread_sessions_per_user,
             **session_options,
@@ -132,6 +135,7 @@ class GatewayRunner:
         self._last_chat: tuple[str, str, str] | None = None  # platform, chat id, session key
         self._origins: dict[str, tuple[str, SessionSource]] = {}  # session key: platform, source
         self._previous_sink: Callable[[str, str], bool] | None = None
+        self._approval_keys: set[str] = set()  # the chats whose approvals are asked in them
 
     # -- life cycle -------------------------------------------------------------------------------
 
@@ -316,6 +320,9 @@ class GatewayRunner:
     async def _shutdown(self) -> None:
         self._stopping = True
         self._status(gateway_state="stopping")
+        for key in sorted(self._approval_keys):  # a turn waiting for an answer is denied now
+            tools_approval.unregister_gateway_notify(key)
+        self._approval_keys.clear()
         timeout = self.config.drain_timeout
         adapters = list(self.adapters.items())
         drained = await asyncio.gather(
@@ -377,10 +384,29 @@ class GatewayRunner:
             if not self.is_authorized(name, event.source):
                 return self._unauthorized(name, event.source)
             key = self.gateway.sessions.key_for(event)
+            answer = gateway_approvals.approval_reply(event, key)
+            if answer is not None:  # /approve, /deny: the waiting turn resumes
+                return answer
             self._last_chat = (name, event.source.chat_id, key)
             self._origins[key] = (name, event.source)
             _session, replies = self.gateway.route(event)
         return "\n\n".join(reply for reply in replies if reply) or None
+
+    def _approver_for(self, key: str, event: MessageEvent) -> Approver:
+        """A new chat session's approver: the request is shown in the chat (the adapter's
+        buttons, or Hermes' text) and waits for the chat's ``/approve`` or ``/deny``
+        (:mod:`hermes_hooks.host.gateway_approvals`)."""
+        adapter = self.adapters.get(event.source.platform.value)
+        loop = self._loop
+        if adapter is None or loop is None:
+            return self.gateway.approver
+        source = event.source
+        metadata = {"thread_id": source.thread_id} if source.thread_id else None
+        tools_approval.register_gateway_notify(
+            key, gateway_approvals.notifier(loop, adapter, source.chat_id, key, metadata)
+        )
+        self._approval_keys.add(key)
+        return tools_approval.GatewayApprover(session_key=key)
 
     def _unauthorized(self, name: str, source: SessionSource) -> str | None:
         """Hermes' answer to an unknown user: in a direct chat, when the behaviour is ``pair``
