@@ -723,3 +723,58 @@ def test_an_approval_is_asked_in_the_chat_and_answered_by_approve_or_a_bare_no(
                 assert "not approved (deny)" in results[1]
 
     asyncio.run(scenario())
+
+
+def test_a_drain_marker_refuses_new_turns_until_it_is_removed(
+    pm: PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_hooks.compat import gateway_drain_control
+    from hermes_hooks.host import gateway_runner
+
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
+    monkeypatch.setattr(gateway_runner, "DRAIN_POLL_SECONDS", 0.02)
+
+    async def until(runner: GatewayRunner, draining: bool) -> None:
+        for _ in range(500):
+            if runner.draining is draining:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"the gateway never became draining={draining}")
+
+    async def scenario() -> None:
+        async with LineServer() as server:
+            with pm.activate():
+                runner = GatewayRunner(pm, config=line_config(server.port))
+            async with running(runner):
+                await server.connected()
+                # What the dashboard's POST /api/gateway/drain writes.
+                gateway_drain_control.write_drain_request(principal="ops", home=pm.hermes_home)
+                await until(runner, True)
+                server.say("ann", "ann", "hello while draining")
+                (refused,) = await server.replies(1)
+                assert refused["text"] == gateway_runner.DRAINING_TEXT
+                assert runner.gateway.sessions.get("agent:main:line_chat:dm:ann") is None
+                assert gateway_drain_control.clear_drain_request(home=pm.hermes_home)
+                await until(runner, False)
+                server.say("ann", "ann", "hello again")
+                (answered,) = await server.replies(1)
+                assert answered["text"] != gateway_runner.DRAINING_TEXT
+                assert runner.gateway.sessions.get("agent:main:line_chat:dm:ann") is not None
+
+    asyncio.run(scenario())
+
+
+def test_a_drain_marker_of_an_earlier_boot_is_ignored(tmp_path: Path) -> None:
+    from hermes_hooks.compat import gateway_drain_control as control
+
+    assert not control.drain_requested(home=tmp_path)
+    control.write_drain_request(home=tmp_path, suppress_notification=True)
+    assert control.drain_requested(home=tmp_path)
+    assert control.drain_notification_suppressed(home=tmp_path)
+    marker = control.drain_request_path(tmp_path)
+    marker.write_text('{"action": "drain", "epoch": "another-boot:1"}', encoding="utf-8")
+    assert control.drain_requested(home=tmp_path) is not bool(control.current_instantiation_epoch())
+    marker.write_text("{half written", encoding="utf-8")
+    assert control.drain_requested(home=tmp_path)  # unreadable still counts: toward quiescing
+    assert control.clear_drain_request(home=tmp_path)
+    assert not control.clear_drain_request(home=tmp_path)

@@ -205,47 +205,27 @@ def kanban(home: Path) -> dict[str, Any]:
     return {"available": True, "tasks": tasks}
 
 
-DRAIN_REQUEST = ".drain_request.json"
-"""The begin-drain marker in the home (Hermes' ``gateway.drain_control``): the channel from
-``POST /api/gateway/drain`` to Hermes' gateway, which drains while it is present (the reference
-gateway does not watch it yet)."""
-
-
 def gateway_drain(
     home: Path, action: str, principal: str, suppress_notification: bool
 ) -> dict[str, Any]:
     """Begin (``"drain"``) or cancel (``"cancel"``) a gateway drain, as Hermes'
-    ``POST /api/gateway/drain`` does: write or remove the home's drain marker.
+    ``POST /api/gateway/drain`` does: write or remove the home's drain marker
+    (:mod:`gateway.drain_control <hermes_hooks.compat.gateway_drain_control>`), which
+    ``hermes gateway run`` watches.
 
     :raises ValueError: another action.
     """
-    import json
-    import os
-    import tempfile
-    import time
+    from hermes_hooks.compat import gateway_drain_control as control
 
-    path = home / DRAIN_REQUEST
     if action == "cancel":
-        existed = path.is_file()
-        path.unlink(missing_ok=True)
+        existed = control.clear_drain_request(home=home)
         logger.info("gateway drain cancelled by %s (was draining: %s)", principal, existed)
         return {"ok": True, "action": "cancel", "was_draining": existed}
     if action != "drain":
         raise ValueError(f"Unknown drain action {action!r}; expected 'drain' or 'cancel'")
-    payload = {
-        "requested_at": time.time(),
-        "principal": principal,
-        "suppress_notification": suppress_notification,
-    }
-    home.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".drain_request.", dir=home)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    payload = control.write_drain_request(
+        principal=principal, suppress_notification=suppress_notification, home=home
+    )
     logger.info("gateway drain requested by %s", principal)
     return {
         "ok": True,

@@ -29,12 +29,13 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from hermes_hooks.compat import (
     gateway_config as _hconfig,
+    gateway_drain_control,
     gateway_run as _hrun,
     gateway_status as _hstatus,
     tools_approval,
@@ -70,6 +71,13 @@ PAIRING_CODE_TEXT = (
 
 PAIRING_BUSY_TEXT = "Too many pairing requests right now~ Please try again later!"
 """The answer when no code can be issued (3 pending, or approvals locked), as in Hermes."""
+
+
+DRAIN_POLL_SECONDS: Final = 1.0
+DRAINING_TEXT: Final = (
+    "⏳ This agent is draining for a maintenance action and isn't accepting new turns right "
+    "now. It'll be back in a moment — please resend shortly."
+)
 
 
 def backoff_delay(attempt: int, base: float, cap: float) -> float:
@@ -136,6 +144,8 @@ class GatewayRunner:
         self._origins: dict[str, tuple[str, SessionSource]] = {}  # session key: platform, source
         self._previous_sink: Callable[[str, str], bool] | None = None
         self._approval_keys: set[str] = set()  # the chats whose approvals are asked in them
+        self.draining = False
+        """An external drain is on (the home's ``.drain_request.json``): no new turns."""
 
     # -- life cycle -------------------------------------------------------------------------------
 
@@ -186,11 +196,13 @@ class GatewayRunner:
             from hermes_hooks.host.platform_actions import install_sink
 
             undo_actions = install_sink(self.pm, self.adapters)  # ctx.platform_actions → adapters
+            watcher = asyncio.create_task(self._watch_drain())
             try:
                 if ready is not None:
                     ready()
                 await self._stop.wait()
             finally:
+                watcher.cancel()
                 undo_actions()
         finally:
             await self._shutdown()
@@ -350,6 +362,26 @@ class GatewayRunner:
         self._pool.shutdown(wait=True)
         self._status(gateway_state="stopped", exit_reason="stopped")
 
+    async def _watch_drain(self) -> None:
+        """Follow the home's drain marker (``POST /api/gateway/drain``), as Hermes' gateway
+        does: present, new turns are refused and the status says ``draining``; removed, the
+        gateway takes turns again. The process stays up either way."""
+        home = self.pm.hermes_home
+        while not self._stopping:
+            try:
+                asked = await asyncio.to_thread(gateway_drain_control.drain_requested, home=home)
+            except Exception as exc:  # a passing fault must not stop the gateway
+                logger.debug("gateway: drain marker unreadable: %s", exc)
+                asked = self.draining
+            if asked != self.draining and not self._stopping:
+                self.draining = asked
+                logger.info(
+                    "gateway: external drain %s",
+                    "engaged: refusing new turns" if asked else "released: taking turns again",
+                )
+                self._status(gateway_state="draining" if asked else "running")
+            await asyncio.sleep(DRAIN_POLL_SECONDS)
+
     # -- messages ---------------------------------------------------------------------------------
 
     def is_authorized(self, name: str, source: SessionSource | None) -> bool:
@@ -387,6 +419,8 @@ class GatewayRunner:
             answer = gateway_approvals.approval_reply(event, key)
             if answer is not None:  # /approve, /deny: the waiting turn resumes
                 return answer
+            if self.draining and not getattr(event, "internal", False):
+                return DRAINING_TEXT
             self._last_chat = (name, event.source.chat_id, key)
             self._origins[key] = (name, event.source)
             _session, replies = self.gateway.route(event)
