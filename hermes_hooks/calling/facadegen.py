@@ -6,8 +6,8 @@ hook's contract says what an argument a host leaves out means (``defaults``). Th
 line, ``self._run("<name>", locals())`` (``self._fire`` for an observer): what the call answers
 is data, not code. An observer (``Mode.OBSERVE``) returns ``None``; every other hook needs an
 entry in :data:`hermes_hooks.calling.facade.RULES` (its answer's type, its neutral answer, its
-combine rule). The methods replace the code between the two marker lines of ``facade.py``; the rest of
-that file is written by hand.
+combine rule). The methods replace the code between the two marker lines of ``facade.py``; the
+rest of that file is written by hand.
 
 With ``--check`` nothing is written and the exit code is 1 when ``facade.py`` is stale;
 ``tests/test_facadegen.py`` fails then too.
