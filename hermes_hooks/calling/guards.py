@@ -29,8 +29,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import keyword
+import time
 import types
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, Final, Protocol, final
 
 import pluggy
@@ -126,6 +127,7 @@ def guard_hookimpl(
     firstresult: bool,
     setting: BoundSetting | None = None,
     limit: ResultLimit | None = None,
+    observers: Sequence[handoff.CallObserver] = (),
 ) -> None:
     """Replace ``impl.function`` with a guarded version (once; a second call does nothing).
 
@@ -133,6 +135,8 @@ def guard_hookimpl(
         implementation only when the hook's contract has ``timeout=True``.
     :param limit: the manager's ``plugins.max_hook_result_bytes``; a plain implementation's
         result past it, or a wrapper's own, is a failure under the hook's policy.
+    :param observers: the manager's call observers (a list it changes in place), told of each
+        call of a plain implementation.
     """
     if is_guarded(impl.function):
         return
@@ -167,6 +171,7 @@ def guard_hookimpl(
             bound=bound_for(function, plugin_key) if bounded else None,
             setting=setting if bounded else None,
             limit=limit,
+            observers=observers,
         )
         if not impl.kwargnames:
             guard.compile_entry(tuple(impl.argnames))
@@ -257,6 +262,7 @@ class Guard:
         "kw_names",
         "kw_target",
         "limit",
+        "observers",
         "plugin_key",
         "report",
         "safe_result",
@@ -277,8 +283,10 @@ class Guard:
         bound: CallbackBound | None,
         setting: BoundSetting | None,
         limit: ResultLimit | None = None,
+        observers: Sequence[handoff.CallObserver] = (),
     ) -> None:
         self.function = function
+        self.observers = observers
         self.plugin_key = plugin_key
         self.hook_name = hook_name
         self.limit = limit
@@ -364,6 +372,23 @@ class Guard:
             return result
         return self.unfit(result)
 
+    def observed(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
+        """An inline call while observers are attached: the call, timed and told to them."""
+        function = self.target if self.kw_target is None else self.function
+        outcome = "ok"
+        start = time.perf_counter()
+        try:
+            result = function(*args, **kwargs)
+            if result is not None:
+                result = self.settle(result)
+        except BaseException as exc:
+            outcome = "error"
+            result = self.failed(exc)
+        finally:
+            elapsed = time.perf_counter() - start
+            handoff.notify(self.observers, self.hook_name, self.plugin_key, elapsed, outcome)
+        return result
+
     def select(self, kwargs: Mapping[str, object]) -> dict[str, object]:
         """The hook's arguments out of ``kwargs``, for a ``**kwargs`` callback.
 
@@ -376,8 +401,8 @@ class Guard:
         # straight, without the adapter's frame: the same call.
         function = self.target if self.kw_target is None else self.function
         bound, setting = self.bound, self.setting
-        failed, settle = self.failed, self.settle
-        owner, hook_name = self.plugin_key, self.hook_name
+        failed, settle, observed = self.failed, self.settle, self.observed
+        owner, hook_name, observers = self.plugin_key, self.hook_name, self.observers
         sink = handoff.sink
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
@@ -388,6 +413,8 @@ class Guard:
                 and not handoff.on_worker()
             ):
                 result = handoff.answer(self, args, kwargs, setting.seconds)
+            elif observers:
+                result = observed(args, kwargs)
             else:
                 try:
                     # Without kwargs, no empty ** dict: a cheaper call.
@@ -435,6 +462,8 @@ class Guard:
             "_hh_settle": self.settle,
             "_hh_hook": self.hook_name,
             "_hh_owner": self.plugin_key,
+            "_hh_observers": self.observers,
+            "_hh_observed": self.observed,
         }
         entry = types.FunctionType(code, namespace, "guarded")
         entry.__qualname__ = "Guard.entry"
@@ -445,9 +474,11 @@ class Guard:
     def _make_aentry(self) -> Callable[..., Any]:
         """The coroutine function the async path awaits in place of :attr:`entry`."""
         function, bound, setting, check = self.function, self.bound, self.setting, self.check
-        failed, unfit = self.failed, self.unfit
+        failed, unfit, observers = self.failed, self.unfit, self.observers
+        hook_name, owner, seen = self.hook_name, self.plugin_key, handoff.notify
 
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter() if observers else 0.0
             try:
                 if (
                     bound is not None
@@ -461,7 +492,12 @@ class Guard:
                     if result is not None and aio.is_awaitable(result):
                         result = await result
             except BaseException as exc:
+                if observers:
+                    outcome = "timeout" if isinstance(exc, HookTimeoutError) else "error"
+                    seen(observers, hook_name, owner, time.perf_counter() - start, outcome)
                 return failed(exc)
+            if observers:
+                seen(observers, hook_name, owner, time.perf_counter() - start, "ok")
             if result is None or check is None or check(result):
                 return result
             return unfit(result)
@@ -473,6 +509,8 @@ _ENTRY_SOURCE: Final = """
 def guarded({params}):
     if _hh_bounded and _hh_setting.seconds > 0 and _hh_local.batch is None:
         _hh_result = _hh_answer(_hh_guard, {packed}, _hh_empty, _hh_setting.seconds)
+    elif _hh_observers:
+        _hh_result = _hh_observed({packed}, _hh_empty)
     else:
         try:
             _hh_result = _hh_callback({call})
