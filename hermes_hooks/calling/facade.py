@@ -227,18 +227,15 @@ RULES: Final[Mapping[str, Rule]] = {
 """Every hook that is not an observer: its answer's type, its neutral answer, its combine rule."""
 
 
-def _fresh(name: str) -> tuple[tuple[str, object], ...]:
-    """The arguments of hook ``name`` whose default is an empty list or dict: fresh per call."""
-    defaults = get_contract(getattr(hookspecs, name)).defaults
-    return tuple((k, v) for k, v in defaults.items() if isinstance(v, list | dict))
+def _plan(name: str) -> tuple[Rule | None, tuple[tuple[str, object], ...], bool]:
+    """Hook ``name``'s rule, its arguments whose default is a fresh list or dict, and whether
+    it is gated (its contract ``protects`` an argument)."""
+    contract = get_contract(getattr(hookspecs, name))
+    fresh = tuple((k, v) for k, v in contract.defaults.items() if isinstance(v, list | dict))
+    return RULES.get(name), fresh, bool(contract.protects)
 
 
-_FRESH: Final[Mapping[str, tuple[tuple[str, object], ...]]] = {
-    name: _fresh(name) for name in hookspecs.HOOK_NAMES
-}
-_GATED_HOOKS: Final = frozenset(
-    name for name in hookspecs.HOOK_NAMES if get_contract(getattr(hookspecs, name)).protects
-)
+_PLANS: Final = {name: _plan(name) for name in hookspecs.HOOK_NAMES}
 
 
 class _Pending:
@@ -312,14 +309,16 @@ class Hooks:
         del kwargs["self"]
         if self.listener is not None:
             self.listener(name)
-        rule = RULES.get(name)
+        rule, fresh, gated = _PLANS[name]
         caller: pluggy.HookCaller = getattr(self.pm.hook, name)
         if not caller.get_hookimpls():
             return rule.neutral(kwargs) if rule is not None else None
-        for argument, empty in _FRESH[name]:
+        for argument, empty in fresh:
             if kwargs[argument] is None:
                 kwargs[argument] = copy.copy(empty)
-        return self._dispatch(name, kwargs, rule)
+        if gated:
+            return self._dispatch(name, kwargs, rule, None)
+        return self._dispatch(name, kwargs, rule, caller)
 
     def _fire(self, name: str, kwargs: dict[str, Any], /) -> None:
         """Fire observer hook ``name``; on a :class:`_Deferred` view, hand back the call."""
@@ -340,13 +339,12 @@ class Hooks:
             self.pm.count_failure(tampering.plugin, watch.hook, message)
         return watch
 
-    def _dispatch(self, name: str, kwargs: dict[str, Any], rule: Rule | None) -> Any:
-        """Run one hook call now and finish its result (:class:`_Deferred` hands it back)."""
-        if name in _GATED_HOOKS:
-            raw: Any = self._gated(name, kwargs)
-        else:
-            caller: pluggy.HookCaller = getattr(self.pm.hook, name)
-            raw = caller(**kwargs)
+    def _dispatch(self, name: str, kwargs: dict[str, Any], rule: Rule | None, caller: Any) -> Any:
+        """Run one hook call now and finish its result (:class:`_Deferred` hands it back).
+
+        :param caller: the hook's caller, or ``None`` for a gated call.
+        """
+        raw = self._gated(name, kwargs) if caller is None else caller(**kwargs)
         return rule.finish(raw, kwargs) if rule is not None else None
 
     def _gated(self, name: str, kwargs: Mapping[str, Any]) -> GateWatch:
@@ -360,7 +358,7 @@ class Hooks:
 
     async def _arun(self, call: _Pending) -> Any:
         """Run one call the asynchronous way: awaited implementations, pluggy's order."""
-        if call.name in _GATED_HOOKS:
+        if _PLANS[call.name][2]:
             watch = self._watch(call.name, call.kwargs)
             try:
                 await acall_hook(self.pm, call.name, call.kwargs, watch=watch)
@@ -388,7 +386,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> ToolDecision:
         """Ask the plugins about a tool call; block > approve > modify, whatever their order."""
-        return cast("ToolDecision", self._run("pre_tool_call", locals()))
+        answer: ToolDecision = self._run("pre_tool_call", locals())
+        return answer
 
     apre_tool_call = _async(pre_tool_call)
 
@@ -433,7 +432,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the tool result the model sees: the first plugin's replacement, or ``result``."""
-        return cast("str", self._run("transform_tool_result", locals()))
+        answer: str = self._run("transform_tool_result", locals())
+        return answer
 
     atransform_tool_result = _async(transform_tool_result)
 
@@ -448,7 +448,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the terminal output the tool keeps: the first replacement, or ``output``."""
-        return cast("str", self._run("transform_terminal_output", locals()))
+        answer: str = self._run("transform_terminal_output", locals())
+        return answer
 
     atransform_terminal_output = _async(transform_terminal_output)
 
@@ -465,7 +466,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the final response: the first non-empty replacement, or ``response_text``."""
-        return cast("str", self._run("transform_llm_output", locals()))
+        answer: str = self._run("transform_llm_output", locals())
+        return answer
 
     atransform_llm_output = _async(transform_llm_output)
 
@@ -485,7 +487,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str | None:
         """Return the plugins' context for this turn, joined with blank lines, or ``None``."""
-        return cast("str | None", self._run("pre_llm_call", locals()))
+        answer: str | None = self._run("pre_llm_call", locals())
+        return answer
 
     apre_llm_call = _async(pre_llm_call)
 
@@ -718,7 +721,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> GatewayDecision:
         """Return what happens to an inbound message: allow, skip (with reason) or rewrite."""
-        return cast("GatewayDecision", self._run("pre_gateway_dispatch", locals()))
+        answer: GatewayDecision = self._run("pre_gateway_dispatch", locals())
+        return answer
 
     apre_gateway_dispatch = _async(pre_gateway_dispatch)
 
@@ -750,7 +754,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> VerifyDecision | None:
         """Return a decision that sends the agent back to work, or ``None`` to finish."""
-        return cast("VerifyDecision | None", self._run("pre_verify", locals()))
+        answer: VerifyDecision | None = self._run("pre_verify", locals())
+        return answer
 
     apre_verify = _async(pre_verify)
 
@@ -935,9 +940,10 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> ErrorClassification | None:
         """Return the first plugin's classification of a failed model request, or ``None``."""
-        return cast(
-            "ErrorClassification | None", self._run("transform_api_error_classification", locals())
+        answer: ErrorClassification | None = self._run(
+            "transform_api_error_classification", locals()
         )
+        return answer
 
     atransform_api_error_classification = _async(transform_api_error_classification)
 
@@ -1007,7 +1013,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> dict[str, str]:
         """Return the plugins' changes to ``prompt``, ``language`` and ``model`` (later wins)."""
-        return cast("dict[str, str]", self._run("pre_transcription", locals()))
+        answer: dict[str, str] = self._run("pre_transcription", locals())
+        return answer
 
     apre_transcription = _async(pre_transcription)
 
@@ -1133,5 +1140,5 @@ class _Deferred(Hooks):
     def __init__(self, hooks: Hooks) -> None:  # no super().__init__: the state is shared
         self.__dict__ = hooks.__dict__
 
-    def _dispatch(self, name: str, kwargs: dict[str, Any], rule: Rule | None) -> Any:
+    def _dispatch(self, name: str, kwargs: dict[str, Any], rule: Rule | None, caller: Any) -> Any:
         return _Pending(name, kwargs, rule)

@@ -3,8 +3,8 @@
 Each method is written from its hookspec in :mod:`hermes_hooks.spec.hookspecs`: the hookspec's
 arguments become keyword-only arguments with its annotations (the required ones first), and the
 hook's contract says what an argument a host leaves out means (``defaults``). The body is one
-line, ``self._run("<name>", locals())`` (``self._fire`` for an observer): what the call answers
-is data, not code. An observer (``Mode.OBSERVE``) returns ``None``; every other hook needs an
+line, ``self._run("<name>", locals())`` (``self._fire`` for an observer; with a typed name for
+the answer): what the call answers is data, not code. An observer (``Mode.OBSERVE``) returns ``None``; every other hook needs an
 entry in :data:`hermes_hooks.calling.facade.RULES` (its answer's type, its neutral answer, its
 combine rule). The methods replace the code between the two marker lines of ``facade.py``; the
 rest of that file is written by hand.
@@ -217,11 +217,11 @@ def render_method(spec: Callable[..., object]) -> list[str]:
     summary = SUMMARIES.get(name) or inspect.getdoc(spec) or f"Call ``{name}``."
     lines = _laid_out(4, f"def {name}(", parameters, f") -> {returns}:")
     lines.append(f'        """{summary.splitlines()[0]}"""')
-    run = f'self._run("{name}", locals())'
     if returns == "None":
         lines.append(f'        return self._fire("{name}", locals())')
-    else:
-        lines += _laid_out(8, "return cast(", [f'"{returns}"', run], ")")
+    else:  # an annotated name, not typing.cast: a call less on every hook call
+        lines += _laid_out(8, f"answer: {returns} = self._run(", [f'"{name}"', "locals()"], ")")
+        lines.append("        return answer")
     return [*lines, "", f"    a{name} = _async({name})"]
 
 
