@@ -3,11 +3,11 @@
 Each method is written from its hookspec in :mod:`hermes_hooks.spec.hookspecs`: the hookspec's
 arguments become keyword-only arguments with its annotations (the required ones first), and the
 hook's contract says what an argument a host leaves out means (``defaults``). The body is one
-line, ``self._run("<name>", locals())`` (``self._fire`` for an observer; with a typed name for
-the answer): what the call answers is data, not code. An observer (``Mode.OBSERVE``) returns ``None``; every other hook needs an
-entry in :data:`hermes_hooks.calling.facade.RULES` (its answer's type, its neutral answer, its
-combine rule). The methods replace the code between the two marker lines of ``facade.py``; the
-rest of that file is written by hand.
+call, ``self._run("<name>", locals())`` (``self._fire`` for an observer), whose answer gets a
+typed name: what the call answers is data, not code. An observer (``Mode.OBSERVE``) returns
+``None``; every other hook needs an entry in :data:`hermes_hooks.calling.facade.RULES` (its
+answer's type, its neutral answer, its combine rule). The methods replace the code between the
+two marker lines of ``facade.py``; the rest of that file is written by hand.
 
 With ``--check`` nothing is written and the exit code is 1 when ``facade.py`` is stale;
 ``tests/test_facadegen.py`` fails then too.

@@ -139,11 +139,12 @@ class GuardedManager(PluggySeams):
         meanwhile from another thread runs none of them or all of them.
         """
         with self._lock, self.staged():
+            before = self.is_registered(plugin)
             try:
                 return super().register(plugin, name)
             except BaseException:
                 # Past pluggy's checks (a historic replay that raised, say): leave nothing.
-                if self.is_registered(plugin):
+                if not before and self.is_registered(plugin):
                     self.unregister(plugin)
                 raise
 
