@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import keyword
 import time
 import types
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -172,9 +171,9 @@ def guard_hookimpl(
             setting=setting if bounded else None,
             limit=limit,
             observers=observers,
+            argnames=tuple(impl.argnames),
+            defaulted=bool(impl.kwargnames),
         )
-        if not impl.kwargnames:
-            guard.compile_entry(tuple(impl.argnames))
         guarded = guard.entry
     setattr(guarded, _GUARDED, True)
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
@@ -284,6 +283,8 @@ class Guard:
         setting: BoundSetting | None,
         limit: ResultLimit | None = None,
         observers: Sequence[handoff.CallObserver] = (),
+        argnames: tuple[str, ...] = (),
+        defaulted: bool = False,
     ) -> None:
         self.function = function
         self.observers = observers
@@ -308,7 +309,7 @@ class Guard:
                 self.kw_target, self.kw_names = callback, tuple(names)
             else:
                 self.target = callback
-        self.entry = self._make_entry()
+        self.entry = self._compile(argnames, defaulted)
 
     def __repr__(self) -> str:
         return f"<Guard of plugin {self.plugin_key!r} for {self.hook_name!r}>"
@@ -396,59 +397,20 @@ class Guard:
         """
         return {name: kwargs[name] for name in self.kw_names}
 
-    def _make_entry(self) -> Callable[..., Any]:
-        # A register_hook callback that takes the adapter's arguments in order is called
-        # straight, without the adapter's frame: the same call.
-        function = self.target if self.kw_target is None else self.function
-        bound, setting = self.bound, self.setting
-        failed, settle, observed = self.failed, self.settle, self.observed
-        owner, hook_name, observers = self.plugin_key, self.hook_name, self.observers
-        sink = handoff.sink
+    def _compile(self, argnames: tuple[str, ...], defaulted: bool) -> Callable[..., Any]:
+        """The guarded function: takes exactly ``argnames``, positionally, as pluggy passes them.
 
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            if (
-                bound is not None
-                and setting is not None
-                and setting.seconds > 0
-                and not handoff.on_worker()
-            ):
-                result = handoff.answer(self, args, kwargs, setting.seconds)
-            elif observers:
-                result = observed(args, kwargs)
-            else:
-                try:
-                    # Without kwargs, no empty ** dict: a cheaper call.
-                    result = function(*args, **kwargs) if kwargs else function(*args)
-                except BaseException as exc:
-                    result = failed(exc)
-                else:
-                    if result is not None:
-                        result = settle(result)
-            current = sink()
-            if current is not None and current.hook == hook_name:
-                if current.watch is not None:
-                    current.watch.check(owner)
-                if result is not None:
-                    current.records.append((owner, result))
-            return result
-
-        setattr(guarded, aio.ACALL_ATTR, self._make_aentry())
-        setattr(guarded, GUARD_ATTR, self)
-        return guarded
-
-    def compile_entry(self, argnames: tuple[str, ...]) -> None:
-        """Make :attr:`entry` a function taking exactly ``argnames``, as pluggy passes them.
-
-        The same guard as :meth:`_make_entry`'s, compiled once per signature: pluggy's loop then
-        calls one frame that calls the implementation (a ``register_hook`` callback straight,
-        without its adapter) with no ``*args`` packed and unpacked on the way.
+        Compiled once per signature (:data:`_ENTRY_SOURCE`): pluggy's loop calls one frame that
+        calls the implementation, or a ``register_hook`` callback straight (without its adapter's
+        frame, and by keyword when it takes ``**kwargs`` and the hook's own arguments), with no
+        ``*args`` packed and unpacked on the way. A bounded one hands itself to a worker when it
+        is not on one already; while observers are attached, each call is timed
+        (:meth:`observed`).
         """
-        if not all(name.isidentifier() and not keyword.iskeyword(name) for name in argnames):
-            return
-        by_keyword = self.kw_target is not None
-        if by_keyword and tuple(argnames) != self.kw_names:
-            return
-        code = _entry_code(argnames, by_keyword)
+        by_keyword = self.kw_target is not None and argnames == self.kw_names and not defaulted
+        callee = self.kw_target if by_keyword else self.target
+        if self.kw_target is not None and not by_keyword:
+            callee = self.function  # the adapter: it knows what the callback takes
         namespace: dict[str, Any] = {
             "__tracebackhide__": hide_in_pytest,
             "_hh_bounded": self.bound is not None and self.setting is not None,
@@ -457,7 +419,7 @@ class Guard:
             "_hh_answer": handoff.answer,
             "_hh_guard": self,
             "_hh_empty": {},
-            "_hh_callback": self.kw_target if by_keyword else self.target,
+            "_hh_callback": callee,
             "_hh_failed": self.failed,
             "_hh_settle": self.settle,
             "_hh_hook": self.hook_name,
@@ -465,11 +427,12 @@ class Guard:
             "_hh_observers": self.observers,
             "_hh_observed": self.observed,
         }
+        code = _entry_code(argnames, by_keyword, defaulted)
         entry = types.FunctionType(code, namespace, "guarded")
         entry.__qualname__ = "Guard.entry"
-        setattr(entry, aio.ACALL_ATTR, getattr(self.entry, aio.ACALL_ATTR))
+        setattr(entry, aio.ACALL_ATTR, self._make_aentry())
         setattr(entry, GUARD_ATTR, self)
-        self.entry = entry
+        return entry
 
     def _make_aentry(self) -> Callable[..., Any]:
         """The coroutine function the async path awaits in place of :attr:`entry`."""
@@ -508,9 +471,9 @@ class Guard:
 _ENTRY_SOURCE: Final = """
 def guarded({params}):
     if _hh_bounded and _hh_setting.seconds > 0 and _hh_local.batch is None:
-        _hh_result = _hh_answer(_hh_guard, {packed}, _hh_empty, _hh_setting.seconds)
+        _hh_result = _hh_answer(_hh_guard, {packed}, {named}, _hh_setting.seconds)
     elif _hh_observers:
-        _hh_result = _hh_observed({packed}, _hh_empty)
+        _hh_result = _hh_observed({packed}, {named})
     else:
         try:
             _hh_result = _hh_callback({call})
@@ -527,16 +490,27 @@ def guarded({params}):
             _hh_current.records.append((_hh_owner, _hh_result))
     return _hh_result
 """
-"""What :meth:`Guard.compile_entry` compiles: :meth:`Guard._make_entry`'s guard, unrolled."""
+"""What :meth:`Guard._compile` compiles, for the implementation's own argument names."""
 
 
 @functools.lru_cache(maxsize=256)
-def _entry_code(argnames: tuple[str, ...], by_keyword: bool) -> types.CodeType:
-    """The code of a guard taking ``argnames`` (identifiers, checked by the caller)."""
+def _entry_code(argnames: tuple[str, ...], by_keyword: bool, defaulted: bool) -> types.CodeType:
+    """The code of a guard taking ``argnames`` (an implementation's: identifiers).
+
+    :param defaulted: the implementation has arguments with defaults, which pluggy passes by
+        keyword when the call has them: the guard takes and passes on ``**kwargs`` too.
+    """
     params = ", ".join(argnames)
     packed = "(" + params + ("," if argnames else "") + ")"
     call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else params
-    source = _ENTRY_SOURCE.format(params=params, packed=packed, call=call)
+    named = "_hh_empty"
+    if defaulted:
+        params, call, named = (
+            ", ".join([*argnames, "**_hh_named"]),
+            ", ".join([*argnames, "**_hh_named"]),
+            "_hh_named",
+        )
+    source = _ENTRY_SOURCE.format(params=params, packed=packed, call=call, named=named)
     module = compile(source, "<hermes_hooks guard>", "exec")
     return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
