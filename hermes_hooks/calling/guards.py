@@ -142,22 +142,8 @@ def guard_hookimpl(
     function = impl.function
     plugin_key = impl.plugin_name
     guarded: Callable[..., Any]
-    if impl.hookwrapper:
-        guarded = _gated(
-            _guard_old_wrapper(function, plugin_key, hook_name, report, strict, limit),
-            plugin_key,
-            hook_name,
-            old_style=True,
-        )
-    elif impl.wrapper:
-        guarded = _gated(
-            _guard_wrapper(
-                function, plugin_key, hook_name, contract, report, strict, firstresult, limit
-            ),
-            plugin_key,
-            hook_name,
-            old_style=False,
-        )
+    if impl.hookwrapper or impl.wrapper:
+        guarded = _wrapper_guard(impl, hook_name, contract, report, strict, firstresult, limit)
     else:
         bounded = setting is not None and contract.timeout
         guard = Guard(
@@ -179,6 +165,26 @@ def guard_hookimpl(
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
     # pluggy marks HookImpl.function Final for type checkers only; argnames stay the original's.
     setattr(impl, "function", guarded)  # noqa: B010
+
+
+def _wrapper_guard(
+    impl: pluggy.HookImpl,
+    hook_name: str,
+    contract: HookContract,
+    report: FailureReporter,
+    strict: bool,
+    firstresult: bool,
+    limit: ResultLimit | None,
+) -> Callable[..., Generator[None, Any, Any]]:
+    """The guard of a wrapper, old-style (``hookwrapper=True``) or new (``wrapper=True``)."""
+    function, owner = impl.function, impl.plugin_name
+    if impl.hookwrapper:
+        inner = _guard_old_wrapper(function, owner, hook_name, report, strict, limit)
+        return _gated(inner, owner, hook_name, old_style=True)
+    guarded = _guard_wrapper(
+        function, owner, hook_name, contract, report, strict, firstresult, limit
+    )
+    return _gated(guarded, owner, hook_name, old_style=False)
 
 
 def _gated(

@@ -427,14 +427,7 @@ def _serve_steps(batch: Batch) -> None:
         ):
             value = guard.failed(HookTimeoutError(reason))
         else:
-            args: Any = kwargs
-            try:
-                if kind != KEYWORDS:
-                    args = get(kwargs)
-                elif not exact:
-                    args = guard.select(kwargs)
-            except KeyError as exc:
-                raise missing_argument(exc) from exc
+            args = _arguments(kind, get, guard, kwargs, exact)
             error: BaseException | None = None
             # Its start, then which step it is: the caller reads them the other way round, so
             # a deadline it works out is never earlier than the step's own.
@@ -460,10 +453,7 @@ def _serve_steps(batch: Batch) -> None:
             if claims.setdefault(index, _WORKER) is not _WORKER:
                 return  # the caller gave up on this step and went on without this worker
             if guard.observers:
-                outcome = "ok" if error is None else "error"
-                notify(
-                    guard.observers, guard.hook_name, owner, monotonic() - batch.started, outcome
-                )
+                _tell(guard, owner, batch.started, error)
             if error is not None:
                 value = guard.failed(error)
             elif value is not None and guard.check is not None and not guard.check(value):
@@ -474,6 +464,28 @@ def _serve_steps(batch: Batch) -> None:
             results.append((index, value))
             if firstresult:
                 return
+
+
+def _arguments(
+    kind: int,
+    get: Callable[[Mapping[str, object]], Any],
+    guard: StepGuard,
+    kwargs: Any,
+    exact: bool,
+) -> Any:
+    """What a step passes its implementation: positional values, or the keywords it takes."""
+    try:
+        if kind != KEYWORDS:
+            return get(kwargs)
+        return kwargs if exact else guard.select(kwargs)
+    except KeyError as exc:
+        raise missing_argument(exc) from exc
+
+
+def _tell(guard: StepGuard, owner: str, started: float, error: BaseException | None) -> None:
+    """Tell the call observers of one step that ran (its own time, since ``started``)."""
+    outcome = "ok" if error is None else "error"
+    notify(guard.observers, guard.hook_name, owner, time.monotonic() - started, outcome)
 
 
 _ABANDONED: Final = object()

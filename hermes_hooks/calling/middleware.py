@@ -244,10 +244,7 @@ def run_execution_middleware(
             state["succeeded"] = True
             return state["result"]
 
-        kwargs = middleware_payload(**base)
-        kwargs[payload_key] = current
-        kwargs[f"original_{payload_key}"] = original
-        kwargs["next_call"] = next_call
+        kwargs = _execution_kwargs(base, payload_key, current, original, next_call)
         try:
             return _until_next_call(lambda: entry.callback(**kwargs), reached, seconds)
         except LLMExecutionBlocked as exc:
@@ -266,6 +263,17 @@ def run_execution_middleware(
             return call_at(index + 1, current)
 
     return call_at(0, payload)
+
+
+def _execution_kwargs(
+    base: Mapping[str, Any], key: str, current: Any, original: Any, next_call: Any
+) -> dict[str, Any]:
+    """What one execution middleware is called with: the context, the payload, ``next_call``."""
+    kwargs = middleware_payload(**base)
+    kwargs[key] = current
+    kwargs[f"original_{key}"] = original
+    kwargs["next_call"] = next_call
+    return kwargs
 
 
 def _until_next_call(function: Callable[[], Any], reached: threading.Event, seconds: float) -> Any:
