@@ -505,3 +505,47 @@ def test_no_other_module_touches_pluggys_private_names() -> None:
         and (uses := _private_uses(path.read_text(encoding="utf-8")))
     }
     assert offenders == {}, "only calling/pluggy_private.py may use pluggy's private names"
+
+
+class HistoricSpec:
+    @spec
+    def a_plain(self, x: int) -> None: ...
+
+    @spec(historic=True)
+    def b_remembered(self, x: int) -> None: ...
+
+
+def test_a_historic_replay_is_guarded_and_a_strict_failure_leaves_nothing_registered() -> None:
+    from hermes_hooks.calling.guarded import GuardedManager
+
+    class Failing:
+        @impl
+        def a_plain(self, x: int) -> None:
+            return None
+
+        @impl
+        def b_remembered(self, x: int) -> None:
+            raise RuntimeError("replayed and failed")
+
+    lenient = GuardedManager(PROJECT)
+    lenient.add_hookspecs(HistoricSpec)
+    lenient.hook.b_remembered.call_historic(kwargs={"x": 1})
+    lenient.register(Failing(), name="failing")  # the replay ran guarded: isolated
+    assert lenient.get_failures("failing").count == 1
+
+    strict = GuardedManager(PROJECT, strict=True)
+    strict.add_hookspecs(HistoricSpec)
+    strict.hook.b_remembered.call_historic(kwargs={"x": 1})
+    plugin = Failing()
+    with pytest.raises(RuntimeError, match="replayed and failed"):
+        strict.register(plugin, name="failing")
+    assert not strict.is_registered(plugin)
+    assert strict.get_plugin("failing") is None
+    assert strict.hook.a_plain.get_hookimpls() == []
+
+    class Fine:
+        @impl
+        def a_plain(self, x: int) -> None:
+            return None
+
+    assert strict.register(Fine(), name="failing") == "failing"  # nothing was left in the way

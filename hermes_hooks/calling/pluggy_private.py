@@ -355,21 +355,25 @@ class PluggySeams(pluggy.PluginManager):
                 hook_name = opts.get("specname") or attr_name
                 if getattr(self.hook, hook_name, None) is None:
                     setattr(self.hook, hook_name, ContractHookCaller(hook_name, self))
-        key = id(plugin)
+        key, plugin_name = id(plugin), name or self.get_canonical_name(plugin)
         known = self._registered.get(key)
-        if known is None or known[0] is not plugin:
-            # Filled by _insert_hookimpl while pluggy adds the implementations.
-            self._registered[key] = (plugin, name or self.get_canonical_name(plugin), {})
+        new = known is None or known[0] is not plugin
+        if new:  # filled by _insert_hookimpl while pluggy adds the implementations
+            self._registered[key] = (plugin, plugin_name, {})
         try:
             registered = super().register(plugin, name)
         except BaseException:
-            if known is None or known[0] is not plugin:
+            # Past pluggy's checks (a historic replay that raised): registered in part, so
+            # kept in the index for unregister to undo.
+            if new and self.get_plugin(plugin_name) is not plugin:
                 self._drop(plugin)
+            elif new:
+                self._count_eq(plugin, 1)
             raise
         if registered is None:
             self._drop(plugin)  # a blocked name
-        elif type(plugin).__eq__ is not object.__eq__:
-            self._custom_eq += 1
+        else:
+            self._count_eq(plugin, 1)
         return registered
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any | None:
@@ -379,9 +383,12 @@ class PluggySeams(pluggy.PluginManager):
             entry = self._registered.get(id(removed))
             if entry is not None and entry[0] is removed and self.get_plugin(entry[1]) is None:
                 self._drop(removed)
-                if type(removed).__eq__ is not object.__eq__:
-                    self._custom_eq -= 1
+                self._count_eq(removed, -1)
         return removed
+
+    def _count_eq(self, plugin: object, change: int) -> None:
+        if type(plugin).__eq__ is not object.__eq__:
+            self._custom_eq += change  # while one is registered, look-ups fall back to ==
 
     def _drop(self, plugin: object) -> None:
         entry = self._registered.get(id(plugin))
