@@ -1,4 +1,4 @@
-"""``hermes --version`` and ``hermes <built-in command> --help`` import no plugin's code.
+"""``hermes --help``, ``--version`` and ``hermes <built-in command> --help`` import no plugin.
 
 Asking for help or the version must be instant and harmless whatever is installed: a plugin whose
 import writes a marker file is enabled, and the marker must not appear.
@@ -15,6 +15,8 @@ from plugin_builders import user_plugin, write_config
 __all__ = ["home"]  # the fixture, imported for pytest
 
 HELP_ASKED = [
+    ("--help",),
+    ("-h",),
     ("--version",),
     ("plugins", "--help"),
     ("plugins", "list", "--help"),
