@@ -27,6 +27,7 @@ import pluggy
 
 from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.gate import GateWatch
+from hermes_hooks.calling.pluggy_private import live_hookimpls
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.contract import get_contract
@@ -311,7 +312,7 @@ class Hooks:
             self.listener(name)
         rule, fresh, gated = _PLANS[name]
         caller: pluggy.HookCaller = getattr(self.pm.hook, name)
-        if not caller.get_hookimpls():
+        if not live_hookimpls(caller):  # pluggy's own list, not a copy: only looked at
             return rule.neutral(kwargs) if rule is not None else None
         for argument, empty in fresh:
             if kwargs[argument] is None:
