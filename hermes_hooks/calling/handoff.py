@@ -427,7 +427,12 @@ def _serve_steps(batch: Batch) -> None:
         ):
             value = guard.failed(HookTimeoutError(reason))
         else:
-            args = _arguments(kind, get, guard, kwargs, exact)
+            try:  # the common case, POSITIONAL, first; KeyError: pluggy's HookCallError
+                args: Any = (
+                    get(kwargs) if kind != KEYWORDS else kwargs if exact else guard.select(kwargs)
+                )
+            except KeyError as exc:
+                raise missing_argument(exc) from exc
             error: BaseException | None = None
             # Its start, then which step it is: the caller reads them the other way round, so
             # a deadline it works out is never earlier than the step's own.
@@ -464,22 +469,6 @@ def _serve_steps(batch: Batch) -> None:
             results.append((index, value))
             if firstresult:
                 return
-
-
-def _arguments(
-    kind: int,
-    get: Callable[[Mapping[str, object]], Any],
-    guard: StepGuard,
-    kwargs: Any,
-    exact: bool,
-) -> Any:
-    """What a step passes its implementation: positional values, or the keywords it takes."""
-    try:
-        if kind != KEYWORDS:
-            return get(kwargs)
-        return kwargs if exact else guard.select(kwargs)
-    except KeyError as exc:
-        raise missing_argument(exc) from exc
 
 
 def _tell(guard: StepGuard, owner: str, started: float, error: BaseException | None) -> None:
