@@ -1,7 +1,7 @@
 """Hermes' ``hermes_cli.middleware``: the middleware vocabulary and the four chains.
 
 Each function runs the current manager's middleware (``ctx.register_middleware``) with
-Hermes' semantics (see :mod:`hermes_hooks.calling.middleware`); with no manager in the
+Hermes' semantics (see :mod:`hermes_hooks.registries.middleware`); with no manager in the
 process there is no middleware, and the payload passes through unchanged.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from hermes_hooks.calling.middleware import (
+from hermes_hooks.plugins import active
+from hermes_hooks.registries.middleware import (
     MIDDLEWARE_SCHEMA_VERSION,
     OBSERVER_SCHEMA_VERSION,
     LLMExecutionBlocked,
@@ -18,7 +19,6 @@ from hermes_hooks.calling.middleware import (
     middleware_payload,
     observer_payload,
 )
-from hermes_hooks.plugins import active
 
 __all__ = [
     "API_EXECUTION_MIDDLEWARE",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.backends.models import ModelError, ModelResponse
 from hermes_hooks.backends.models.retry import retry_delay
-from hermes_hooks.calling.middleware import LLMExecutionBlocked
+from hermes_hooks.registries.middleware import LLMExecutionBlocked
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:
