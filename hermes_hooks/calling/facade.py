@@ -16,7 +16,6 @@ to be awaited through :func:`hermes_hooks.calling.aio.amulticall`."""
 
 from __future__ import annotations
 
-import copy
 import functools
 import logging
 from collections.abc import Callable, Coroutine, Mapping
@@ -228,7 +227,7 @@ RULES: Final[Mapping[str, Rule]] = {
 """Every hook that is not an observer: its answer's type, its neutral answer, its combine rule."""
 
 
-def _plan(name: str) -> tuple[Rule | None, tuple[tuple[str, object], ...], bool]:
+def _plan(name: str) -> tuple[Rule | None, tuple[tuple[str, Any], ...], bool]:
     """Hook ``name``'s rule, its arguments whose default is a fresh list or dict, and whether
     it is gated (its contract ``protects`` an argument)."""
     contract = get_contract(getattr(hookspecs, name))
@@ -316,7 +315,7 @@ class Hooks:
             return rule.neutral(kwargs) if rule is not None else None
         for argument, empty in fresh:
             if kwargs[argument] is None:
-                kwargs[argument] = copy.copy(empty)
+                kwargs[argument] = empty.copy()
         if gated:
             return self._dispatch(name, kwargs, rule, None)
         return self._dispatch(name, kwargs, rule, caller)
