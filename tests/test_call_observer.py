@@ -173,3 +173,18 @@ def test_undo_removes_the_observer_and_only_it(pm: PluginManager) -> None:
     assert first == []
     assert [plugin for _, plugin, _, _ in second] == ["fast"]
     assert len(pm.call_observers) == 1
+
+
+def test_the_dashboards_counters_get_each_implementations_own_time(pm: PluginManager) -> None:
+    from hermes_hooks.dashboard.counters import HookCounters
+
+    pm.register(Slow(), "slow")
+    pm.register(Broken(), "broken")
+    counters = HookCounters().attach(pm)
+    pm.hook.transform_terminal_output(**output_kwargs())
+    impls = counters.snapshot()["transform_terminal_output"]["impls"]
+    assert impls["slow"]["timed"]
+    assert impls["slow"]["seconds"] >= 0.04
+    assert (impls["broken"]["timed"], impls["broken"]["errors"]) == (True, 1)
+    counters.detach()
+    assert pm.call_observers == []
