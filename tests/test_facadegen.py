@@ -132,7 +132,9 @@ def test_a_hook_with_an_answer_needs_an_entry_in_the_table() -> None:
 
 def test_a_hook_with_an_answer_is_its_signature_and_one_line_naming_its_rule() -> None:
     lines = render_method(hookspecs.transform_terminal_output)
-    assert lines[-4:] == [
+    assert lines[-6:] == [
+        '        if not self._implemented("transform_terminal_output"):',
+        "            return output",
         '        answer: str = self._run("transform_terminal_output", locals())',
         "        return answer",
         "",

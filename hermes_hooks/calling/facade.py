@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, TypeVar, cast
 
 import pluggy
@@ -171,7 +170,9 @@ class Rule:
     """What the method of a hook that is not an observer answers.
 
     :param returns: the method's return annotation (the generator writes it).
-    :param neutral: the answer when no plugin implements the hook, from the call's arguments.
+    :param neutral: the answer when no plugin implements the hook: an expression of the
+        method's arguments, which the generator writes into the method (so that a hook
+        nobody implements costs a look, not a call).
     :param finish: the answer from pluggy's result (a gated hook's: its
         :class:`~hermes_hooks.calling.gate.GateWatch`) and the call's arguments.
     """
@@ -179,10 +180,7 @@ class Rule:
     __slots__ = ("finish", "neutral", "returns")
 
     def __init__(
-        self,
-        returns: str,
-        neutral: Callable[[Mapping[str, Any]], Any],
-        finish: Callable[[Any, Mapping[str, Any]], Any],
+        self, returns: str, neutral: str, finish: Callable[[Any, Mapping[str, Any]], Any]
     ) -> None:
         self.returns, self.neutral, self.finish = returns, neutral, finish
 
@@ -194,35 +192,27 @@ def _replacement(argument: str, *, nonempty: bool = False) -> Rule:
         fits = isinstance(new, str) and (bool(new) or not nonempty)
         return new if fits else kwargs[argument]
 
-    return Rule("str", itemgetter(argument), finish)
-
-
-def _none(kwargs: Mapping[str, Any]) -> None:
-    return None
+    return Rule("str", argument, finish)
 
 
 RULES: Final[Mapping[str, Rule]] = {
-    "pre_tool_call": Rule(
-        "ToolDecision", lambda kw: ToolDecision.allow(kw["args"]), _decide_tool_call
-    ),
+    "pre_tool_call": Rule("ToolDecision", "ToolDecision.allow(args)", _decide_tool_call),
     "transform_tool_result": _replacement("result"),
     "transform_terminal_output": _replacement("output"),
     "transform_llm_output": _replacement("response_text", nonempty=True),
     "pre_llm_call": Rule(
         "str | None",
-        _none,
+        "None",
         lambda results, kw: join_context(results if isinstance(results, list) else []),
     ),
     "pre_gateway_dispatch": Rule(
-        "GatewayDecision", lambda kw: _ALLOW, lambda raw, kw: gateway_decision(raw)
+        "GatewayDecision", "_ALLOW", lambda raw, kw: gateway_decision(raw)
     ),
-    "pre_verify": Rule("VerifyDecision | None", _none, lambda raw, kw: verify_decision(raw)),
+    "pre_verify": Rule("VerifyDecision | None", "None", lambda raw, kw: verify_decision(raw)),
     "transform_api_error_classification": Rule(
-        "ErrorClassification | None", _none, lambda raw, kw: error_classification(raw)
+        "ErrorClassification | None", "None", lambda raw, kw: error_classification(raw)
     ),
-    "pre_transcription": Rule(
-        "dict[str, str]", lambda kw: {}, lambda raw, kw: transcription_overrides(raw)
-    ),
+    "pre_transcription": Rule("dict[str, str]", "{}", lambda raw, kw: transcription_overrides(raw)),
 }
 """Every hook that is not an observer: its answer's type, its neutral answer, its combine rule."""
 
@@ -300,29 +290,39 @@ class Hooks:
         self.concurrent_observers = concurrent_observers
         self._protects: dict[str, tuple[str, ...]] = {}
 
+    def _implemented(self, name: str) -> bool:
+        """Tell the listener that hook ``name`` fires; return whether a plugin implements it."""
+        if self.listener is not None:
+            self.listener(name)
+        return bool(live_hookimpls(getattr(self.pm.hook, name)))  # pluggy's list, not a copy
+
     def _run(self, name: str, kwargs: dict[str, Any], /) -> Any:
         """Call hook ``name`` with a method's ``locals()``; return the hook's answer.
 
-        ``None`` for an observer; the neutral answer of :data:`RULES` when no plugin implements
-        the hook, else the rule's combination of what the call returned.
+        ``None`` for an observer, else the rule's combination of what the call returned (the
+        method has answered already when no plugin implements the hook).
         """
         del kwargs["self"]
-        if self.listener is not None:
-            self.listener(name)
         rule, fresh, gated = _PLANS[name]
-        caller: pluggy.HookCaller = getattr(self.pm.hook, name)
-        if not live_hookimpls(caller):  # pluggy's own list, not a copy: only looked at
-            return rule.neutral(kwargs) if rule is not None else None
         for argument, empty in fresh:
             if kwargs[argument] is None:
                 kwargs[argument] = empty.copy()
         if gated:
             return self._dispatch(name, kwargs, rule, None)
-        return self._dispatch(name, kwargs, rule, caller)
+        return self._dispatch(name, kwargs, rule, getattr(self.pm.hook, name))
 
     def _fire(self, name: str, kwargs: dict[str, Any], /) -> None:
         """Fire observer hook ``name``; on a :class:`_Deferred` view, hand back the call."""
-        return self._run(name, kwargs)  # type: ignore[no-any-return]
+        if self.listener is not None:
+            self.listener(name)
+        caller: pluggy.HookCaller = getattr(self.pm.hook, name)
+        if not live_hookimpls(caller):
+            return None
+        del kwargs["self"]
+        for argument, empty in _PLANS[name][1]:
+            if kwargs[argument] is None:
+                kwargs[argument] = empty.copy()
+        return self._dispatch(name, kwargs, None, caller)  # type: ignore[no-any-return]
 
     def _watch(self, name: str, kwargs: Mapping[str, Any]) -> GateWatch:
         protects = self._protects.get(name)
@@ -386,6 +386,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> ToolDecision:
         """Ask the plugins about a tool call; block > approve > modify, whatever their order."""
+        if not self._implemented("pre_tool_call"):
+            return ToolDecision.allow(args)
         answer: ToolDecision = self._run("pre_tool_call", locals())
         return answer
 
@@ -432,6 +434,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the tool result the model sees: the first plugin's replacement, or ``result``."""
+        if not self._implemented("transform_tool_result"):
+            return result
         answer: str = self._run("transform_tool_result", locals())
         return answer
 
@@ -448,6 +452,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the terminal output the tool keeps: the first replacement, or ``output``."""
+        if not self._implemented("transform_terminal_output"):
+            return output
         answer: str = self._run("transform_terminal_output", locals())
         return answer
 
@@ -466,6 +472,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str:
         """Return the final response: the first non-empty replacement, or ``response_text``."""
+        if not self._implemented("transform_llm_output"):
+            return response_text
         answer: str = self._run("transform_llm_output", locals())
         return answer
 
@@ -487,6 +495,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> str | None:
         """Return the plugins' context for this turn, joined with blank lines, or ``None``."""
+        if not self._implemented("pre_llm_call"):
+            return None
         answer: str | None = self._run("pre_llm_call", locals())
         return answer
 
@@ -721,6 +731,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> GatewayDecision:
         """Return what happens to an inbound message: allow, skip (with reason) or rewrite."""
+        if not self._implemented("pre_gateway_dispatch"):
+            return _ALLOW
         answer: GatewayDecision = self._run("pre_gateway_dispatch", locals())
         return answer
 
@@ -754,6 +766,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> VerifyDecision | None:
         """Return a decision that sends the agent back to work, or ``None`` to finish."""
+        if not self._implemented("pre_verify"):
+            return None
         answer: VerifyDecision | None = self._run("pre_verify", locals())
         return answer
 
@@ -940,6 +954,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> ErrorClassification | None:
         """Return the first plugin's classification of a failed model request, or ``None``."""
+        if not self._implemented("transform_api_error_classification"):
+            return None
         answer: ErrorClassification | None = self._run(
             "transform_api_error_classification", locals()
         )
@@ -1013,6 +1029,8 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> dict[str, str]:
         """Return the plugins' changes to ``prompt``, ``language`` and ``model`` (later wins)."""
+        if not self._implemented("pre_transcription"):
+            return {}
         answer: dict[str, str] = self._run("pre_transcription", locals())
         return answer
 

@@ -4,7 +4,8 @@ Each method is written from its hookspec in :mod:`hermes_hooks.spec.hookspecs`: 
 arguments become keyword-only arguments with its annotations (the required ones first), and the
 hook's contract says what an argument a host leaves out means (``defaults``). The body is one
 call, ``self._run("<name>", locals())`` (``self._fire`` for an observer), whose answer gets a
-typed name: what the call answers is data, not code. An observer (``Mode.OBSERVE``) returns
+typed name, after the neutral answer of a hook nobody implements: what the call answers is
+data, not code. An observer (``Mode.OBSERVE``) returns
 ``None``; every other hook needs an entry in :data:`hermes_hooks.calling.facade.RULES` (its
 answer's type, its neutral answer, its combine rule). The methods replace the code between the
 two marker lines of ``facade.py``; the rest of that file is written by hand.
@@ -220,6 +221,8 @@ def render_method(spec: Callable[..., object]) -> list[str]:
     if returns == "None":
         lines.append(f'        return self._fire("{name}", locals())')
     else:  # an annotated name, not typing.cast: a call less on every hook call
+        lines.append(f'        if not self._implemented("{name}"):')
+        lines.append(f"            return {RULES[name].neutral}")
         lines += _laid_out(8, f"answer: {returns} = self._run(", [f'"{name}"', "locals()"], ")")
         lines.append("        return answer")
     return [*lines, "", f"    a{name} = _async({name})"]
