@@ -343,18 +343,13 @@ class PluggySeams(pluggy.PluginManager):
     def register(self, plugin: object, name: str | None = None) -> str | None:
         """Register a plugin and return its name: pluggy's own ``register``.
 
-        Every hook the plugin implements is a :class:`ContractHookCaller` first (a hook without
-        a spec too), so that each implementation passes :meth:`on_hookimpl_added` before it is
-        added; the plugin's name and hooks go into an index (see :meth:`get_name`).
+        Every hook the plugin implements is a :class:`ContractHookCaller` (a hook without a spec
+        too: :meth:`parse_hookimpl_opts`), so that each implementation passes
+        :meth:`on_hookimpl_added` before it is added; the plugin's name and hooks go into an
+        index (see :meth:`get_name`).
         """
         if plugin is None:
             return None  # as pluggy (its #731, #749)
-        for attr_name in dir(plugin):
-            opts = self.parse_hookimpl_opts(plugin, attr_name)
-            if opts is not None:
-                hook_name = opts.get("specname") or attr_name
-                if getattr(self.hook, hook_name, None) is None:
-                    setattr(self.hook, hook_name, ContractHookCaller(hook_name, self))
         key, plugin_name = id(plugin), name or self.get_canonical_name(plugin)
         known = self._registered.get(key)
         new = known is None or known[0] is not plugin
@@ -375,6 +370,19 @@ class PluggySeams(pluggy.PluginManager):
         else:
             self._count_eq(plugin, 1)
         return registered
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
+        """pluggy's; and the hook an implementation names becomes a :class:`ContractHookCaller`.
+
+        pluggy's ``register`` asks this of each attribute before it looks the hook up, so a hook
+        without a spec gets our caller rather than pluggy's plain one.
+        """
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is not None:
+            hook_name = opts.get("specname") or name
+            if getattr(self.hook, hook_name, None) is None:
+                setattr(self.hook, hook_name, ContractHookCaller(hook_name, self))
+        return opts
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any | None:
         """Unregister a plugin and all its implementations: pluggy's own ``unregister``."""
