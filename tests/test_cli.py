@@ -208,9 +208,10 @@ def test_plugin_cli_commands_run_as_hermes_subcommands(home: Path) -> None:
     bad = hermes(home, "hello", "--nope")
     assert bad.returncode == 2
     assert "unrecognized arguments: --nope" in bad.stderr
-    listing = invoke("--help").output
-    assert "Plugin commands:" in listing
-    assert "hello" in listing.split("Plugin commands:")[1]
+    listing = invoke("--help").output  # loads no plugin: it says where the commands are
+    assert "'hermes plugins list' shows them" in listing.split("Plugin commands:")[1]
+    listed = invoke("plugins", "list", "--json").output
+    assert {"hello", "greet"} <= set(json.loads(listed)[0]["cli_commands"])
 
 
 def test_what_a_plugin_command_returns_is_its_output_or_exit_code(home: Path) -> None:
@@ -255,9 +256,10 @@ def test_a_plugin_command_named_like_a_builtin_is_refused_with_a_warning(
     # A built-in the registry does not reserve (one added by the host) is refused by the CLI.
     monkeypatch.setattr(cli, "commands", dict(cli.commands))
     monkeypatch.setitem(cli.lazy_commands, "hello", "hermes_hooks.cli.hooks:tools")
-    result = invoke("--help")
+    result = invoke("greet")  # not built in: the plugins' commands are loaded
     assert "plugin 'greeter' registers CLI command 'hello', which is a built-in" in result.stderr
-    assert "hello" not in result.stdout.split("Plugin commands:")[1]
+    assert result.stdout == "hi world\n"
+    assert "Plugin commands" not in invoke("hello", "--help").stdout  # the built-in one ran
 
 
 def test_list_status_is_the_status_the_agent_host_gives(home: Path) -> None:

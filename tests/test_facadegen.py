@@ -13,8 +13,8 @@ import pytest
 from test_facade import SAMPLE_VALUES
 
 from hermes_hooks import hookimpl
-from hermes_hooks.calling.facade import Hooks
-from hermes_hooks.calling.facadegen import ANSWERS, FACADE, main, render, render_method
+from hermes_hooks.calling.facade import RULES, Hooks
+from hermes_hooks.calling.facadegen import FACADE, main, render, render_method
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.contract import Mode, contract, get_contract
@@ -115,13 +115,7 @@ def test_an_observer_is_written_from_its_hookspec_and_contract_alone() -> None:
         "        count: int | None = 1,",
         "    ) -> None:",
         '        """Fires when something mysterious happens."""',
-        "        return self._fire(",
-        '            "on_mystery",',
-        "            session_id=session_id,",
-        "            note=note,",
-        "            tags=tags if tags is not None else [],",
-        "            count=count,",
-        "        )",
+        '        return self._fire("on_mystery", locals())',
         "",
         "    aon_mystery = _async(on_mystery)",
     ]
@@ -136,9 +130,22 @@ def test_a_hook_with_an_answer_needs_an_entry_in_the_table() -> None:
         render_method(pre_mystery)
 
 
+def test_a_hook_with_an_answer_is_its_signature_and_one_line_naming_its_rule() -> None:
+    lines = render_method(hookspecs.transform_terminal_output)
+    assert lines[-6:] == [
+        '        if not self._implemented("transform_terminal_output"):',
+        "            return output",
+        '        answer: str = self._run("transform_terminal_output", locals())',
+        "        return answer",
+        "",
+        "    atransform_terminal_output = _async(transform_terminal_output)",
+    ]
+    assert RULES["transform_terminal_output"].returns == "str"
+
+
 def test_every_hook_with_an_answer_is_in_the_table_and_no_observer_is() -> None:
     modes = {name: get_contract(getattr(hookspecs, name)).mode for name in HOOK_NAMES}
-    assert set(ANSWERS) == {name for name, mode in modes.items() if mode is not Mode.OBSERVE}
+    assert set(RULES) == {name for name, mode in modes.items() if mode is not Mode.OBSERVE}
 
 
 def test_render_needs_both_markers() -> None:

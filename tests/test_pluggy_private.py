@@ -12,6 +12,7 @@ import random
 import warnings
 from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pluggy
 import pytest
@@ -399,12 +400,69 @@ def test_the_overridden_methods_and_attributes_exist_in_pluggy() -> None:
         warnings.simplefilter("ignore")
         pm = pluggy.PluginManager(PROJECT)
     assert callable(pm._hookexec), f"pluggy lost PluginManager._hookexec: {ADAPT}"
-    assert isinstance(pm._name2plugin, dict), f"pluggy lost PluginManager._name2plugin: {ADAPT}"
-    pm._name2plugin["probe"] = object()
-    assert pm.get_plugin("probe") is not None, f"get_plugin no longer reads _name2plugin: {ADAPT}"
     slots = pluggy.HookCaller.__slots__
-    for name in ("_hookimpls", "_hookexec", "_call_history"):
+    for name in ("_hookimpls", "_hookexec"):
         assert name in slots, f"pluggy lost HookCaller.{name}: {ADAPT}"
+
+
+def test_registration_is_pluggys_own_register_and_unregister(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[str] = []
+    register, unregister = pluggy.PluginManager.register, pluggy.PluginManager.unregister
+
+    def counted_register(
+        self: pluggy.PluginManager, plugin: object, name: str | None = None
+    ) -> Any:
+        calls.append("register")
+        return register(self, plugin, name)
+
+    def counted_unregister(
+        self: pluggy.PluginManager, plugin: object | None = None, name: str | None = None
+    ) -> Any:
+        calls.append("unregister")
+        return unregister(self, plugin, name)
+
+    monkeypatch.setattr(pluggy.PluginManager, "register", counted_register)
+    monkeypatch.setattr(pluggy.PluginManager, "unregister", counted_unregister)
+
+    class Plugin:
+        @impl
+        def ping(self, x: int) -> None:
+            return None
+
+    pm = manager()
+    plugin = Plugin()
+    pm.register(plugin, name="one")
+    assert pm.get_plugin("one") is plugin
+    pm.unregister(plugin)
+    assert calls == ["register", "unregister"]
+    assert pm.get_hookcallers(plugin) is None
+
+
+def test_pluggys_register_adds_every_implementation_through_the_callers_seam() -> None:
+    # A hook without a spec too: its caller is a ContractHookCaller before pluggy adds to it,
+    # so every implementation passes on_hookimpl_added (where the manager guards it).
+    seen: list[tuple[str, str]] = []
+
+    class Seen(PluggySeams):
+        def on_hookimpl_added(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
+            seen.append((hook.name, hookimpl.plugin_name))
+
+    class Plugin:
+        @impl
+        def ping(self, x: int) -> None:
+            return None
+
+        @impl(specname="nospec")
+        def other(self) -> None:
+            return None
+
+    pm = Seen(PROJECT)
+    pm.add_hookspecs(Spec)
+    pm.register(Plugin(), name="p")
+    assert sorted(seen) == [("nospec", "p"), ("ping", "p")]
+    assert type(pm.hook.nospec) is ContractHookCaller
 
 
 PRIVATE_NAMES = frozenset(
@@ -447,3 +505,47 @@ def test_no_other_module_touches_pluggys_private_names() -> None:
         and (uses := _private_uses(path.read_text(encoding="utf-8")))
     }
     assert offenders == {}, "only calling/pluggy_private.py may use pluggy's private names"
+
+
+class HistoricSpec:
+    @spec
+    def a_plain(self, x: int) -> None: ...
+
+    @spec(historic=True)
+    def b_remembered(self, x: int) -> None: ...
+
+
+def test_a_historic_replay_is_guarded_and_a_strict_failure_leaves_nothing_registered() -> None:
+    from hermes_hooks.calling.guarded import GuardedManager
+
+    class Failing:
+        @impl
+        def a_plain(self, x: int) -> None:
+            return None
+
+        @impl
+        def b_remembered(self, x: int) -> None:
+            raise RuntimeError("replayed and failed")
+
+    lenient = GuardedManager(PROJECT)
+    lenient.add_hookspecs(HistoricSpec)
+    lenient.hook.b_remembered.call_historic(kwargs={"x": 1})
+    lenient.register(Failing(), name="failing")  # the replay ran guarded: isolated
+    assert lenient.get_failures("failing").count == 1
+
+    strict = GuardedManager(PROJECT, strict=True)
+    strict.add_hookspecs(HistoricSpec)
+    strict.hook.b_remembered.call_historic(kwargs={"x": 1})
+    plugin = Failing()
+    with pytest.raises(RuntimeError, match="replayed and failed"):
+        strict.register(plugin, name="failing")
+    assert not strict.is_registered(plugin)
+    assert strict.get_plugin("failing") is None
+    assert strict.hook.a_plain.get_hookimpls() == []
+
+    class Fine:
+        @impl
+        def a_plain(self, x: int) -> None:
+            return None
+
+    assert strict.register(Fine(), name="failing") == "failing"  # nothing was left in the way

@@ -1,35 +1,34 @@
 """``Hooks(pm)``: one typed method per hook, applying the hook's combine rule, sync and async.
 
 Every method takes the hook's arguments as keywords, fills in what the host leaves out (the
-defaults of the hook's contract: ``""`` for ids, ``None`` for optional values, empty lists and
-dicts), calls pluggy exactly as ``pm.hook.<name>(...)`` would (same implementations, order,
+defaults of the hook's contract: ``""`` for ids, ``None`` for optional values, a fresh empty list
+or dict), calls pluggy exactly as ``pm.hook.<name>(...)`` would (same implementations, order,
 ``firstresult`` and wrappers), and turns what comes back into one typed answer with the rules of
 :mod:`hermes_hooks.spec.decisions`. A hook with no implementations is not called at all.
 
-Each hook is written once, as its sync method, which :mod:`hermes_hooks.calling.facadegen`
-generates from the hookspec and its contract between the two marker lines of ``Hooks``: to
-change one, change the hookspec, the contract or the generator's tables and run ``python -m
-hermes_hooks.calling.facadegen``. The method returns the neutral answer when no plugin
-implements the hook, else it hands its one hook call and the function that turns the call's
-result into the answer to ``_call`` (or ``_fire``, for observers). Run on the facade, that call
-runs at once, through ``pm.hook.<name>(...)``: pluggy's own hook caller and loop, the guards
-recording each result with its plugin (:class:`hermes_hooks.calling.handoff.Sink`). ``_async``
-makes the coroutine method from the same sync method, run on a view of the facade that hands the
-call back to be awaited through :func:`hermes_hooks.calling.aio.amulticall`, so both methods
-share their arguments and combine rule."""
+The per-hook methods are generated (:mod:`hermes_hooks.calling.facadegen`, between the two
+marker lines of ``Hooks``) and each is its typed signature and one line handing its arguments to
+``Hooks._run``; what a hook's answer is comes from data: :data:`RULES` (the neutral answer and
+the combine rule of every hook that is not an observer) and the hook's contract (its defaults,
+and whether it is gated: a contract that ``protects`` an argument). ``_async`` makes each
+coroutine method from the same sync method, run on a view of the facade that hands the call back
+to be awaited through :func:`hermes_hooks.calling.aio.amulticall`."""
 
 from __future__ import annotations
 
 import functools
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, ParamSpec, TypeVar, cast
 
 import pluggy
 
 from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.gate import GateWatch
+from hermes_hooks.calling.pluggy_private import live_hookimpls
 from hermes_hooks.calling.tracebacks import hide_in_pytest
+from hermes_hooks.spec import hookspecs
+from hermes_hooks.spec.contract import get_contract
 from hermes_hooks.spec.decisions import (
     UNATTRIBUTED,
     ErrorClassification,
@@ -51,8 +50,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONCURRENT_PREFIXES",
+    "RULES",
     "HookListener",
     "Hooks",
+    "Rule",
     "acall_hook",
     "call_attributed",
 ]
@@ -66,14 +67,6 @@ CONCURRENT_PREFIXES: Final = ("post_", "on_", "subagent_", "kanban_")
 """Observer hooks whose implementations may run concurrently in the async path, when asked."""
 
 _ALLOW: Final = GatewayDecision()
-
-
-_RAW: Final = 0
-_ATTRIBUTED: Final = 1
-_GATED: Final = 2
-"""How a facade method wants its call: pluggy's result, attributed results, or a gated call's
-:class:`~hermes_hooks.calling.gate.GateWatch` (for a hook whose contract ``protects`` an
-argument)."""
 
 
 def _attribute(raw: object, records: list[tuple[str, object]]) -> list[tuple[str, object]]:
@@ -162,7 +155,7 @@ async def acall_hook(
     return _attribute(raw, records) if records is not None else raw
 
 
-def _decide_tool_call(gate: GateWatch) -> ToolDecision:
+def _decide_tool_call(gate: GateWatch, kwargs: Mapping[str, Any]) -> ToolDecision:
     """The ``pre_tool_call`` decision of a gated call: each implementation's own result counts.
 
     The arguments are the snapshot taken before the first implementation ran (what the host
@@ -173,23 +166,75 @@ def _decide_tool_call(gate: GateWatch) -> ToolDecision:
     )
 
 
+class Rule:
+    """What the method of a hook that is not an observer answers.
+
+    :param returns: the method's return annotation (the generator writes it).
+    :param neutral: the answer when no plugin implements the hook: an expression of the
+        method's arguments, which the generator writes into the method (so that a hook
+        nobody implements costs a look, not a call).
+    :param finish: the answer from pluggy's result (a gated hook's: its
+        :class:`~hermes_hooks.calling.gate.GateWatch`) and the call's arguments.
+    """
+
+    __slots__ = ("finish", "neutral", "returns")
+
+    def __init__(
+        self, returns: str, neutral: str, finish: Callable[[Any, Mapping[str, Any]], Any]
+    ) -> None:
+        self.returns, self.neutral, self.finish = returns, neutral, finish
+
+
+def _replacement(argument: str, *, nonempty: bool = False) -> Rule:
+    """The rule of a transform hook: the first ``str`` a plugin returns, else ``argument``."""
+
+    def finish(new: object, kwargs: Mapping[str, Any]) -> Any:
+        fits = isinstance(new, str) and (bool(new) or not nonempty)
+        return new if fits else kwargs[argument]
+
+    return Rule("str", argument, finish)
+
+
+RULES: Final[Mapping[str, Rule]] = {
+    "pre_tool_call": Rule("ToolDecision", "ToolDecision.allow(args)", _decide_tool_call),
+    "transform_tool_result": _replacement("result"),
+    "transform_terminal_output": _replacement("output"),
+    "transform_llm_output": _replacement("response_text", nonempty=True),
+    "pre_llm_call": Rule(
+        "str | None",
+        "None",
+        lambda results, kw: join_context(results if isinstance(results, list) else []),
+    ),
+    "pre_gateway_dispatch": Rule(
+        "GatewayDecision", "_ALLOW", lambda raw, kw: gateway_decision(raw)
+    ),
+    "pre_verify": Rule("VerifyDecision | None", "None", lambda raw, kw: verify_decision(raw)),
+    "transform_api_error_classification": Rule(
+        "ErrorClassification | None", "None", lambda raw, kw: error_classification(raw)
+    ),
+    "pre_transcription": Rule("dict[str, str]", "{}", lambda raw, kw: transcription_overrides(raw)),
+}
+"""Every hook that is not an observer: its answer's type, its neutral answer, its combine rule."""
+
+
+def _plan(name: str) -> tuple[Rule | None, tuple[tuple[str, Any], ...], bool]:
+    """Hook ``name``'s rule, its arguments whose default is a fresh list or dict, and whether
+    it is gated (its contract ``protects`` an argument)."""
+    contract = get_contract(getattr(hookspecs, name))
+    fresh = tuple((k, v) for k, v in contract.defaults.items() if isinstance(v, list | dict))
+    return RULES.get(name), fresh, bool(contract.protects)
+
+
+_PLANS: Final = {name: _plan(name) for name in hookspecs.HOOK_NAMES}
+
+
 class _Pending:
     """A hook call an async method is to await, and how its raw result becomes the answer."""
 
-    __slots__ = ("attributed", "finish", "kwargs", "name")
+    __slots__ = ("kwargs", "name", "rule")
 
-    def __init__(
-        self,
-        name: str,
-        kwargs: Mapping[str, Any],
-        finish: Callable[[Any], Any] | None,
-        attributed: int,
-    ) -> None:
-        self.name = name
-        self.kwargs = kwargs
-        self.finish = finish
-        #: :data:`_RAW`, :data:`_ATTRIBUTED` or :data:`_GATED`.
-        self.attributed = attributed
+    def __init__(self, name: str, kwargs: Mapping[str, Any], rule: Rule | None) -> None:
+        self.name, self.kwargs, self.rule = name, kwargs, rule
 
 
 _P = ParamSpec("_P")
@@ -211,9 +256,8 @@ def _async(
         if not isinstance(answer, _Pending):
             return answer  # nothing to call: the neutral answer
         raw = await self._arun(answer)
-        # No finish: an observer hook, whose method returns None.
-        finished: _R = answer.finish(raw) if answer.finish is not None else None  # type: ignore[assignment]
-        return finished
+        rule = answer.rule  # None: an observer hook, whose method returns None
+        return cast("_R", rule.finish(raw, answer.kwargs) if rule is not None else None)
 
     amethod.__name__ = "a" + method.__name__
     amethod.__qualname__ = method.__qualname__.rsplit(".", 1)[0] + "." + amethod.__name__
@@ -250,35 +294,35 @@ class Hooks:
         """Tell the listener that hook ``name`` fires; return whether a plugin implements it."""
         if self.listener is not None:
             self.listener(name)
-        caller: pluggy.HookCaller = getattr(self.pm.hook, name)
-        return bool(caller.get_hookimpls())
+        return bool(live_hookimpls(getattr(self.pm.hook, name)))  # pluggy's list, not a copy
 
-    def _call(self, name: str, finish: Callable[[Any], _R], /, **kwargs: Any) -> _R:
-        """Call hook ``name`` with ``kwargs``; return ``finish`` of what it returned."""
-        answer: _R = self._dispatch(name, kwargs, finish, _RAW)
-        return answer
+    def _run(self, name: str, kwargs: dict[str, Any], /) -> Any:
+        """Call hook ``name`` with a method's ``locals()``; return the hook's answer.
 
-    def _call_attributed(
-        self, name: str, finish: Callable[[list[tuple[str, object]]], _R], /, **kwargs: Any
-    ) -> _R:
-        """Call collecting hook ``name``; ``finish`` gets each result with its plugin."""
-        answer: _R = self._dispatch(name, kwargs, finish, _ATTRIBUTED)
-        return answer
-
-    def _call_gated(self, name: str, finish: Callable[[GateWatch], _R], /, **kwargs: Any) -> _R:
-        """Call hook ``name`` gated (:mod:`hermes_hooks.calling.gate`); ``finish`` gets the watch.
-
-        The watch holds what each implementation itself returned, the snapshot of every
-        argument the hook's contract protects, and what was undone.
+        ``None`` for an observer, else the rule's combination of what the call returned (the
+        method has answered already when no plugin implements the hook).
         """
-        answer: _R = self._dispatch(name, kwargs, finish, _GATED)
-        return answer
+        del kwargs["self"]
+        rule, fresh, gated = _PLANS[name]
+        for argument, empty in fresh:
+            if kwargs[argument] is None:
+                kwargs[argument] = empty.copy()
+        if gated:
+            return self._dispatch(name, kwargs, rule, None)
+        return self._dispatch(name, kwargs, rule, getattr(self.pm.hook, name))
 
-    def _fire(self, name: str, /, **kwargs: Any) -> None:
-        """Call observer hook ``name`` when a plugin implements it."""
-        if self._implemented(name):
-            return self._dispatch(name, kwargs, None, _RAW)  # type: ignore[no-any-return]
-        return None
+    def _fire(self, name: str, kwargs: dict[str, Any], /) -> None:
+        """Fire observer hook ``name``; on a :class:`_Deferred` view, hand back the call."""
+        if self.listener is not None:
+            self.listener(name)
+        caller: pluggy.HookCaller = getattr(self.pm.hook, name)
+        if not live_hookimpls(caller):
+            return None
+        del kwargs["self"]
+        for argument, empty in _PLANS[name][1]:
+            if kwargs[argument] is None:
+                kwargs[argument] = empty.copy()
+        return self._dispatch(name, kwargs, None, caller)  # type: ignore[no-any-return]
 
     def _watch(self, name: str, kwargs: Mapping[str, Any]) -> GateWatch:
         protects = self._protects.get(name)
@@ -295,23 +339,13 @@ class Hooks:
             self.pm.count_failure(tampering.plugin, watch.hook, message)
         return watch
 
-    def _dispatch(
-        self,
-        name: str,
-        kwargs: Mapping[str, Any],
-        finish: Callable[[Any], Any] | None,
-        attributed: int,
-    ) -> Any:
-        """Run one hook call now and finish its result (:class:`_Deferred` hands it back)."""
-        if attributed == _GATED:
-            assert finish is not None
-            return finish(self._gated(name, kwargs))
-        if attributed:
-            raw: Any = call_attributed(self.pm, name, kwargs)
-        else:
-            caller: pluggy.HookCaller = getattr(self.pm.hook, name)
-            raw = caller(**kwargs)
-        return finish(raw) if finish is not None else None
+    def _dispatch(self, name: str, kwargs: dict[str, Any], rule: Rule | None, caller: Any) -> Any:
+        """Run one hook call now and finish its result (:class:`_Deferred` hands it back).
+
+        :param caller: the hook's caller, or ``None`` for a gated call.
+        """
+        raw = self._gated(name, kwargs) if caller is None else caller(**kwargs)
+        return rule.finish(raw, kwargs) if rule is not None else None
 
     def _gated(self, name: str, kwargs: Mapping[str, Any]) -> GateWatch:
         """Run one gated call now; return its watch."""
@@ -324,7 +358,7 @@ class Hooks:
 
     async def _arun(self, call: _Pending) -> Any:
         """Run one call the asynchronous way: awaited implementations, pluggy's order."""
-        if call.attributed == _GATED:
+        if _PLANS[call.name][2]:
             watch = self._watch(call.name, call.kwargs)
             try:
                 await acall_hook(self.pm, call.name, call.kwargs, watch=watch)
@@ -332,13 +366,7 @@ class Hooks:
                 self._settle(watch)
             return watch
         concurrent = self.concurrent_observers and call.name.startswith(CONCURRENT_PREFIXES)
-        return await acall_hook(
-            self.pm,
-            call.name,
-            call.kwargs,
-            attributed=call.attributed == _ATTRIBUTED,
-            concurrent=concurrent,
-        )
+        return await acall_hook(self.pm, call.name, call.kwargs, concurrent=concurrent)
 
     # -- generated by hermes_hooks.calling.facadegen: do not edit --
 
@@ -360,19 +388,8 @@ class Hooks:
         """Ask the plugins about a tool call; block > approve > modify, whatever their order."""
         if not self._implemented("pre_tool_call"):
             return ToolDecision.allow(args)
-        return self._call_gated(
-            "pre_tool_call",
-            _decide_tool_call,
-            tool_name=tool_name,
-            args=args,
-            task_id=task_id,
-            session_id=session_id,
-            tool_call_id=tool_call_id,
-            turn_id=turn_id,
-            api_request_id=api_request_id,
-            middleware_trace=middleware_trace if middleware_trace is not None else [],
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        answer: ToolDecision = self._run("pre_tool_call", locals())
+        return answer
 
     apre_tool_call = _async(pre_tool_call)
 
@@ -395,23 +412,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a tool call returned, failed or was blocked."""
-        return self._fire(
-            "post_tool_call",
-            tool_name=tool_name,
-            args=args,
-            result=result,
-            task_id=task_id,
-            session_id=session_id,
-            tool_call_id=tool_call_id,
-            turn_id=turn_id,
-            api_request_id=api_request_id,
-            duration_ms=duration_ms,
-            status=status,
-            error_type=error_type,
-            error_message=error_message,
-            middleware_trace=middleware_trace if middleware_trace is not None else [],
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("post_tool_call", locals())
 
     apost_tool_call = _async(post_tool_call)
 
@@ -435,23 +436,8 @@ class Hooks:
         """Return the tool result the model sees: the first plugin's replacement, or ``result``."""
         if not self._implemented("transform_tool_result"):
             return result
-        return self._call(
-            "transform_tool_result",
-            lambda new: new if isinstance(new, str) else result,
-            tool_name=tool_name,
-            args=args,
-            result=result,
-            task_id=task_id,
-            session_id=session_id,
-            tool_call_id=tool_call_id,
-            turn_id=turn_id,
-            api_request_id=api_request_id,
-            duration_ms=duration_ms,
-            status=status,
-            error_type=error_type,
-            error_message=error_message,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        answer: str = self._run("transform_tool_result", locals())
+        return answer
 
     atransform_tool_result = _async(transform_tool_result)
 
@@ -468,16 +454,8 @@ class Hooks:
         """Return the terminal output the tool keeps: the first replacement, or ``output``."""
         if not self._implemented("transform_terminal_output"):
             return output
-        return self._call(
-            "transform_terminal_output",
-            lambda new: new if isinstance(new, str) else output,
-            command=command,
-            output=output,
-            returncode=returncode,
-            task_id=task_id,
-            env_type=env_type,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        answer: str = self._run("transform_terminal_output", locals())
+        return answer
 
     atransform_terminal_output = _async(transform_terminal_output)
 
@@ -496,16 +474,8 @@ class Hooks:
         """Return the final response: the first non-empty replacement, or ``response_text``."""
         if not self._implemented("transform_llm_output"):
             return response_text
-        return self._call(
-            "transform_llm_output",
-            lambda new: new if isinstance(new, str) and new else response_text,
-            response_text=response_text,
-            session_id=session_id,
-            model=model,
-            platform=platform,
-            turn_id=turn_id,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        answer: str = self._run("transform_llm_output", locals())
+        return answer
 
     atransform_llm_output = _async(transform_llm_output)
 
@@ -527,21 +497,8 @@ class Hooks:
         """Return the plugins' context for this turn, joined with blank lines, or ``None``."""
         if not self._implemented("pre_llm_call"):
             return None
-        return self._call(
-            "pre_llm_call",
-            lambda results: join_context(results if isinstance(results, list) else []),
-            session_id=session_id,
-            task_id=task_id,
-            turn_id=turn_id,
-            user_message=user_message,
-            conversation_history=conversation_history,
-            is_first_turn=is_first_turn,
-            model=model,
-            platform=platform,
-            parent_session_id=parent_session_id,
-            sender_id=sender_id,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        answer: str | None = self._run("pre_llm_call", locals())
+        return answer
 
     apre_llm_call = _async(pre_llm_call)
 
@@ -559,18 +516,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a turn produced its final response."""
-        return self._fire(
-            "post_llm_call",
-            session_id=session_id,
-            task_id=task_id,
-            turn_id=turn_id,
-            user_message=user_message,
-            assistant_response=assistant_response,
-            conversation_history=conversation_history,
-            model=model,
-            platform=platform,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("post_llm_call", locals())
 
     apost_llm_call = _async(post_llm_call)
 
@@ -602,32 +548,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a model request is about to be sent."""
-        return self._fire(
-            "pre_api_request",
-            task_id=task_id,
-            turn_id=turn_id,
-            api_request_id=api_request_id,
-            session_id=session_id,
-            user_message=user_message,
-            conversation_history=conversation_history if conversation_history is not None else [],
-            platform=platform,
-            model=model,
-            provider=provider,
-            base_url=base_url,
-            api_mode=api_mode,
-            api_call_count=api_call_count,
-            retry_count=retry_count,
-            request_messages=request_messages,
-            message_count=message_count,
-            tool_count=tool_count,
-            approx_input_tokens=approx_input_tokens,
-            request_char_count=request_char_count,
-            max_tokens=max_tokens,
-            started_at=started_at,
-            middleware_trace=middleware_trace if middleware_trace is not None else [],
-            request=request if request is not None else {},
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("pre_api_request", locals())
 
     apre_api_request = _async(pre_api_request)
 
@@ -660,33 +581,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a model response arrived and was normalized."""
-        return self._fire(
-            "post_api_request",
-            task_id=task_id,
-            turn_id=turn_id,
-            api_request_id=api_request_id,
-            session_id=session_id,
-            platform=platform,
-            model=model,
-            provider=provider,
-            base_url=base_url,
-            api_mode=api_mode,
-            api_call_count=api_call_count,
-            api_duration=api_duration,
-            started_at=started_at,
-            ended_at=ended_at,
-            first_chunk_at=first_chunk_at,
-            first_delta_at=first_delta_at,
-            finish_reason=finish_reason,
-            message_count=message_count,
-            response_model=response_model,
-            response=response if response is not None else {},
-            usage=usage,
-            assistant_message=assistant_message,
-            assistant_content_chars=assistant_content_chars,
-            assistant_tool_call_count=assistant_tool_call_count,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("post_api_request", locals())
 
     apost_api_request = _async(post_api_request)
 
@@ -718,32 +613,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a model request failed."""
-        return self._fire(
-            "api_request_error",
-            task_id=task_id,
-            turn_id=turn_id,
-            api_request_id=api_request_id,
-            session_id=session_id,
-            platform=platform,
-            model=model,
-            provider=provider,
-            base_url=base_url,
-            api_mode=api_mode,
-            api_call_count=api_call_count,
-            api_duration=api_duration,
-            started_at=started_at,
-            ended_at=ended_at,
-            first_chunk_at=first_chunk_at,
-            first_delta_at=first_delta_at,
-            status_code=status_code,
-            retry_count=retry_count,
-            max_retries=max_retries,
-            retryable=retryable,
-            reason=reason,
-            error=error,
-            request=request if request is not None else {},
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("api_request_error", locals())
 
     aapi_request_error = _async(api_request_error)
 
@@ -758,13 +628,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a new session runs its first turn."""
-        return self._fire(
-            "on_session_start",
-            session_id=session_id,
-            model=model,
-            platform=platform,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_session_start", locals())
 
     aon_session_start = _async(on_session_start)
 
@@ -785,21 +649,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a turn ended, whatever its outcome."""
-        return self._fire(
-            "on_session_end",
-            session_id=session_id,
-            task_id=task_id,
-            turn_id=turn_id,
-            completed=completed,
-            failed=failed,
-            interrupted=interrupted,
-            turn_exit_reason=turn_exit_reason,
-            model=model,
-            platform=platform,
-            reason=reason,
-            api_request_id=api_request_id,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_session_end", locals())
 
     aon_session_end = _async(on_session_end)
 
@@ -814,15 +664,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a session is torn down."""
-        return self._fire(
-            "on_session_finalize",
-            session_id=session_id,
-            platform=platform,
-            reason=reason,
-            old_session_id=old_session_id,
-            new_session_id=new_session_id,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_session_finalize", locals())
 
     aon_session_finalize = _async(on_session_finalize)
 
@@ -837,15 +679,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a replacement session exists."""
-        return self._fire(
-            "on_session_reset",
-            session_id=session_id,
-            platform=platform,
-            reason=reason,
-            old_session_id=old_session_id,
-            new_session_id=new_session_id,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_session_reset", locals())
 
     aon_session_reset = _async(on_session_reset)
 
@@ -864,17 +698,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a child agent is about to run."""
-        return self._fire(
-            "subagent_start",
-            parent_session_id=parent_session_id,
-            parent_turn_id=parent_turn_id,
-            parent_subagent_id=parent_subagent_id,
-            child_session_id=child_session_id,
-            child_subagent_id=child_subagent_id,
-            child_role=child_role,
-            child_goal=child_goal,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("subagent_start", locals())
 
     asubagent_start = _async(subagent_start)
 
@@ -892,18 +716,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a child agent finished."""
-        return self._fire(
-            "subagent_stop",
-            parent_session_id=parent_session_id,
-            parent_turn_id=parent_turn_id,
-            child_session_id=child_session_id,
-            child_role=child_role,
-            child_summary=child_summary,
-            child_status=child_status,
-            tool_call_history=tool_call_history if tool_call_history is not None else [],
-            duration_ms=duration_ms,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("subagent_stop", locals())
 
     asubagent_stop = _async(subagent_stop)
 
@@ -920,14 +733,8 @@ class Hooks:
         """Return what happens to an inbound message: allow, skip (with reason) or rewrite."""
         if not self._implemented("pre_gateway_dispatch"):
             return _ALLOW
-        return self._call(
-            "pre_gateway_dispatch",
-            gateway_decision,
-            event=event,
-            gateway=gateway,
-            session_store=session_store,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        answer: GatewayDecision = self._run("pre_gateway_dispatch", locals())
+        return answer
 
     apre_gateway_dispatch = _async(pre_gateway_dispatch)
 
@@ -942,13 +749,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers the gateway normalized a platform event."""
-        return self._fire(
-            "gateway_platform_event",
-            platform=platform,
-            event_type=event_type,
-            payload=payload,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("gateway_platform_event", locals())
 
     agateway_platform_event = _async(gateway_platform_event)
 
@@ -967,18 +768,8 @@ class Hooks:
         """Return a decision that sends the agent back to work, or ``None`` to finish."""
         if not self._implemented("pre_verify"):
             return None
-        return self._call(
-            "pre_verify",
-            verify_decision,
-            session_id=session_id,
-            platform=platform,
-            model=model,
-            coding=coding,
-            attempt=attempt,
-            final_response=final_response,
-            changed_paths=changed_paths,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        answer: VerifyDecision | None = self._run("pre_verify", locals())
+        return answer
 
     apre_verify = _async(pre_verify)
 
@@ -998,18 +789,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a person is about to be asked to approve ``command``."""
-        return self._fire(
-            "pre_approval_request",
-            command=command,
-            description=description,
-            pattern_key=pattern_key,
-            pattern_keys=pattern_keys if pattern_keys is not None else [],
-            session_key=session_key,
-            surface=surface,
-            turn_id=turn_id,
-            tool_call_id=tool_call_id,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("pre_approval_request", locals())
 
     apre_approval_request = _async(pre_approval_request)
 
@@ -1029,20 +809,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers how an approval was answered."""
-        return self._fire(
-            "post_approval_response",
-            command=command,
-            description=description,
-            pattern_key=pattern_key,
-            pattern_keys=pattern_keys if pattern_keys is not None else [],
-            session_key=session_key,
-            surface=surface,
-            turn_id=turn_id,
-            tool_call_id=tool_call_id,
-            choice=choice,
-            decided_by=decided_by,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("post_approval_response", locals())
 
     apost_approval_response = _async(post_approval_response)
 
@@ -1059,15 +826,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task was claimed."""
-        return self._fire(
-            "kanban_task_claimed",
-            task_id=task_id,
-            profile_name=profile_name,
-            board=board,
-            assignee=assignee,
-            run_id=run_id,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("kanban_task_claimed", locals())
 
     akanban_task_claimed = _async(kanban_task_claimed)
 
@@ -1083,16 +842,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task was completed."""
-        return self._fire(
-            "kanban_task_completed",
-            task_id=task_id,
-            profile_name=profile_name,
-            board=board,
-            assignee=assignee,
-            run_id=run_id,
-            summary=summary,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("kanban_task_completed", locals())
 
     akanban_task_completed = _async(kanban_task_completed)
 
@@ -1108,16 +858,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task moved to blocked."""
-        return self._fire(
-            "kanban_task_blocked",
-            task_id=task_id,
-            profile_name=profile_name,
-            board=board,
-            assignee=assignee,
-            run_id=run_id,
-            reason=reason,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("kanban_task_blocked", locals())
 
     akanban_task_blocked = _async(kanban_task_blocked)
 
@@ -1135,16 +876,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a streaming response begins."""
-        return self._fire(
-            "on_stream_start",
-            turn_id=turn_id,
-            iteration=iteration,
-            session_id=session_id,
-            model=model,
-            provider=provider,
-            surface=surface,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_stream_start", locals())
 
     aon_stream_start = _async(on_stream_start)
 
@@ -1162,18 +894,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a streaming response brought ``delta``."""
-        return self._fire(
-            "on_stream_delta",
-            delta=delta,
-            kind=kind,
-            turn_id=turn_id,
-            iteration=iteration,
-            session_id=session_id,
-            model=model,
-            provider=provider,
-            surface=surface,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_stream_delta", locals())
 
     aon_stream_delta = _async(on_stream_delta)
 
@@ -1192,19 +913,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a streaming response ended."""
-        return self._fire(
-            "on_stream_end",
-            final_text=final_text,
-            finished=finished,
-            error=error,
-            turn_id=turn_id,
-            iteration=iteration,
-            session_id=session_id,
-            model=model,
-            provider=provider,
-            surface=surface,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_stream_end", locals())
 
     aon_stream_end = _async(on_stream_end)
 
@@ -1222,18 +931,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers the model said ``text`` mid-turn."""
-        return self._fire(
-            "on_interim_message",
-            text=text,
-            already_streamed=already_streamed,
-            turn_id=turn_id,
-            iteration=iteration,
-            session_id=session_id,
-            model=model,
-            provider=provider,
-            surface=surface,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_interim_message", locals())
 
     aon_interim_message = _async(on_interim_message)
 
@@ -1258,22 +956,10 @@ class Hooks:
         """Return the first plugin's classification of a failed model request, or ``None``."""
         if not self._implemented("transform_api_error_classification"):
             return None
-        return self._call(
-            "transform_api_error_classification",
-            error_classification,
-            provider=provider,
-            model=model,
-            status_code=status_code,
-            error_type=error_type,
-            error_code=error_code,
-            error_message=error_message,
-            error_body=error_body,
-            error=error,
-            approx_tokens=approx_tokens,
-            context_length=context_length,
-            num_messages=num_messages,
-            telemetry_schema_version=telemetry_schema_version,
+        answer: ErrorClassification | None = self._run(
+            "transform_api_error_classification", locals()
         )
+        return answer
 
     atransform_api_error_classification = _async(transform_api_error_classification)
 
@@ -1293,18 +979,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a skill's usage state changed."""
-        return self._fire(
-            "on_skill_lifecycle",
-            action=action,
-            skill_name=skill_name,
-            provenance=provenance,
-            task_id=task_id,
-            session_id=session_id,
-            use_count=use_count,
-            reused=reused,
-            reuse_after_patch=reuse_after_patch,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_skill_lifecycle", locals())
 
     aon_skill_lifecycle = _async(on_skill_lifecycle)
 
@@ -1320,14 +995,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a running turn was interrupted."""
-        return self._fire(
-            "agent_loop_stopped",
-            session_key=session_key,
-            platform=platform,
-            reason=reason,
-            invalidation_reason=invalidation_reason,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("agent_loop_stopped", locals())
 
     aagent_loop_stopped = _async(agent_loop_stopped)
 
@@ -1343,16 +1011,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a slash command is about to run."""
-        return self._fire(
-            "pre_command",
-            surface=surface,
-            command=command,
-            alias_used=alias_used,
-            args_raw=args_raw,
-            session_key=session_key,
-            platform=platform,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("pre_command", locals())
 
     apre_command = _async(pre_command)
 
@@ -1372,17 +1031,8 @@ class Hooks:
         """Return the plugins' changes to ``prompt``, ``language`` and ``model`` (later wins)."""
         if not self._implemented("pre_transcription"):
             return {}
-        return self._call(
-            "pre_transcription",
-            transcription_overrides,
-            file_path=file_path,
-            provider=provider,
-            model=model,
-            language=language,
-            prompt=prompt,
-            source=source,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        answer: dict[str, str] = self._run("pre_transcription", locals())
+        return answer
 
     apre_transcription = _async(pre_transcription)
 
@@ -1403,19 +1053,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a group-chat member's session emitted an event."""
-        return self._fire(
-            "on_room_member_activity",
-            room_id=room_id,
-            thread_id=thread_id,
-            member_id=member_id,
-            turn_id=turn_id,
-            task_id=task_id,
-            execution_generation=execution_generation,
-            kind=kind,
-            seq=seq,
-            payload=payload,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_room_member_activity", locals())
 
     aon_room_member_activity = _async(on_room_member_activity)
 
@@ -1434,17 +1072,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task's worker started."""
-        return self._fire(
-            "on_kanban_worker_spawned",
-            task_id=task_id,
-            profile_name=profile_name,
-            board=board,
-            assignee=assignee,
-            run_id=run_id,
-            worker_pid=worker_pid,
-            workspace_path=workspace_path,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_kanban_worker_spawned", locals())
 
     aon_kanban_worker_spawned = _async(on_kanban_worker_spawned)
 
@@ -1464,20 +1092,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task's worker was found dead."""
-        return self._fire(
-            "on_kanban_worker_exited",
-            task_id=task_id,
-            profile_name=profile_name,
-            board=board,
-            assignee=assignee,
-            run_id=run_id,
-            worker_pid=worker_pid,
-            exit_kind=exit_kind,
-            exit_code=exit_code,
-            outcome=outcome,
-            retry_status=retry_status,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_kanban_worker_exited", locals())
 
     aon_kanban_worker_exited = _async(on_kanban_worker_exited)
 
@@ -1495,18 +1110,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a stale claim was reclaimed."""
-        return self._fire(
-            "on_kanban_worker_stale_claim",
-            task_id=task_id,
-            profile_name=profile_name,
-            board=board,
-            assignee=assignee,
-            run_id=run_id,
-            worker_pid=worker_pid,
-            heartbeat_stale=heartbeat_stale,
-            retry_status=retry_status,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_kanban_worker_stale_claim", locals())
 
     aon_kanban_worker_stale_claim = _async(on_kanban_worker_stale_claim)
 
@@ -1522,16 +1126,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a task's fields were written."""
-        return self._fire(
-            "on_kanban_task_updated",
-            task_id=task_id,
-            profile_name=profile_name,
-            board=board,
-            assignee=assignee,
-            run_id=run_id,
-            changed_fields=changed_fields if changed_fields is not None else [],
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_kanban_task_updated", locals())
 
     aon_kanban_task_updated = _async(on_kanban_task_updated)
 
@@ -1546,15 +1141,7 @@ class Hooks:
         telemetry_schema_version: str = "hermes.observer.v1",
     ) -> None:
         """Tell the observers a dispatcher tick ended."""
-        return self._fire(
-            "on_kanban_dispatch_tick",
-            board=board,
-            profile_name=profile_name,
-            dry_run=dry_run,
-            outcome=outcome,
-            result=result,
-            telemetry_schema_version=telemetry_schema_version,
-        )
+        return self._fire("on_kanban_dispatch_tick", locals())
 
     aon_kanban_dispatch_tick = _async(on_kanban_dispatch_tick)
 
@@ -1571,11 +1158,5 @@ class _Deferred(Hooks):
     def __init__(self, hooks: Hooks) -> None:  # no super().__init__: the state is shared
         self.__dict__ = hooks.__dict__
 
-    def _dispatch(
-        self,
-        name: str,
-        kwargs: Mapping[str, Any],
-        finish: Callable[[Any], Any] | None,
-        attributed: int,
-    ) -> Any:
-        return _Pending(name, kwargs, finish, attributed)
+    def _dispatch(self, name: str, kwargs: dict[str, Any], rule: Rule | None, caller: Any) -> Any:
+        return _Pending(name, kwargs, rule)

@@ -1,13 +1,14 @@
 """Generate the per-hook methods of ``Hooks``: ``python -m hermes_hooks.calling.facadegen``.
 
 Each method is written from its hookspec in :mod:`hermes_hooks.spec.hookspecs`: the hookspec's
-arguments become keyword-only arguments with its annotations (the required ones first), the
-hook's contract says what an argument a host leaves out means (``defaults``), and the contract's
-mode says how the hook is called. An observer (``Mode.OBSERVE``) is fired through ``_fire``;
-every other hook needs an entry in :data:`ANSWERS`: the method's return annotation, the neutral
-answer when no plugin implements the hook, and the function that turns pluggy's result into
-the answer. The methods replace the code between the two marker lines of ``facade.py``; the rest
-of that file is written by hand.
+arguments become keyword-only arguments with its annotations (the required ones first), and the
+hook's contract says what an argument a host leaves out means (``defaults``). The body is one
+call, ``self._run("<name>", locals())`` (``self._fire`` for an observer), whose answer gets a
+typed name, after the neutral answer of a hook nobody implements: what the call answers is
+data, not code. An observer (``Mode.OBSERVE``) returns
+``None``; every other hook needs an entry in :data:`hermes_hooks.calling.facade.RULES` (its
+answer's type, its neutral answer, its combine rule). The methods replace the code between the
+two marker lines of ``facade.py``; the rest of that file is written by hand.
 
 With ``--check`` nothing is written and the exit code is 1 when ``facade.py`` is stale;
 ``tests/test_facadegen.py`` fails then too.
@@ -23,13 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
-import attrs
-
+from hermes_hooks.calling.facade import RULES
 from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.contract import Mode, get_contract
 
 __all__ = [
-    "ANSWERS",
     "BEGIN",
     "END",
     "FACADE",
@@ -37,7 +36,6 @@ __all__ = [
     "SECTIONS",
     "SUMMARIES",
     "WIDTH",
-    "Answer",
     "main",
     "render",
     "render_method",
@@ -53,70 +51,6 @@ END: Final = "    # -- end of generated code --"
 WIDTH: Final = 100
 """The line length of ``ruff format``, whose layout the generated code follows."""
 
-
-@attrs.frozen
-class Answer:
-    """How the method of a hook with an answer turns the hook's results into that answer.
-
-    Each field is Python source, which may name the method's arguments and what ``facade.py``
-    imports.
-
-    :param returns: the method's return annotation.
-    :param neutral: the answer when no plugin implements the hook.
-    :param finish: a function of pluggy's result (a list of ``(plugin, result)`` pairs when
-        ``attributed``) that returns the answer.
-    :param attributed: whether the answer needs to know which plugin returned each result.
-    :param gated: the call is gated (``Hooks._call_gated``): ``finish`` gets the call's
-        :class:`~hermes_hooks.calling.gate.GateWatch`, with each implementation's own result,
-        the snapshot of the arguments the contract protects and what was undone.
-    """
-
-    returns: str
-    neutral: str
-    finish: str
-    attributed: bool = False
-    gated: bool = False
-
-
-ANSWERS: Final[Mapping[str, Answer]] = {
-    "pre_tool_call": Answer(
-        returns="ToolDecision",
-        neutral="ToolDecision.allow(args)",
-        finish="_decide_tool_call",
-        gated=True,
-    ),
-    "transform_tool_result": Answer(
-        returns="str",
-        neutral="result",
-        finish="lambda new: new if isinstance(new, str) else result",
-    ),
-    "transform_terminal_output": Answer(
-        returns="str",
-        neutral="output",
-        finish="lambda new: new if isinstance(new, str) else output",
-    ),
-    "transform_llm_output": Answer(
-        returns="str",
-        neutral="response_text",
-        finish="lambda new: new if isinstance(new, str) and new else response_text",
-    ),
-    "pre_llm_call": Answer(
-        returns="str | None",
-        neutral="None",
-        finish="lambda results: join_context(results if isinstance(results, list) else [])",
-    ),
-    "pre_gateway_dispatch": Answer(
-        returns="GatewayDecision", neutral="_ALLOW", finish="gateway_decision"
-    ),
-    "pre_verify": Answer(returns="VerifyDecision | None", neutral="None", finish="verify_decision"),
-    "transform_api_error_classification": Answer(
-        returns="ErrorClassification | None", neutral="None", finish="error_classification"
-    ),
-    "pre_transcription": Answer(
-        returns="dict[str, str]", neutral="{}", finish="transcription_overrides"
-    ),
-}
-"""Every hook that is not an observer: what its method returns, and how."""
 
 SUMMARIES: Final[Mapping[str, str]] = {
     "pre_tool_call": (
@@ -240,77 +174,65 @@ def _laid_out(indent: int, head: str, items: Sequence[str], tail: str) -> list[s
     return [pad + head, *(f"{pad}    {item}," for item in items), pad + tail]
 
 
-def _answer(spec: Callable[..., object]) -> Answer | None:
-    """Return the hook's :class:`Answer`, or ``None`` for an observer."""
+def _returns(spec: Callable[..., object]) -> str:
+    """Return the method's return annotation: ``None`` for an observer, else its rule's."""
     name = spec.__name__
     mode = get_contract(spec).mode
     if mode is Mode.OBSERVE:
-        if name in ANSWERS:
+        if name in RULES:
             raise ValueError(
-                f"hook {name}: an observer (Mode.OBSERVE) returns nothing, but facadegen.ANSWERS "
+                f"hook {name}: an observer (Mode.OBSERVE) returns nothing, but facade.RULES "
                 "has an entry for it; remove the entry or change the hook's mode"
             )
-        return None
-    if name not in ANSWERS:
+        return "None"
+    if name not in RULES:
         raise ValueError(
-            f"hook {name}: a {mode.value!r} hook needs an entry in facadegen.ANSWERS (its "
-            "return annotation, its neutral answer and how the results become the answer); "
-            "only observers (Mode.OBSERVE) are written without one"
+            f"hook {name}: a {mode.value!r} hook needs an entry in facade.RULES (its answer's "
+            "type, its neutral answer and how the results become the answer); only "
+            "observers (Mode.OBSERVE) are written without one"
         )
-    return ANSWERS[name]
+    return RULES[name].returns
 
 
 def render_method(spec: Callable[..., object]) -> list[str]:
     """Return the lines of the method of a hookspec and of its coroutine twin.
 
-    :raises ValueError: when the hook is neither an observer nor in :data:`ANSWERS`, or an
+    :raises ValueError: when the hook is neither an observer nor in ``facade.RULES``, or an
         annotation is not a string.
     """
     name = spec.__name__
-    answer = _answer(spec)
+    returns = _returns(spec)
     defaults = get_contract(spec).defaults
     arguments = list(inspect.signature(spec).parameters)
     required: list[str] = []
     optional: list[str] = []
-    passed: list[str] = []
     for argument in arguments:
         annotation = _annotation(spec, argument)
         if argument not in defaults:
             required.append(f"{argument}: {annotation}")
-            passed.append(f"{argument}={argument}")
-            continue
-        default = defaults[argument]
-        if isinstance(default, list | dict):  # a fresh one per call, never one shared by all
+        elif isinstance(defaults[argument], list | dict):  # a fresh one per call: None here
             optional.append(f"{argument}: {annotation} | None = None")
-            passed.append(
-                f"{argument}={argument} if {argument} is not None else {_literal(default)}"
-            )
         else:
-            optional.append(f"{argument}: {annotation} = {_literal(default)}")
-            passed.append(f"{argument}={argument}")
+            optional.append(f"{argument}: {annotation} = {_literal(defaults[argument])}")
     parameters = ["self", "*", *required, *optional] if arguments else ["self"]
-    returns = answer.returns if answer is not None else "None"
     summary = SUMMARIES.get(name) or inspect.getdoc(spec) or f"Call ``{name}``."
     lines = _laid_out(4, f"def {name}(", parameters, f") -> {returns}:")
     lines.append(f'        """{summary.splitlines()[0]}"""')
-    if answer is None:
-        lines += _laid_out(8, "return self._fire(", [f'"{name}"', *passed], ")")
-    else:
-        call = (
-            "_call_gated" if answer.gated else "_call_attributed" if answer.attributed else "_call"
-        )
+    if returns == "None":
+        lines.append(f'        return self._fire("{name}", locals())')
+    else:  # an annotated name, not typing.cast: a call less on every hook call
         lines.append(f'        if not self._implemented("{name}"):')
-        lines.append(f"            return {answer.neutral}")
-        lines += _laid_out(8, f"return self.{call}(", [f'"{name}"', answer.finish, *passed], ")")
-    lines += ["", f"    a{name} = _async({name})"]
-    return lines
+        lines.append(f"            return {RULES[name].neutral}")
+        lines += _laid_out(8, f"answer: {returns} = self._run(", [f'"{name}"', "locals()"], ")")
+        lines.append("        return answer")
+    return [*lines, "", f"    a{name} = _async({name})"]
 
 
 def render_methods() -> str:
     """Return the code that goes between the markers: every hook's methods, in hookspec order."""
-    stale = sorted(set(ANSWERS) - set(hookspecs.HOOK_NAMES))
+    stale = sorted(set(RULES) - set(hookspecs.HOOK_NAMES))
     if stale:
-        raise ValueError(f"facadegen.ANSWERS names hooks that have no hookspec: {stale}")
+        raise ValueError(f"facade.RULES names hooks that have no hookspec: {stale}")
     lines: list[str] = []
     for name in hookspecs.HOOK_NAMES:
         lines.append("")

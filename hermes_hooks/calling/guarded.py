@@ -14,7 +14,7 @@ import collections
 import difflib
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from logging import DEBUG
 from typing import Any, Final, Protocol
 
@@ -22,6 +22,7 @@ import attrs
 import pluggy
 
 from hermes_hooks.calling.guards import guard_hookimpl
+from hermes_hooks.calling.handoff import CallObserver
 from hermes_hooks.calling.pluggy_private import PluggySeams
 from hermes_hooks.calling.results import ResultLimit
 from hermes_hooks.calling.tracebacks import hide_in_pytest, trimmed
@@ -81,6 +82,8 @@ class GuardedManager(PluggySeams):
         # invoke_hook: per hook, its caller, the arguments it fills with None, and firstresult.
         self._invoke_fill: dict[str, _InvokeFill] = {}
         self._contracts: dict[str, tuple[HookContract, bool]] = {}
+        #: Every guard holds this list and tells what is in it of each call (none: no cost).
+        self.call_observers: list[CallObserver] = []
         self._lock = threading.RLock()
         self._failures_lock = threading.Lock()
         self._logged_failures: collections.OrderedDict[tuple[str, str, str], None] = (
@@ -136,11 +139,12 @@ class GuardedManager(PluggySeams):
         meanwhile from another thread runs none of them or all of them.
         """
         with self._lock, self.staged():
+            before = self.is_registered(plugin)
             try:
                 return super().register(plugin, name)
             except BaseException:
                 # Past pluggy's checks (a historic replay that raised, say): leave nothing.
-                if self.is_registered(plugin):
+                if not before and self.is_registered(plugin):
                     self.unregister(plugin)
                 raise
 
@@ -174,7 +178,27 @@ class GuardedManager(PluggySeams):
             firstresult=firstresult,
             setting=self.callback_bound,
             limit=self.result_limit,
+            observers=self.call_observers,
         )
+
+    def add_call_observer(self, observer: CallObserver) -> Callable[[], None]:
+        """Tell ``observer`` of every call of a plain implementation, until the undo is called.
+
+        ``observer(hook_name, plugin_key, seconds, outcome)`` is called once per call, after it,
+        with that implementation's own time and ``"ok"``, ``"error"`` (it raised, or its
+        result was refused) or ``"timeout"`` (past ``plugins.hook_callback_timeout``). What
+        an observer raises is logged and never reaches the call. With none attached, a call
+        costs what it did. Returns a function of no arguments that removes the observer.
+        """
+        with self._lock:
+            self.call_observers.append(observer)
+
+        def undo() -> None:
+            with self._lock:
+                if observer in self.call_observers:
+                    self.call_observers.remove(observer)
+
+        return undo
 
     def _warn_unknown_hook(self, plugin_key: str, hook_name: str) -> None:
         close = difflib.get_close_matches(hook_name, self.known_hooks(), n=3, cutoff=0.6)

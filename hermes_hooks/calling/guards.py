@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import keyword
+import time
 import types
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, Final, Protocol, final
 
 import pluggy
@@ -126,6 +126,7 @@ def guard_hookimpl(
     firstresult: bool,
     setting: BoundSetting | None = None,
     limit: ResultLimit | None = None,
+    observers: Sequence[handoff.CallObserver] = (),
 ) -> None:
     """Replace ``impl.function`` with a guarded version (once; a second call does nothing).
 
@@ -135,28 +136,16 @@ def guard_hookimpl(
         (:data:`~hermes_hooks.calling.bounds.SELF_BOUNDED_ATTR`).
     :param limit: the manager's ``plugins.max_hook_result_bytes``; a plain implementation's
         result past it, or a wrapper's own, is a failure under the hook's policy.
+    :param observers: the manager's call observers (a list it changes in place), told of each
+        call of a plain implementation.
     """
     if is_guarded(impl.function):
         return
     function = impl.function
     plugin_key = impl.plugin_name
     guarded: Callable[..., Any]
-    if impl.hookwrapper:
-        guarded = _gated(
-            _guard_old_wrapper(function, plugin_key, hook_name, report, strict, limit),
-            plugin_key,
-            hook_name,
-            old_style=True,
-        )
-    elif impl.wrapper:
-        guarded = _gated(
-            _guard_wrapper(
-                function, plugin_key, hook_name, contract, report, strict, firstresult, limit
-            ),
-            plugin_key,
-            hook_name,
-            old_style=False,
-        )
+    if impl.hookwrapper or impl.wrapper:
+        guarded = _wrapper_guard(impl, hook_name, contract, report, strict, firstresult, limit)
     else:
         bounded = (
             setting is not None
@@ -173,14 +162,35 @@ def guard_hookimpl(
             bound=bound_for(function, plugin_key) if bounded else None,
             setting=setting if bounded else None,
             limit=limit,
+            observers=observers,
+            argnames=tuple(impl.argnames),
+            defaulted=bool(impl.kwargnames),
         )
-        if not impl.kwargnames:
-            guard.compile_entry(tuple(impl.argnames))
         guarded = guard.entry
     setattr(guarded, _GUARDED, True)
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
     # pluggy marks HookImpl.function Final for type checkers only; argnames stay the original's.
     setattr(impl, "function", guarded)  # noqa: B010
+
+
+def _wrapper_guard(
+    impl: pluggy.HookImpl,
+    hook_name: str,
+    contract: HookContract,
+    report: FailureReporter,
+    strict: bool,
+    firstresult: bool,
+    limit: ResultLimit | None,
+) -> Callable[..., Generator[None, Any, Any]]:
+    """The guard of a wrapper, old-style (``hookwrapper=True``) or new (``wrapper=True``)."""
+    function, owner = impl.function, impl.plugin_name
+    if impl.hookwrapper:
+        inner = _guard_old_wrapper(function, owner, hook_name, report, strict, limit)
+        return _gated(inner, owner, hook_name, old_style=True)
+    guarded = _guard_wrapper(
+        function, owner, hook_name, contract, report, strict, firstresult, limit
+    )
+    return _gated(guarded, owner, hook_name, old_style=False)
 
 
 def _gated(
@@ -263,6 +273,7 @@ class Guard:
         "kw_names",
         "kw_target",
         "limit",
+        "observers",
         "plugin_key",
         "report",
         "safe_result",
@@ -283,8 +294,12 @@ class Guard:
         bound: CallbackBound | None,
         setting: BoundSetting | None,
         limit: ResultLimit | None = None,
+        observers: Sequence[handoff.CallObserver] = (),
+        argnames: tuple[str, ...] = (),
+        defaulted: bool = False,
     ) -> None:
         self.function = function
+        self.observers = observers
         self.plugin_key = plugin_key
         self.hook_name = hook_name
         self.limit = limit
@@ -306,7 +321,7 @@ class Guard:
                 self.kw_target, self.kw_names = callback, tuple(names)
             else:
                 self.target = callback
-        self.entry = self._make_entry()
+        self.entry = self._compile(argnames, defaulted)
 
     def __repr__(self) -> str:
         return f"<Guard of plugin {self.plugin_key!r} for {self.hook_name!r}>"
@@ -370,6 +385,23 @@ class Guard:
             return result
         return self.unfit(result)
 
+    def observed(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
+        """An inline call while observers are attached: the call, timed and told to them."""
+        function = self.target if self.kw_target is None else self.function
+        outcome = "ok"
+        start = time.perf_counter()
+        try:
+            result = function(*args, **kwargs)
+            if result is not None:
+                result = self.settle(result)
+        except BaseException as exc:
+            outcome = "error"
+            result = self.failed(exc)
+        finally:
+            elapsed = time.perf_counter() - start
+            handoff.notify(self.observers, self.hook_name, self.plugin_key, elapsed, outcome)
+        return result
+
     def select(self, kwargs: Mapping[str, object]) -> dict[str, object]:
         """The hook's arguments out of ``kwargs``, for a ``**kwargs`` callback.
 
@@ -377,57 +409,20 @@ class Guard:
         """
         return {name: kwargs[name] for name in self.kw_names}
 
-    def _make_entry(self) -> Callable[..., Any]:
-        # A register_hook callback that takes the adapter's arguments in order is called
-        # straight, without the adapter's frame: the same call.
-        function = self.target if self.kw_target is None else self.function
-        bound, setting = self.bound, self.setting
-        failed, settle = self.failed, self.settle
-        owner, hook_name = self.plugin_key, self.hook_name
-        sink = handoff.sink
+    def _compile(self, argnames: tuple[str, ...], defaulted: bool) -> Callable[..., Any]:
+        """The guarded function: takes exactly ``argnames``, positionally, as pluggy passes them.
 
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            if (
-                bound is not None
-                and setting is not None
-                and setting.seconds > 0
-                and not handoff.on_worker()
-            ):
-                result = handoff.answer(self, args, kwargs, setting.seconds)
-            else:
-                try:
-                    # Without kwargs, no empty ** dict: a cheaper call.
-                    result = function(*args, **kwargs) if kwargs else function(*args)
-                except BaseException as exc:
-                    result = failed(exc)
-                else:
-                    if result is not None:
-                        result = settle(result)
-            current = sink()
-            if current is not None and current.hook == hook_name:
-                if current.watch is not None:
-                    current.watch.check(owner)
-                if result is not None:
-                    current.records.append((owner, result))
-            return result
-
-        setattr(guarded, aio.ACALL_ATTR, self._make_aentry())
-        setattr(guarded, GUARD_ATTR, self)
-        return guarded
-
-    def compile_entry(self, argnames: tuple[str, ...]) -> None:
-        """Make :attr:`entry` a function taking exactly ``argnames``, as pluggy passes them.
-
-        The same guard as :meth:`_make_entry`'s, compiled once per signature: pluggy's loop then
-        calls one frame that calls the implementation (a ``register_hook`` callback straight,
-        without its adapter) with no ``*args`` packed and unpacked on the way.
+        Compiled once per signature (:data:`_ENTRY_SOURCE`): pluggy's loop calls one frame that
+        calls the implementation, or a ``register_hook`` callback straight (without its adapter's
+        frame, and by keyword when it takes ``**kwargs`` and the hook's own arguments), with no
+        ``*args`` packed and unpacked on the way. A bounded one hands itself to a worker when it
+        is not on one already; while observers are attached, each call is timed
+        (:meth:`observed`).
         """
-        if not all(name.isidentifier() and not keyword.iskeyword(name) for name in argnames):
-            return
-        by_keyword = self.kw_target is not None
-        if by_keyword and tuple(argnames) != self.kw_names:
-            return
-        code = _entry_code(argnames, by_keyword)
+        by_keyword = self.kw_target is not None and argnames == self.kw_names and not defaulted
+        callee = self.kw_target if by_keyword else self.target
+        if self.kw_target is not None and not by_keyword:
+            callee = self.function  # the adapter: it knows what the callback takes
         namespace: dict[str, Any] = {
             "__tracebackhide__": hide_in_pytest,
             "_hh_bounded": self.bound is not None and self.setting is not None,
@@ -436,25 +431,30 @@ class Guard:
             "_hh_answer": handoff.answer,
             "_hh_guard": self,
             "_hh_empty": {},
-            "_hh_callback": self.kw_target if by_keyword else self.target,
+            "_hh_callback": callee,
             "_hh_failed": self.failed,
             "_hh_settle": self.settle,
             "_hh_hook": self.hook_name,
             "_hh_owner": self.plugin_key,
+            "_hh_observers": self.observers,
+            "_hh_observed": self.observed,
         }
+        code = _entry_code(argnames, by_keyword, defaulted)
         entry = types.FunctionType(code, namespace, "guarded")
         entry.__qualname__ = "Guard.entry"
-        setattr(entry, aio.ACALL_ATTR, getattr(self.entry, aio.ACALL_ATTR))
+        setattr(entry, aio.ACALL_ATTR, self._make_aentry())
         setattr(entry, GUARD_ATTR, self)
-        self.entry = entry
+        return entry
 
     def _make_aentry(self) -> Callable[..., Any]:
         """The coroutine function the async path awaits in place of :attr:`entry`."""
         function, bound, setting, check = self.function, self.bound, self.setting, self.check
-        failed, unfit = self.failed, self.unfit
+        failed, unfit, observers = self.failed, self.unfit, self.observers
+        hook_name, owner, seen = self.hook_name, self.plugin_key, handoff.notify
         self_bounded = bool(getattr(function, SELF_BOUNDED_ATTR, False))
 
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter() if observers else 0.0
             try:
                 if (
                     bound is not None
@@ -472,7 +472,12 @@ class Guard:
                     if result is not None and aio.is_awaitable(result):
                         result = await result
             except BaseException as exc:
+                if observers:
+                    outcome = "timeout" if isinstance(exc, HookTimeoutError) else "error"
+                    seen(observers, hook_name, owner, time.perf_counter() - start, outcome)
                 return failed(exc)
+            if observers:
+                seen(observers, hook_name, owner, time.perf_counter() - start, "ok")
             if result is None or check is None or check(result):
                 return result
             return unfit(result)
@@ -483,7 +488,9 @@ class Guard:
 _ENTRY_SOURCE: Final = """
 def guarded({params}):
     if _hh_bounded and _hh_setting.seconds > 0 and _hh_local.batch is None:
-        _hh_result = _hh_answer(_hh_guard, {packed}, _hh_empty, _hh_setting.seconds)
+        _hh_result = _hh_answer(_hh_guard, {packed}, {named}, _hh_setting.seconds)
+    elif _hh_observers:
+        _hh_result = _hh_observed({packed}, {named})
     else:
         try:
             _hh_result = _hh_callback({call})
@@ -500,16 +507,27 @@ def guarded({params}):
             _hh_current.records.append((_hh_owner, _hh_result))
     return _hh_result
 """
-"""What :meth:`Guard.compile_entry` compiles: :meth:`Guard._make_entry`'s guard, unrolled."""
+"""What :meth:`Guard._compile` compiles, for the implementation's own argument names."""
 
 
 @functools.lru_cache(maxsize=256)
-def _entry_code(argnames: tuple[str, ...], by_keyword: bool) -> types.CodeType:
-    """The code of a guard taking ``argnames`` (identifiers, checked by the caller)."""
+def _entry_code(argnames: tuple[str, ...], by_keyword: bool, defaulted: bool) -> types.CodeType:
+    """The code of a guard taking ``argnames`` (an implementation's: identifiers).
+
+    :param defaulted: the implementation has arguments with defaults, which pluggy passes by
+        keyword when the call has them: the guard takes and passes on ``**kwargs`` too.
+    """
     params = ", ".join(argnames)
     packed = "(" + params + ("," if argnames else "") + ")"
     call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else params
-    source = _ENTRY_SOURCE.format(params=params, packed=packed, call=call)
+    named = "_hh_empty"
+    if defaulted:
+        params, call, named = (
+            ", ".join([*argnames, "**_hh_named"]),
+            ", ".join([*argnames, "**_hh_named"]),
+            "_hh_named",
+        )
+    source = _ENTRY_SOURCE.format(params=params, packed=packed, call=call, named=named)
     module = compile(source, "<hermes_hooks guard>", "exec")
     return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 

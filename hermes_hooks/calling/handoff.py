@@ -38,6 +38,7 @@ is called instead, as pluggy would, and what it raises propagates.
 from __future__ import annotations
 
 import inspect
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPLICIT",
+    "CallObserver",
     "GUARD_ATTR",
     "KEYWORDS",
     "POSITIONAL",
@@ -68,9 +70,30 @@ __all__ = [
     "StepGuard",
     "arun",
     "call_within",
+    "notify",
     "on_worker",
     "run",
 ]
+
+logger = logging.getLogger("hermes_hooks")
+
+CallObserver = Callable[[str, str, float, str], None]
+"""``fn(hook_name, plugin_key, seconds, outcome)``: told of each implementation call (its own
+time; ``outcome`` is ``"ok"``, ``"error"`` or ``"timeout"``); see ``pm.add_call_observer``."""
+
+
+def notify(
+    observers: Sequence[CallObserver], hook: str, owner: str, seconds: float, outcome: str
+) -> None:
+    """Tell each observer of one implementation call; one that raises is logged, never felt."""
+    for observer in tuple(observers):
+        try:
+            observer(hook, owner, seconds, outcome)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            logger.warning("call observer %r raised; ignored", observer, exc_info=True)
+
 
 GUARD_ATTR: Final = "__hermes_guard__"
 """On a guarded plain implementation: its :class:`~hermes_hooks.calling.guards.Guard`."""
@@ -119,6 +142,8 @@ class StepGuard(Protocol):
     def hook_name(self) -> str: ...
     @property
     def plugin_key(self) -> str: ...
+    @property
+    def observers(self) -> Sequence[CallObserver]: ...
 
     def select(self, kwargs: Mapping[str, object]) -> dict[str, object]: ...
     def failed(self, exc: BaseException) -> Any: ...
@@ -402,12 +427,10 @@ def _serve_steps(batch: Batch) -> None:
         ):
             value = guard.failed(HookTimeoutError(reason))
         else:
-            args: Any = kwargs
-            try:
-                if kind != KEYWORDS:
-                    args = get(kwargs)
-                elif not exact:
-                    args = guard.select(kwargs)
+            try:  # the common case, POSITIONAL, first; KeyError: pluggy's HookCallError
+                args: Any = (
+                    get(kwargs) if kind != KEYWORDS else kwargs if exact else guard.select(kwargs)
+                )
             except KeyError as exc:
                 raise missing_argument(exc) from exc
             error: BaseException | None = None
@@ -434,6 +457,8 @@ def _serve_steps(batch: Batch) -> None:
                 value = None
             if claims.setdefault(index, _WORKER) is not _WORKER:
                 return  # the caller gave up on this step and went on without this worker
+            if guard.observers:
+                _tell(guard, owner, batch.started, error)
             if error is not None:
                 value = guard.failed(error)
             elif value is not None and guard.check is not None and not guard.check(value):
@@ -444,6 +469,12 @@ def _serve_steps(batch: Batch) -> None:
             results.append((index, value))
             if firstresult:
                 return
+
+
+def _tell(guard: StepGuard, owner: str, started: float, error: BaseException | None) -> None:
+    """Tell the call observers of one step that ran (its own time, since ``started``)."""
+    outcome = "ok" if error is None else "error"
+    notify(guard.observers, guard.hook_name, owner, time.monotonic() - started, outcome)
 
 
 _ABANDONED: Final = object()
@@ -579,6 +610,8 @@ def _overrun(batch: Batch, job: workers.Job, side: contexts.PluginSide, index: i
 
         aio.cancel_from_afar(batch.cancel)  # an awaitable on the worker's loop stops at once
     side.replace()  # the abandoned call still runs in the old context
+    if guard.observers:
+        notify(guard.observers, guard.hook_name, guard.plugin_key, batch.seconds, "timeout")
     value = guard.failed(bound.expired(batch.seconds))
     if value is not None:
         batch.results.append((index, value))
@@ -706,6 +739,9 @@ class _Raising:
         "plugin_key",
         "target",
     )
+
+    #: Its caller, a guard's coroutine, tells the observers itself.
+    observers: Final[tuple[CallObserver, ...]] = ()
 
     def __init__(self, function: Callable[..., Any], bound: BoundState) -> None:
         self.hook_name = self.plugin_key = ""

@@ -1,10 +1,11 @@
 """Every private name of pluggy that hermes-hooks still uses, in one place, each with its reason.
 
-Every hook call runs through pluggy's own hook caller and loop; nothing here replaces or
-copies it. What is left is registration: pluggy's ``register``/``unregister`` grow with
-everything registered before (a scan of the hook's implementations per insertion, of every
-plugin per look-up), give no way to guard an implementation before another thread can call
-it, and publish a reload one implementation at a time. The guarded manager
+Every hook call runs through pluggy's own hook caller and loop, and every plugin is registered
+and unregistered by pluggy's own ``register`` and ``unregister``; nothing here replaces or copies
+them. What is left are the seams of a hook's list of implementations: pluggy adds an
+implementation by scanning the whole list for its first wrapper (so ``n`` implementations of one
+hook cost ``n**2``), has no way to guard an implementation before another thread can call it, and
+publishes a reload one implementation at a time. The guarded manager
 (:mod:`hermes_hooks.calling.guarded`) needs those, so it reaches into pluggy here and nowhere
 else. ``tests/test_pluggy_private.py`` checks each name against the installed pluggy and fails
 with a message naming it when pluggy changes it; ``docs/explanation/pluggy-internals.md``
@@ -12,26 +13,25 @@ explains each one.
 
 The names, as of pluggy 1.7:
 
-- ``HookCaller._hookimpls``: the live list of a hook's implementations, which registration
-  inserts into and a staged reload replaces with one slice assignment.
-- ``HookCaller._hookexec``, ``HookCaller._call_history``, ``HookCaller._maybe_apply_history``,
-  ``HookCaller._apply_defaults``, ``HookCaller._add_hookimpl``, ``HookCaller._remove_plugin``:
-  what :class:`ContractHookCaller` builds on or overrides (it fills the arguments a host
-  leaves out from the hook's contract, and adds and removes implementations in one step);
-  its ``__call__`` hands the call to ``_hookexec`` exactly as pluggy's does.
-- ``PluginManager._hookexec``: given to each :class:`ContractHookCaller`, as pluggy gives it
-  to its own (never replaced: tracing and monitoring wrap pluggy's loop as usual).
-- ``PluginManager._verify_hook(hook, hookimpl)``: pluggy's check of an implementation against
-  its spec, called by our ``register`` as by pluggy's.
-- ``PluginManager._name2plugin``: pluggy's registry of names, which ``get_plugin``,
-  ``is_blocked`` and the others read; our ``register``/``unregister`` keep it as pluggy's do.
+- ``HookCaller._hookimpls``: the live list of a hook's implementations, which insertion writes
+  and a staged reload replaces with one slice assignment.
+- ``HookCaller._add_hookimpl``, ``HookCaller._remove_plugin``: what pluggy's ``register`` and
+  ``unregister`` call to change that list; :class:`ContractHookCaller` overrides them to guard
+  an implementation before it is added, to insert it at a cost that does not grow with the
+  list, and to stage the change.
+- ``HookCaller._maybe_apply_history``: overridden to guard an implementation before a historic
+  hook's replay calls it (pluggy replays before it adds).
+- ``PluginManager._hookexec``: given to each :class:`ContractHookCaller`, as pluggy gives it to
+  its own (a hook caller cannot be made without it), and ``HookCaller._hookexec``, which
+  :meth:`ContractHookCaller.__call__` calls exactly as pluggy's ``__call__`` does once it has
+  filled in the contract's defaults (pluggy's would warn about them first).
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import pluggy
@@ -54,22 +54,21 @@ __all__ = [
 PRIVATE_ATTRIBUTES: Final = (
     "HookCaller._hookimpls",
     "HookCaller._hookexec",
-    "HookCaller._call_history",
     "PluginManager._hookexec",
-    "PluginManager._name2plugin",
 )
 """The private attributes read or written (checked by ``tests/test_pluggy_private.py``)."""
 
 OVERRIDDEN_METHODS: Final[tuple[str, ...]] = ()
 """The private methods of ``pluggy.PluginManager`` that :class:`PluggySeams` overrides: none."""
 
-CALLED_METHODS: Final = ("PluginManager._verify_hook", "HookCaller._maybe_apply_history")
-"""The private methods of pluggy that are called as pluggy calls them."""
+CALLED_METHODS: Final[tuple[str, ...]] = ()
+"""The private methods of pluggy called other than by an override of the same name: none."""
 
-CALLER_OVERRIDES: Final = ("_apply_defaults", "_add_hookimpl", "_remove_plugin")
+CALLER_OVERRIDES: Final = ("_add_hookimpl", "_remove_plugin", "_maybe_apply_history")
 """The private methods of ``pluggy.HookCaller`` that :class:`ContractHookCaller` overrides."""
 
 _HISTORIC: Final = "Cannot directly call a historic hook - use call_historic instead."
+_NEVER: Final = object()
 
 _IMMUTABLE, _FRESH_LIST, _FRESH_DICT = 0, 1, 2
 
@@ -215,7 +214,7 @@ class ContractHookCaller(pluggy.HookCaller):
         :class:`~hermes_hooks.calling.handoff.PendingCall` around pluggy's loop, so that its
         guards hand the call to one worker.
         """
-        assert self._call_history is None, _HISTORIC
+        assert not self.is_historic(), _HISTORIC
         for argname in self._argnames:
             if argname not in kwargs:
                 self._complete(kwargs)  # kwargs is this call's own dict: filled in place
@@ -249,16 +248,40 @@ class ContractHookCaller(pluggy.HookCaller):
                 stacklevel=3,
             )
 
-    def _apply_defaults(self, kwargs: Mapping[str, object]) -> Mapping[str, object]:
-        # call_historic and call_extra: the caller's own mapping is never changed.
-        kwargs = super()._apply_defaults(kwargs)
+    def _filled(self, kwargs: Mapping[str, object] | None) -> Mapping[str, object]:
+        """The caller's mapping, or a copy with the contract's defaults (never changed itself)."""
+        kwargs = kwargs or {}
         if any(name not in kwargs for name, _, _ in self._fill):
             filled = dict(kwargs)
-            self._complete(filled)
+            for name, default, kind in self._fill:
+                if name not in filled:
+                    fresh = [] if kind == _FRESH_LIST else {} if kind == _FRESH_DICT else default
+                    filled[name] = fresh
             return filled
         return kwargs
 
+    def call_extra(
+        self, methods: Sequence[Callable[..., object]], kwargs: Mapping[str, object]
+    ) -> Any:
+        """pluggy's ``call_extra``; arguments left out take the contract's defaults."""
+        return super().call_extra(methods, self._filled(kwargs))
+
+    def call_historic(
+        self,
+        result_callback: Callable[[Any], None] | None = None,
+        kwargs: Mapping[str, object] | None = None,
+    ) -> None:
+        """pluggy's ``call_historic``; arguments left out take the contract's defaults."""
+        super().call_historic(result_callback, self._filled(kwargs))
+
+    def _maybe_apply_history(self, method: pluggy.HookImpl) -> None:
+        # pluggy's register replays a historic hook's calls before it adds the implementation.
+        if self.is_historic():
+            self._seams.on_hookimpl_added(self, method)
+        super()._maybe_apply_history(method)
+
     def _add_hookimpl(self, hookimpl: pluggy.HookImpl) -> None:
+        self._seams.on_hookimpl_added(self, hookimpl)
         self._seams._insert_hookimpl(self, hookimpl)
         self._batches.clear()
 
@@ -318,105 +341,79 @@ class PluggySeams(pluggy.PluginManager):
     # -- registration -------------------------------------------------------------------------
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
-        """Register a plugin and return its name, exactly as pluggy 1.7's ``register`` does.
+        """Register a plugin and return its name: pluggy's own ``register``.
 
-        Every implementation is checked before anything changes; an implementation of a hook
-        with a spec passes pluggy's ``_verify_hook``, each then :meth:`on_hookimpl_added`.
+        Every hook the plugin implements is a :class:`ContractHookCaller` (a hook without a spec
+        too: :meth:`parse_hookimpl_opts`), so that each implementation passes
+        :meth:`on_hookimpl_added` before it is added; the plugin's name and hooks go into an
+        index (see :meth:`get_name`).
         """
         if plugin is None:
             return None  # as pluggy (its #731, #749)
-        plugin_name = name or self.get_canonical_name(plugin)
-        names = self._name2plugin
-        if plugin_name in names:
-            if names.get(plugin_name, -1) is None:
-                return None  # a blocked name
-            raise ValueError(f"Plugin name already registered: {plugin_name}={plugin}\n{names}")
-        if self._is_registered_object(plugin):
-            raise ValueError(
-                f"Plugin already registered under a different name: {plugin_name}={plugin}\n{names}"
-            )
-        hookimpls: list[tuple[str, pluggy.HookImpl, bool]] = []
-        for attr_name in dir(plugin):
-            opts = self.parse_hookimpl_opts(plugin, attr_name)
-            if opts is None:
-                continue
-            for key, default in _IMPL_DEFAULTS:
-                opts.setdefault(key, default)  # type: ignore[misc]
-            method = getattr(plugin, attr_name)
-            hookimpl = pluggy.HookImpl(plugin, plugin_name, method, opts)
-            hook_name = opts.get("specname") or attr_name
-            hook = getattr(self.hook, hook_name, None)
-            verified = False
-            if hook is not None and hook.has_spec():
-                self._verify_hook(hook, hookimpl)
-                verified = True
-            hookimpls.append((hook_name, hookimpl, verified))
-        names[plugin_name] = plugin
-        hooks: dict[pluggy.HookCaller, None] = {}
-        self._registered[id(plugin)] = (plugin, plugin_name, hooks)
-        if type(plugin).__eq__ is not object.__eq__:
-            self._custom_eq += 1
-        for hook_name, hookimpl, verified in hookimpls:
-            hook = getattr(self.hook, hook_name, None)
-            if hook is None:
-                hook = ContractHookCaller(hook_name, self)
-                setattr(self.hook, hook_name, hook)
-            elif not verified and hook.has_spec():
-                self._verify_hook(hook, hookimpl)  # a historic replay added the spec meanwhile
-            self.on_hookimpl_added(hook, hookimpl)
-            hook._maybe_apply_history(hookimpl)
-            hook._add_hookimpl(hookimpl)
-        return plugin_name
+        key, plugin_name = id(plugin), name or self.get_canonical_name(plugin)
+        known = self._registered.get(key)
+        new = known is None or known[0] is not plugin
+        if new:  # filled by _insert_hookimpl while pluggy adds the implementations
+            self._registered[key] = (plugin, plugin_name, {})
+        try:
+            registered = super().register(plugin, name)
+        except BaseException:
+            # Past pluggy's checks (a historic replay that raised): registered in part, so
+            # kept in the index for unregister to undo.
+            if new and self.get_plugin(plugin_name) is not plugin:
+                self._drop(plugin)
+            elif new:
+                self._count_eq(plugin, 1)
+            raise
+        if registered is None:
+            self._drop(plugin)  # a blocked name
+        else:
+            self._count_eq(plugin, 1)
+        return registered
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
+        """pluggy's; and the hook an implementation names becomes a :class:`ContractHookCaller`.
+
+        pluggy's ``register`` asks this of each attribute before it looks the hook up, so a hook
+        without a spec gets our caller rather than pluggy's plain one.
+        """
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is not None:
+            hook_name = opts.get("specname") or name
+            if getattr(self.hook, hook_name, None) is None:
+                setattr(self.hook, hook_name, ContractHookCaller(hook_name, self))
+        return opts
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any | None:
-        """Unregister a plugin and all its implementations, exactly as pluggy does.
+        """Unregister a plugin and all its implementations: pluggy's own ``unregister``."""
+        removed = super().unregister(plugin, name)
+        if removed is not None:
+            entry = self._registered.get(id(removed))
+            if entry is not None and entry[0] is removed and self.get_plugin(entry[1]) is None:
+                self._drop(removed)
+                self._count_eq(removed, -1)
+        return removed
 
-        Returns the unregistered plugin, or ``None`` when there was none.
-        """
-        if name is None:
-            assert plugin is not None, "one of name or plugin needs to be specified"
-            name = self.get_name(plugin)
-            assert name is not None, "plugin is not registered"
-        if plugin is None:
-            plugin = self.get_plugin(name)
-            if plugin is None:
-                return None
-        else:
-            registered_plugin = self._name2plugin.get(name)
-            registered_name = self.get_name(plugin)
-            if (registered_plugin is not None and registered_plugin is not plugin) or (
-                registered_name is not None and registered_name != name
-            ):
-                raise ValueError(
-                    f"Plugin name {name!r} and plugin {plugin!r} do not agree"
-                    f" (name is registered to {registered_plugin!r},"
-                    f" plugin is registered as {registered_name!r})"
-                )
-        # The object registered under that name (pluggy finds it by ==, then by identity).
-        registered = self._name2plugin.get(name)
-        target = registered if registered is not None else plugin
-        entry = self._registered.pop(id(target), None)
-        if entry is not None:
-            for hook in entry[2]:
-                hook._remove_plugin(target)
-            if type(target).__eq__ is not object.__eq__:
-                self._custom_eq -= 1
-        if self._name2plugin.get(name) is not None:
-            del self._name2plugin[name]
-        return plugin
+    def _count_eq(self, plugin: object, change: int) -> None:
+        if type(plugin).__eq__ is not object.__eq__:
+            self._custom_eq += change  # while one is registered, look-ups fall back to ==
 
-    def _is_registered_object(self, plugin: object) -> bool:
-        """``plugin in self._name2plugin.values()``, by identity where that gives the same."""
+    def _drop(self, plugin: object) -> None:
         entry = self._registered.get(id(plugin))
         if entry is not None and entry[0] is plugin:
-            return True
-        if self._custom_eq or type(plugin).__eq__ is not object.__eq__:
-            return plugin in self._name2plugin.values()
-        return False
+            del self._registered[id(plugin)]
 
     def is_registered(self, plugin: object) -> bool:
-        """Return whether the plugin is registered (as pluggy, without scanning every plugin)."""
-        return self._is_registered_object(plugin)
+        """Return whether the plugin is registered (as pluggy, without scanning every plugin).
+
+        Found by identity in the index; an object whose type defines ``__eq__`` (or while one
+        is registered) is looked up by ``==``, as pluggy does.
+        """
+        if self.get_name(plugin) is not None:
+            return True
+        if self._custom_eq or type(plugin).__eq__ is not object.__eq__:
+            return super().is_registered(plugin)
+        return False
 
     def get_name(self, plugin: object) -> str | None:
         """Return the name the plugin is registered under, or ``None`` (as pluggy)."""
@@ -433,6 +430,8 @@ class PluggySeams(pluggy.PluginManager):
             return None
         entry = self._registered.get(id(plugin))
         mine = entry[2] if entry is not None and entry[0] is plugin else {}
+        if len(mine) <= 1:
+            return list(mine)  # in pluggy's order (that of the relay's attributes) trivially
         return [caller for caller in vars(self.hook).values() if caller in mine]
 
     def _insert_hookimpl(self, hook: pluggy.HookCaller, hookimpl: pluggy.HookImpl) -> None:
@@ -471,14 +470,3 @@ class PluggySeams(pluggy.PluginManager):
         finally:
             self._stage = None
             stage.publish()
-
-
-_IMPL_DEFAULTS: Final[tuple[tuple[str, object], ...]] = (
-    ("tryfirst", False),
-    ("trylast", False),
-    ("wrapper", False),
-    ("hookwrapper", False),
-    ("optionalhook", False),
-    ("specname", None),
-)
-"""pluggy's ``normalize_hookimpl_opts``: what an option left out of ``@hookimpl`` means."""

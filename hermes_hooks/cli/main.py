@@ -14,7 +14,12 @@ import click
 
 from hermes_hooks import __version__
 
-__all__ = ["HermesGroup", "cli", "main"]
+__all__ = ["PLUGIN_COMMANDS_HINT", "HermesGroup", "cli", "main"]
+
+PLUGIN_COMMANDS_HINT = (
+    "The commands of the enabled plugins run as 'hermes NAME' ('hermes NAME --help' for "
+    "one); 'hermes plugins list' shows them. This help loads no plugin to list them."
+)
 
 
 class HermesGroup(click.Group):
@@ -22,8 +27,9 @@ class HermesGroup(click.Group):
 
     Built-in commands are registered by import path (:meth:`add_lazy_command`), so that
     ``hermes --version`` imports none of them. Plugins are discovered and loaded only when a
-    name that is not built in is looked up, or when every command is listed (``--help``);
-    commands they registered with ``ctx.register_cli_command`` then appear as ``hermes NAME``.
+    name that is not built in is looked up (never for ``--help``, ``--version`` or a built-in
+    command's ``--help``); commands they registered with ``ctx.register_cli_command`` then run
+    as ``hermes NAME``.
     Errors are shown as one line (``--debug`` shows the traceback), exit code 1.
     """
 
@@ -82,8 +88,10 @@ class HermesGroup(click.Group):
         return (name if command else None), command, args[1:]
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The help loads no plugin: it is instant and harmless whatever is installed. Plugin
+        # commands already loaded in this run are listed; otherwise, where to find them.
         builtin = [(n, c) for n in self.builtin_names() if (c := self.get_builtin(n)) is not None]
-        plugin = sorted(self.plugin_commands(ctx).items())
+        plugin = sorted(ctx.find_root().meta.get("hermes.plugin_commands", {}).items())
         for title, commands in (("Commands", builtin), ("Plugin commands", plugin)):
             visible = [(name, cmd) for name, cmd in commands if not cmd.hidden]
             if not visible:
@@ -91,6 +99,9 @@ class HermesGroup(click.Group):
             limit = formatter.width - 6 - max(len(name) for name, _ in visible)
             with formatter.section(title):
                 formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in visible])
+        if not plugin:
+            with formatter.section("Plugin commands"):
+                formatter.write_text(PLUGIN_COMMANDS_HINT)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["hermes.argv"] = tuple(args)

@@ -2,7 +2,7 @@
 
 Each function runs the middleware (``ctx.register_middleware``) of the manager
 ``hermes_cli.plugins.get_plugin_manager()`` names, with Hermes' semantics (see
-:mod:`hermes_hooks.calling.middleware`); with no middleware of a kind the payload passes
+:mod:`hermes_hooks.registries.middleware`); with no middleware of a kind the payload passes
 through unchanged, the very object.
 """
 
@@ -11,18 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from hermes_hooks.calling.middleware import (
+from hermes_hooks.registries.middleware import (
     MIDDLEWARE_SCHEMA_VERSION,
     OBSERVER_SCHEMA_VERSION,
     LLMExecutionBlocked,
     MiddlewareEntry,
+    MiddlewareRegistry,
     RequestMiddlewareResult,
     apply_request_middleware,
     middleware_payload,
     observer_payload,
     run_execution_middleware,
 )
-from hermes_hooks.registries.middleware import MiddlewareRegistry
 
 __all__ = [
     "API_EXECUTION_MIDDLEWARE",

@@ -32,7 +32,6 @@ from typing import Any, Final
 
 import attrs
 
-from hermes_hooks.calling.middleware import KINDS, canonical_kind
 from hermes_hooks.compat.current import current_home
 from hermes_hooks.errors import PluginToolOverrideError
 from hermes_hooks.plugins import active
@@ -42,6 +41,7 @@ from hermes_hooks.plugins.discovery import ENTRY_POINT_GROUP
 from hermes_hooks.plugins.manager import PluginManager as _PluginManager
 from hermes_hooks.plugins.manifest import PluginManifest as _Manifest
 from hermes_hooks.registries.base import HOST
+from hermes_hooks.registries.middleware import KINDS, canonical_kind
 from hermes_hooks.spec.hookspecs import VALID_HOOKS
 
 __all__ = [

@@ -17,7 +17,7 @@ import attrs
 
 from hermes_hooks.backends.models import ModelError, ModelResponse
 from hermes_hooks.backends.models.retry import call_with_retries
-from hermes_hooks.calling.middleware import LLMExecutionBlocked
+from hermes_hooks.registries.middleware import LLMExecutionBlocked
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 if TYPE_CHECKING:

@@ -175,7 +175,7 @@ class PluginContext(NewerContextMembers):
 
         Request middleware returns ``{"args": ...}`` / ``{"request": ...}`` to replace the
         payload; execution middleware receives ``next_call`` (see
-        :mod:`hermes_hooks.calling.middleware`). An unknown kind is refused alone (a warning on
+        :mod:`hermes_hooks.registries.middleware`). An unknown kind is refused alone (a warning on
         the plugin's status; strict mode raises :class:`RegistrationError`).
         """
         self._check_active("middleware", kind)

@@ -16,11 +16,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hermes_hooks.calling import handoff, workers
 from hermes_hooks.calling.guarded import FailureCount, GuardedManager
-from hermes_hooks.calling.middleware import (
-    RequestMiddlewareResult,
-    apply_request_middleware,
-    run_execution_middleware,
-)
 from hermes_hooks.errors import ConfigError, PluginLoadError, RegistrationError
 from hermes_hooks.plugins import active, extensions, gating
 from hermes_hooks.plugins.config import (
@@ -55,7 +50,12 @@ from hermes_hooks.plugins.records import (
 from hermes_hooks.plugins.replacing import describe_place, settle_replacement
 from hermes_hooks.registries.base import Handle
 from hermes_hooks.registries.commands import CliCommandRegistry, CommandRegistry
-from hermes_hooks.registries.middleware import MiddlewareRegistry
+from hermes_hooks.registries.middleware import (
+    MiddlewareRegistry,
+    RequestMiddlewareResult,
+    apply_request_middleware,
+    run_execution_middleware,
+)
 from hermes_hooks.registries.platforms import PlatformRegistry
 from hermes_hooks.registries.skills import SkillRegistry
 from hermes_hooks.registries.tools import ToolRegistry
