@@ -101,7 +101,8 @@ NEWER_HOOKS = [
     "gateway_platform_event",
 ]
 
-# DESIGN.md §5: hook -> (mode, error policy, pluggy firstresult)
+# The hook contracts as docs/reference/hooks.md states them: hook -> (mode, error policy,
+# pluggy firstresult)
 OBSERVE = (Mode.OBSERVE, Policy.OPEN, False)
 DESIGN_TABLE: dict[str, tuple[Mode, Policy, bool]] = {
     "gateway_platform_event": OBSERVE,
