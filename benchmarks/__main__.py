@@ -35,7 +35,9 @@ def _ints(text: str) -> list[int]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="Benchmarks of hermes-hooks against pluggy and plain loops (docs/performance.md).",
+        description=(
+            "Benchmarks of hermes-hooks against pluggy and plain loops (docs/performance.md)."
+        ),
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run: few rounds, small N")
     parser.add_argument(

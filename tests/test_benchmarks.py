@@ -1,6 +1,6 @@
 """Smoke test of the benchmark harness: it runs in quick mode on tiny inputs and writes its report.
 
-Timings are never asserted here (DESIGN §9): only that every part runs, checks what it
+Timings are never asserted here (docs/performance.md): only that every part runs, checks what it
 measures, and produces the tables and the chart.
 """
 

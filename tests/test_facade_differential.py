@@ -174,7 +174,8 @@ EXAMPLES = settings(max_examples=80, deadline=None, suppress_health_check=[Healt
 
 
 def reference_decision(args: Mapping[str, Any], raw: list[Any]) -> dict[str, Any]:
-    """A second, deliberately plain statement of the combine rule (docs/reference/hooks.md) for pre_tool_call."""
+    """A second, deliberately plain statement of pre_tool_call's combine rule
+    (docs/reference/hooks.md)."""
 
     def kind(value: Any) -> str | None:
         if not isinstance(value, dict):

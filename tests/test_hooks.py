@@ -104,7 +104,7 @@ NEWER_HOOKS = [
 # The hook contracts as docs/reference/hooks.md states them: hook -> (mode, error policy,
 # pluggy firstresult)
 OBSERVE = (Mode.OBSERVE, Policy.OPEN, False)
-DESIGN_TABLE: dict[str, tuple[Mode, Policy, bool]] = {
+CONTRACT_TABLE: dict[str, tuple[Mode, Policy, bool]] = {
     "gateway_platform_event": OBSERVE,
     "pre_tool_call": (Mode.COLLECT, Policy.CLOSED, False),
     "post_tool_call": OBSERVE,
@@ -286,8 +286,8 @@ def test_every_result_check_has_a_sample() -> None:
 
 
 def test_contracts_match_the_design_table() -> None:
-    assert set(DESIGN_TABLE) == VALID_HOOKS
-    for hook, (mode, policy, firstresult) in DESIGN_TABLE.items():
+    assert set(CONTRACT_TABLE) == VALID_HOOKS
+    for hook, (mode, policy, firstresult) in CONTRACT_TABLE.items():
         contract = get_contract(getattr(hookspecs, hook))
         assert (contract.mode, contract.policy) == (mode, policy), hook
         assert bool(hookspec_opts(hook)["firstresult"]) is firstresult, hook

@@ -1,6 +1,6 @@
 """The layers of ``hermes_hooks`` point one way: a package imports, or names, only those below it.
 
-The layer table is the one of ``docs/explanation/layout.md`` (and DESIGN §2). Every import
+The layer table is the one of ``docs/explanation/layout.md``. Every import
 counts: module level, inside a function, under ``TYPE_CHECKING``; and so does a string that
 names a module of a higher layer (``importlib.import_module("hermes_hooks.backends...")``, a
 lazy-command target ``"hermes_hooks.cli.x:y"``). Docstrings are documentation and may point

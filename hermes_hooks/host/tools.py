@@ -2,7 +2,8 @@
 (:mod:`hermes_hooks.host.filetools`), ``terminal``, ``delegate_task`` and ``skill_view``.
 
 They are registered in ``pm.tools`` with the host as owner, before plugins load, so a plugin
-can replace one only with the operator's grant (docs/reference/context.md). While a session runs a turn, the
+can replace one only with the operator's grant (docs/reference/context.md). While a session
+runs a turn, the
 tools find it through :data:`current_session` (its folder, its hooks, its subagents).
 """
 

@@ -1,6 +1,7 @@
 """Registries for what plugins register: tools, slash commands, CLI commands and skills.
 
-Every registry follows one ownership policy (docs/reference/context.md): each entry records its owner (a plugin
+Every registry follows one ownership policy (docs/reference/context.md): each entry records
+its owner (a plugin
 key, or :data:`HOST` for the host application); a name owned by the host is refused unless the
 registry's override rule allows it; a name owned by another plugin is refused with an error
 naming both owners; every registration returns a :class:`Handle` that undoes it; and removing a

@@ -1,4 +1,5 @@
-"""The combine rules of the hooks (docs/reference/hooks.md), as pure functions over what the implementations returned.
+"""The combine rules of the hooks (docs/reference/hooks.md), as pure functions over what the
+implementations returned.
 
 The typed facade (:class:`hermes_hooks.calling.facade.Hooks`) calls pluggy and hands the results to
 these functions; keeping them pure means a faster way of calling the implementations can
