@@ -324,9 +324,9 @@ HERMES_SHAPED = """\
     from plugins.shaped.helpers import CLIENT
 
     try:
-        from agent.redact import redact_sensitive_text  # guarded: the plugin still loads
+        from agent.usage_pricing import estimate_cost  # guarded: the plugin still loads
     except ImportError:
-        redact_sensitive_text = None
+        estimate_cost = None
 
 
     def on_end(session_id="", **_):
@@ -378,8 +378,8 @@ def test_doctor_says_which_hermes_modules_a_plugin_imports(tmp_path: Path) -> No
     assert warnings == {
         "imports save_thumbnail from agent.image_gen_provider, which hermes-hooks does not "
         "provide (see docs/reference/compat.md for what it does)": (init, 1),
-        "imports agent.redact, a Hermes module hermes-hooks does not serve: the plugin stops "
-        "there with ModuleNotFoundError unless the import is guarded (see "
+        "imports agent.usage_pricing, a Hermes module hermes-hooks does not serve: the plugin "
+        "stops there with ModuleNotFoundError unless the import is guarded (see "
         "docs/reference/compat.md)": (init, 6),
     }
     # save_thumbnail does not exist: the load fails, at the line that imports it.

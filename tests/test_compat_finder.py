@@ -149,7 +149,10 @@ def test_an_unserved_hermes_name_is_a_plain_module_not_found_error(tmp_path: Pat
         tmp_path,
         """
         errors = []
-        for name in ("agent.redact", "tools.web_ui", "hermes_cli.nothing_here", "plugins.nobody"):
+        names = (
+            "agent.usage_pricing", "tools.web_ui", "hermes_cli.nothing_here", "plugins.nobody"
+        )
+        for name in names:
             try:
                 __import__(name)
             except ModuleNotFoundError as exc:
@@ -159,7 +162,7 @@ def test_an_unserved_hermes_name_is_a_plain_module_not_found_error(tmp_path: Pat
         load=True,
     )
     assert out == [
-        "No module named 'agent.redact'",
+        "No module named 'agent.usage_pricing'",
         "No module named 'tools.web_ui'",
         "No module named 'hermes_cli.nothing_here'",
         "No module named 'plugins.nobody'",

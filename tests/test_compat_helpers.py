@@ -1021,3 +1021,52 @@ def test_profiles_are_read_from_the_root(tmp_path: Path, monkeypatch: pytest.Mon
         validate_profile_name("sudo")
     with pytest.raises(FileNotFoundError):
         write_profile_meta(root / "profiles" / "none", description="x")
+
+
+# -- agent.redact --------------------------------------------------------------------------------
+
+
+def test_redact_sensitive_text_masks_what_hermes_masks(home: PluginHome) -> None:
+    loaded(home)
+    from agent.redact import (
+        _PREFIX_RE,
+        redact_cdp_url,
+        redact_sensitive_text,
+        redact_terminal_output,
+    )
+
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1"
+    assert redact_sensitive_text(f"push failed with {key}.") == "push failed with ghp_A1...j0K1."
+    assert _PREFIX_RE.search(f"x {key} y") is not None
+    assert redact_sensitive_text(f"token: {key}", file_read=True) == "token: «redacted:ghp_…»"
+    assert redact_sensitive_text("OPENAI_API_KEY=abc123secret") == "OPENAI_API_KEY=***"
+    assert redact_sensitive_text("MAX_TOKENS=512", code_file=True) == "MAX_TOKENS=512"
+    assert redact_sensitive_text('{"api_key": "hunter2"}') == '{"api_key": "***"}'
+    assert redact_sensitive_text("Authorization: Bearer abc.def") == "Authorization: Bearer ***"
+    assert "hunter2" not in redact_sensitive_text("postgres://bob:hunter2@db/app")
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"
+    assert redact_sensitive_text(pem) == "[REDACTED PRIVATE KEY]"
+    bot = "123456789:" + "A" * 35
+    assert redact_sensitive_text(f"bot {bot}") == "bot 123456789:***"
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6y"
+    assert jwt not in redact_sensitive_text(f"cookie {jwt}")
+    # URL credentials only when asked: OAuth callbacks must survive ordinary text.
+    link = "https://example.org/cb?code=xyz&state=1"
+    assert redact_sensitive_text(link) == link
+    assert "xyz" not in redact_sensitive_text(link, redact_url_credentials=True)
+    assert "s3cret" not in redact_cdp_url("ws://user:s3cret@127.0.0.1:9222/devtools?token=t")
+    # An environment dump gets the NAME=value pass; other output is code.
+    assert redact_terminal_output("DB_PASSWORD=x1\n", "env") == "DB_PASSWORD=***\n"
+    assert redact_terminal_output("MY_TOKEN=5\n", "cat config.py") == "MY_TOKEN=5\n"
+    assert redact_sensitive_text(None) is None
+
+
+def test_redaction_applies_the_plugins_patterns(home: PluginHome) -> None:
+    home.add_plugin(
+        "vault",
+        "def register(ctx):\n    ctx.register_redaction_patterns([r'vault-[0-9]{6}'])\n",
+    )
+    loaded(home)
+    from agent.redact import redact_sensitive_text
+
+    assert "vault-123456" not in redact_sensitive_text("opened vault-123456 today")

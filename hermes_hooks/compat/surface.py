@@ -112,6 +112,7 @@ MODULES: Final[dict[str, str]] = {
     # Issue 30 item 6: the YAML policy Hermes' tests and plugins read config with.
     "hermes_yaml": "hermes_hooks.compat.hermes_yaml",
     "gateway.drain_control": "hermes_hooks.compat.gateway_drain_control",
+    "agent.redact": "hermes_hooks.compat.agent_redact",
     # Issue 28: the session store the dashboard and memory plugins read.
     "hermes_state": "hermes_hooks.compat.hermes_state",
 }
