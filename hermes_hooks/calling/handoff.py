@@ -231,10 +231,19 @@ def sink() -> Sink | None:
     return _local.sink
 
 
+OPEN_SINKS: Final[list[None]] = []
+"""One item per thread whose facade call is open: the compiled guards look for a sink only
+while it is not empty (a list's ``append`` and ``pop`` are atomic, its truth one check)."""
+
+
 def set_sink(value: Sink | None) -> Sink | None:
     """Make ``value`` this thread's facade call; return the one it replaces."""
     previous = _local.sink
     _local.sink = value
+    if value is not None:
+        OPEN_SINKS.append(None)
+    if previous is not None:
+        OPEN_SINKS.pop()
     return previous
 
 
