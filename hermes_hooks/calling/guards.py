@@ -425,9 +425,9 @@ class Guard:
             callee = self.function  # the adapter: it knows what the callback takes
         namespace: dict[str, Any] = {
             "__tracebackhide__": hide_in_pytest,
-            "_hh_bounded": self.bound is not None and self.setting is not None,
             "_hh_setting": self.setting if self.setting is not None else BoundSetting(0.0),
             "_hh_local": handoff.thread_state(),
+            "_hh_open": handoff.OPEN_SINKS,
             "_hh_answer": handoff.answer,
             "_hh_guard": self,
             "_hh_empty": {},
@@ -439,7 +439,8 @@ class Guard:
             "_hh_observers": self.observers,
             "_hh_observed": self.observed,
         }
-        code = _entry_code(argnames, by_keyword, defaulted)
+        bounded = self.bound is not None and self.setting is not None
+        code = _entry_code(argnames, by_keyword, defaulted, bounded)
         entry = types.FunctionType(code, namespace, "guarded")
         entry.__qualname__ = "Guard.entry"
         setattr(entry, aio.ACALL_ATTR, self._make_aentry())
@@ -487,9 +488,7 @@ class Guard:
 
 _ENTRY_SOURCE: Final = """
 def guarded({params}):
-    if _hh_bounded and _hh_setting.seconds > 0 and _hh_local.batch is None:
-        _hh_result = _hh_answer(_hh_guard, {packed}, {named}, _hh_setting.seconds)
-    elif _hh_observers:
+    {bounded}if _hh_observers:
         _hh_result = _hh_observed({packed}, {named})
     else:
         try:
@@ -499,19 +498,27 @@ def guarded({params}):
         else:
             if _hh_result is not None:
                 _hh_result = _hh_settle(_hh_result)
-    _hh_current = _hh_local.sink
-    if _hh_current is not None and _hh_current.hook == _hh_hook:
-        if _hh_current.watch is not None:
-            _hh_current.watch.check(_hh_owner)
-        if _hh_result is not None:
-            _hh_current.records.append((_hh_owner, _hh_result))
+    if _hh_open:
+        _hh_current = _hh_local.sink
+        if _hh_current is not None and _hh_current.hook == _hh_hook:
+            if _hh_current.watch is not None:
+                _hh_current.watch.check(_hh_owner)
+            if _hh_result is not None:
+                _hh_current.records.append((_hh_owner, _hh_result))
     return _hh_result
 """
-"""What :meth:`Guard._compile` compiles, for the implementation's own argument names."""
+_BOUNDED_BRANCH: Final = """if _hh_setting.seconds > 0 and _hh_local.batch is None:
+        _hh_result = _hh_answer(_hh_guard, {packed}, {named}, _hh_setting.seconds)
+    el"""
+"""What :meth:`Guard._compile` compiles, for the implementation's own argument names; a bounded
+guard's starts with :data:`_BOUNDED_BRANCH`. Off the hot path: a sink looked up only while one
+is open on some thread (:data:`~hermes_hooks.calling.handoff.OPEN_SINKS`)."""
 
 
 @functools.lru_cache(maxsize=256)
-def _entry_code(argnames: tuple[str, ...], by_keyword: bool, defaulted: bool) -> types.CodeType:
+def _entry_code(
+    argnames: tuple[str, ...], by_keyword: bool, defaulted: bool, bounded: bool
+) -> types.CodeType:
     """The code of a guard taking ``argnames`` (an implementation's: identifiers).
 
     :param defaulted: the implementation has arguments with defaults, which pluggy passes by
@@ -527,7 +534,10 @@ def _entry_code(argnames: tuple[str, ...], by_keyword: bool, defaulted: bool) ->
             ", ".join([*argnames, "**_hh_named"]),
             "_hh_named",
         )
-    source = _ENTRY_SOURCE.format(params=params, packed=packed, call=call, named=named)
+    branch = _BOUNDED_BRANCH.format(packed=packed, named=named) if bounded else ""
+    source = _ENTRY_SOURCE.format(
+        params=params, packed=packed, call=call, named=named, bounded=branch
+    )
     module = compile(source, "<hermes_hooks guard>", "exec")
     return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 

@@ -231,10 +231,19 @@ def sink() -> Sink | None:
     return _local.sink
 
 
+OPEN_SINKS: Final[list[None]] = []
+"""One item per thread whose facade call is open: the compiled guards look for a sink only
+while it is not empty (a list's ``append`` and ``pop`` are atomic, its truth one check)."""
+
+
 def set_sink(value: Sink | None) -> Sink | None:
     """Make ``value`` this thread's facade call; return the one it replaces."""
     previous = _local.sink
     _local.sink = value
+    if value is not None:
+        OPEN_SINKS.append(None)
+    if previous is not None:
+        OPEN_SINKS.pop()
     return previous
 
 
@@ -261,20 +270,26 @@ def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], sec
     batch did not reach, it is handed off alone.
     """
     calls = _local.calls
-    current = _local.sink
-    watch = current.watch if current is not None and current.hook == guard.hook_name else None
     if calls:
         call = calls[-1]
         if call.hook == guard.hook_name:
-            if call.ran is None:
-                _run_pending(call, guard, seconds, watch)
             ran = call.ran
-            assert ran is not None
-            if guard in ran:
-                return ran[guard]
+            if ran is None:  # the first guard: it runs the batch, the later ones read from it
+                current = _local.sink if OPEN_SINKS else None
+                hook = guard.hook_name
+                watch = current.watch if current is not None and current.hook == hook else None
+                _run_pending(call, guard, seconds, watch)
+                ran = call.ran
+                assert ran is not None
+            found_here = ran.get(guard, _NOT_RUN)
+            if found_here is not _NOT_RUN:
+                return found_here
     found = run((explicit_step(guard, args, kwargs, guard.plugin_key),), {}, seconds=seconds)
     return found[0][1] if found else None
 
+
+_NOT_RUN: Final = object()
+"""What a batch's results give for a guard it did not reach."""
 
 StepsCache = dict[int, tuple[list[pluggy.HookImpl], tuple["Step", ...]]]
 """A hook caller's batches, by first guard: emptied whenever the hook's list changes."""
