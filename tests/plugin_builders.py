@@ -8,7 +8,6 @@ test's ``tmp_path``, never the real ``~/.hermes``. The one fixture here, ``home`
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import textwrap
@@ -164,31 +163,6 @@ def shared_module(
         yield
     finally:
         sys.modules.pop(name, None)
-
-
-@contextmanager
-def waiting_home(
-    home: PluginHome,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    name: str,
-    code: str,
-    *,
-    drain: bool = False,
-) -> Iterator[PluginHome]:
-    """Yield ``home`` with :func:`shared_module` ``name``, whose ``release`` event plugins wait
-    on; on the way out the event is set, the managers unloaded and, with ``drain``, the worker
-    threads drained (before too)."""
-    if drain:
-        drain_workers()
-    with shared_module(tmp_path, monkeypatch, name, code):
-        try:
-            yield home
-        finally:
-            importlib.import_module(name).release.set()
-            home.close()
-            if drain:
-                drain_workers()
 
 
 def drain_workers() -> None:

@@ -13,13 +13,13 @@ import importlib
 import re
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, drain_workers, info, waiting_home
+from homes import shared_module_home as home  # noqa: F401  (the fixture)
+from plugin_builders import PluginHome, drain_workers, info
 
 from hermes_hooks.calling import bounds as timeouts, workers as _workers
 from hermes_hooks.calling.facade import Hooks
@@ -40,14 +40,6 @@ where = contextvars.ContextVar("where", default="unset")
 def wait():
     release.wait(30)
 """
-
-
-@pytest.fixture
-def home(
-    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[PluginHome]:
-    with waiting_home(plugin_home, tmp_path, monkeypatch, SHARED, SHARED_CODE, drain=True) as home:
-        yield home
 
 
 def shared() -> Any:
