@@ -134,7 +134,7 @@ def test_the_home_check_sees_each_way_of_defining_a_home_fixture() -> None:
     assert list(home_fixtures(source)) == [
         (4, "def home"),
         (6, "def other"),
-        (10, "home = journal_home"),
+        (9, "home = journal_home"),
     ]
 
 
