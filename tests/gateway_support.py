@@ -20,7 +20,12 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_hooks.compat.gateway_config import GatewayConfig
+    from hermes_hooks.host.gateway_runner import GatewayRunner
+    from hermes_hooks.plugins.manager import PluginManager
 
 IRC_PLUGIN = """
 import asyncio
@@ -840,3 +845,36 @@ async def running(runner: Any) -> AsyncIterator[asyncio.Task[int]]:
     finally:
         runner.request_stop()
         assert await asyncio.wait_for(task, 30) == 0
+
+
+def line_config(port: int, **bounds: float) -> GatewayConfig:
+    """A gateway config with the line chat platform on ``port`` and quick bounds (connect,
+    reconnect backoff, drain), each overridden by ``bounds``."""
+    from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, PlatformConfig
+
+    platforms = {Platform("line_chat"): PlatformConfig(enabled=True, extra={"port": port})}
+    options: dict[str, Any] = {
+        "connect_timeout": 2.0,
+        "reconnect_backoff_base": 0.05,
+        "reconnect_backoff_cap": 0.2,
+        "drain_timeout": 10.0,
+        **bounds,
+    }
+    return GatewayConfig(platforms=platforms, **options)
+
+
+@contextlib.asynccontextmanager
+async def running_gateway(
+    pm: PluginManager, *args: Any
+) -> AsyncIterator[tuple[LineServer, GatewayRunner]]:
+    """A :class:`LineServer` and ``pm``'s gateway runner (``args``: the model and any other
+    positional argument) on :func:`line_config`, running and connected to it; the runner is
+    stopped (and checked to exit 0), then the server closed, at the end."""
+    from hermes_hooks.host.gateway_runner import GatewayRunner
+
+    async with LineServer() as server:
+        with pm.activate():
+            runner = GatewayRunner(pm, *args, config=line_config(server.port))
+        async with running(runner):
+            await server.connected()
+            yield server, runner
