@@ -533,6 +533,17 @@ def free_port() -> int:
         return port
 
 
+async def serve_app(app: Any) -> tuple[Any, int]:
+    """Serve the aiohttp ``app`` on 127.0.0.1 at a port the OS picks; return its runner (for
+    ``cleanup()``) and the port."""
+    from aiohttp import web
+
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    return runner, int(runner.addresses[0][1])
+
+
 @contextlib.contextmanager
 def miniircd(tmp_path: Path) -> Any:
     """Run a real IRC server (miniircd, from PyPI) on 127.0.0.1; yield its port."""
@@ -680,10 +691,7 @@ class NtfyServer:
         app.router.add_get("/{topic}/json", self._subscribe)
         app.router.add_post("/{topic}", self._publish)
         app.router.add_put("/{topic}", self._publish)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        self.port = free_port()
-        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+        self._runner, self.port = await serve_app(app)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -773,10 +781,7 @@ class HomeAssistantServer:
         app = web.Application()
         app.router.add_get("/api/websocket", self._websocket)
         app.router.add_post("/api/services/persistent_notification/create", self._notify)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        self.port = free_port()
-        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+        self._runner, self.port = await serve_app(app)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
