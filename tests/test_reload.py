@@ -10,6 +10,7 @@ number of threads.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -108,9 +109,12 @@ def on_session_start(session_id):
 
 
 @pytest.fixture
-def reload_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    bundled = isolate_environment(monkeypatch, tmp_path)
-    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "home"))  # never the real ~/.hermes
+def reload_home(
+    clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A home with a plugin of each kind a reload touches: a bundled backend, user plugins
+    (one with a skill, a quiet one, a broken one) and an entry-point plugin."""
+    bundled = Path(os.environ["HERMES_BUNDLED_PLUGINS"])  # clean_home's empty bundled folder
     write_plugin(bundled, "image_gen/local-shipped", manifest={"kind": "backend"}, code="""
         from hermes_hooks.backends.image_gen import ImageGenProvider
 
@@ -123,7 +127,7 @@ def reload_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         def register(ctx):
             ctx.register_image_gen_provider(Shipped())
     """)  # fmt: skip
-    home = tmp_path / "home"
+    home = clean_home
     plugins = home / "plugins"
     write_plugin(plugins, "everything", EVERYTHING, files={"SKILL.md": "# A skill\n"})
     write_plugin(plugins, "quiet", QUIET)
