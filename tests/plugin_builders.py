@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+import time
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -386,3 +387,12 @@ def site_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     monkeypatch.syspath_prepend(str(site))
     yield site
     forget_new_modules(before, tmp_path)
+
+
+def wait_for(condition: Callable[[], object], seconds: float = 10) -> None:
+    """Poll ``condition`` until it holds; fail after ``seconds`` (a hang, not a slow machine)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition never held")
+        time.sleep(0.01)
