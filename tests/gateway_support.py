@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
     from hermes_hooks.compat.gateway_config import GatewayConfig
@@ -673,7 +673,26 @@ class LineServer:
         return [await asyncio.wait_for(self.out.get(), timeout) for _ in range(count)]
 
 
-class NtfyServer:
+class AppServer:
+    """A server of aiohttp routes on 127.0.0.1 (:func:`serve_app`), for ``async with``: a
+    subclass adds its routes in :meth:`routes`; ``port`` is set once it is entered."""
+
+    _runner: Any = None
+    port: int = 0
+
+    def routes(self, router: Any) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        from aiohttp import web
+
+        app = web.Application()
+        self.routes(app.router)
+        self._runner, self.port = await serve_app(app)
+        return self
+
+
+class NtfyServer(AppServer):
     """A server speaking ntfy's HTTP protocol on 127.0.0.1 (aiohttp): ``GET /<topic>/json``
     streams the topic's messages as JSON lines, ``POST /<topic>`` publishes text, ``PUT
     /<topic>`` with a ``Filename`` header publishes an attachment."""
@@ -681,18 +700,11 @@ class NtfyServer:
     def __init__(self) -> None:
         self.published: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._subscribers: dict[str, list[asyncio.Queue[dict[str, Any]]]] = {}
-        self._runner: Any = None
-        self.port = 0
 
-    async def __aenter__(self) -> NtfyServer:
-        from aiohttp import web
-
-        app = web.Application()
-        app.router.add_get("/{topic}/json", self._subscribe)
-        app.router.add_post("/{topic}", self._publish)
-        app.router.add_put("/{topic}", self._publish)
-        self._runner, self.port = await serve_app(app)
-        return self
+    def routes(self, router: Any) -> None:
+        router.add_get("/{topic}/json", self._subscribe)
+        router.add_post("/{topic}", self._publish)
+        router.add_put("/{topic}", self._publish)
 
     async def __aexit__(self, *exc: object) -> None:
         for queues in self._subscribers.values():
@@ -763,7 +775,7 @@ class NtfyServer:
                 return item
 
 
-class HomeAssistantServer:
+class HomeAssistantServer(AppServer):
     """Home Assistant's WebSocket and REST APIs as far as the HA-shaped plugin uses them, on
     127.0.0.1 (aiohttp): the auth handshake, ``subscribe_events``, ``state_changed`` events,
     and ``POST /api/services/persistent_notification/create``."""
@@ -772,17 +784,10 @@ class HomeAssistantServer:
         self.token = token
         self.notifications: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._sockets: list[Any] = []
-        self._runner: Any = None
-        self.port = 0
 
-    async def __aenter__(self) -> HomeAssistantServer:
-        from aiohttp import web
-
-        app = web.Application()
-        app.router.add_get("/api/websocket", self._websocket)
-        app.router.add_post("/api/services/persistent_notification/create", self._notify)
-        self._runner, self.port = await serve_app(app)
-        return self
+    def routes(self, router: Any) -> None:
+        router.add_get("/api/websocket", self._websocket)
+        router.add_post("/api/services/persistent_notification/create", self._notify)
 
     async def __aexit__(self, *exc: object) -> None:
         for ws in self._sockets:
