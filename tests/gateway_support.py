@@ -20,7 +20,12 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
+
+if TYPE_CHECKING:
+    from hermes_hooks.compat.gateway_config import GatewayConfig
+    from hermes_hooks.host.gateway_runner import GatewayRunner
+    from hermes_hooks.plugins.manager import PluginManager
 
 IRC_PLUGIN = """
 import asyncio
@@ -528,6 +533,17 @@ def free_port() -> int:
         return port
 
 
+async def serve_app(app: Any) -> tuple[Any, int]:
+    """Serve the aiohttp ``app`` on 127.0.0.1 at a port the OS picks; return its runner (for
+    ``cleanup()``) and the port."""
+    from aiohttp import web
+
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    return runner, int(runner.addresses[0][1])
+
+
 @contextlib.contextmanager
 def miniircd(tmp_path: Path) -> Any:
     """Run a real IRC server (miniircd, from PyPI) on 127.0.0.1; yield its port."""
@@ -657,7 +673,26 @@ class LineServer:
         return [await asyncio.wait_for(self.out.get(), timeout) for _ in range(count)]
 
 
-class NtfyServer:
+class AppServer:
+    """A server of aiohttp routes on 127.0.0.1 (:func:`serve_app`), for ``async with``: a
+    subclass adds its routes in :meth:`routes`; ``port`` is set once it is entered."""
+
+    _runner: Any = None
+    port: int = 0
+
+    def routes(self, router: Any) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        from aiohttp import web
+
+        app = web.Application()
+        self.routes(app.router)
+        self._runner, self.port = await serve_app(app)
+        return self
+
+
+class NtfyServer(AppServer):
     """A server speaking ntfy's HTTP protocol on 127.0.0.1 (aiohttp): ``GET /<topic>/json``
     streams the topic's messages as JSON lines, ``POST /<topic>`` publishes text, ``PUT
     /<topic>`` with a ``Filename`` header publishes an attachment."""
@@ -665,21 +700,11 @@ class NtfyServer:
     def __init__(self) -> None:
         self.published: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._subscribers: dict[str, list[asyncio.Queue[dict[str, Any]]]] = {}
-        self._runner: Any = None
-        self.port = 0
 
-    async def __aenter__(self) -> NtfyServer:
-        from aiohttp import web
-
-        app = web.Application()
-        app.router.add_get("/{topic}/json", self._subscribe)
-        app.router.add_post("/{topic}", self._publish)
-        app.router.add_put("/{topic}", self._publish)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        self.port = free_port()
-        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
-        return self
+    def routes(self, router: Any) -> None:
+        router.add_get("/{topic}/json", self._subscribe)
+        router.add_post("/{topic}", self._publish)
+        router.add_put("/{topic}", self._publish)
 
     async def __aexit__(self, *exc: object) -> None:
         for queues in self._subscribers.values():
@@ -750,7 +775,7 @@ class NtfyServer:
                 return item
 
 
-class HomeAssistantServer:
+class HomeAssistantServer(AppServer):
     """Home Assistant's WebSocket and REST APIs as far as the HA-shaped plugin uses them, on
     127.0.0.1 (aiohttp): the auth handshake, ``subscribe_events``, ``state_changed`` events,
     and ``POST /api/services/persistent_notification/create``."""
@@ -759,20 +784,10 @@ class HomeAssistantServer:
         self.token = token
         self.notifications: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._sockets: list[Any] = []
-        self._runner: Any = None
-        self.port = 0
 
-    async def __aenter__(self) -> HomeAssistantServer:
-        from aiohttp import web
-
-        app = web.Application()
-        app.router.add_get("/api/websocket", self._websocket)
-        app.router.add_post("/api/services/persistent_notification/create", self._notify)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        self.port = free_port()
-        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
-        return self
+    def routes(self, router: Any) -> None:
+        router.add_get("/api/websocket", self._websocket)
+        router.add_post("/api/services/persistent_notification/create", self._notify)
 
     async def __aexit__(self, *exc: object) -> None:
         for ws in self._sockets:
@@ -840,3 +855,36 @@ async def running(runner: Any) -> AsyncIterator[asyncio.Task[int]]:
     finally:
         runner.request_stop()
         assert await asyncio.wait_for(task, 30) == 0
+
+
+def line_config(port: int, **bounds: float) -> GatewayConfig:
+    """A gateway config with the line chat platform on ``port`` and quick bounds (connect,
+    reconnect backoff, drain), each overridden by ``bounds``."""
+    from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, PlatformConfig
+
+    platforms = {Platform("line_chat"): PlatformConfig(enabled=True, extra={"port": port})}
+    options: dict[str, Any] = {
+        "connect_timeout": 2.0,
+        "reconnect_backoff_base": 0.05,
+        "reconnect_backoff_cap": 0.2,
+        "drain_timeout": 10.0,
+        **bounds,
+    }
+    return GatewayConfig(platforms=platforms, **options)
+
+
+@contextlib.asynccontextmanager
+async def running_gateway(
+    pm: PluginManager, *args: Any
+) -> AsyncIterator[tuple[LineServer, GatewayRunner]]:
+    """A :class:`LineServer` and ``pm``'s gateway runner (``args``: the model and any other
+    positional argument) on :func:`line_config`, running and connected to it; the runner is
+    stopped (and checked to exit 0), then the server closed, at the end."""
+    from hermes_hooks.host.gateway_runner import GatewayRunner
+
+    async with LineServer() as server:
+        with pm.activate():
+            runner = GatewayRunner(pm, *args, config=line_config(server.port))
+        async with running(runner):
+            await server.connected()
+            yield server, runner

@@ -22,7 +22,23 @@ fixture             gives                   the environment
 ``cli_home``        ``Path``                as ``clean_home``, for in-process ``hermes``
                                             runs: the environment and the plugin modules are
                                             restored at tear-down
+``workdir_home``    ``Path``                as ``clean_home``, the current directory at
+                                            ``tmp_path`` (a command's relative paths land
+                                            there)
+``compat_home``     ``Path``                as ``clean_home``, the compatibility layer's
+                                            finder installed (Hermes modules importable)
+``detached_home``   ``Path``                as ``clean_home``, but ``HERMES_HOME`` points at
+                                            another folder: only code given the home finds it
+``detached_``       ``Path``                as ``detached_home``, with the bundled plugins
+``bundled_home``
+``shared_``         ``plugin_builders.      as ``plugin_home``, with the test module's
+``module_home``     PluginHome``            ``SHARED`` module (source ``SHARED_CODE``)
+                                            importable, for its plugins and its tests to share
+                                            state; the hook workers drained around the test
 ==================  ======================  ================================================
+
+A module whose home needs its own plugins writes them in a fixture named for that home
+(``journal_home``, ``witness_home``) built on one of these.
 
 The builders these use (``isolated_home``, ``make_home``, ``recorder_home``) stay in
 :mod:`plugin_builders` and :mod:`host_helpers`, imported when a fixture runs (those modules
@@ -31,6 +47,7 @@ re-export the fixtures under their historical name ``home``).
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Iterator
@@ -45,11 +62,16 @@ if TYPE_CHECKING:
 __all__ = [
     "absent_home",
     "bundled_home",
-    "cli_home",
-    "empty_home",
     "clean_home",
+    "cli_home",
+    "compat_home",
+    "detached_bundled_home",
+    "detached_home",
+    "empty_home",
     "plugin_home",
     "recording_home",
+    "shared_module_home",
+    "workdir_home",
 ]
 
 
@@ -120,3 +142,74 @@ def cli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for name in set(sys.modules) - before:
         if name.startswith("hermes_plugins."):
             del sys.modules[name]
+
+
+@pytest.fixture
+def workdir_home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """As :func:`clean_home`, with the current directory at ``tmp_path`` for the test."""
+    monkeypatch.chdir(tmp_path)
+    return clean_home
+
+
+@pytest.fixture
+def compat_home(clean_home: Path) -> Path:
+    """As :func:`clean_home`, with the compatibility layer's finder installed (a manager made
+    once), so that the Hermes modules it serves import."""
+    from hermes_hooks.host import create_manager
+
+    create_manager(clean_home)
+    return clean_home
+
+
+@pytest.fixture
+def detached_home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """As :func:`clean_home`, but ``HERMES_HOME`` points at another (absent) folder: only code
+    given this home (``--home``, ``load_home(home)``) finds it."""
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
+    return clean_home
+
+
+@pytest.fixture
+def detached_bundled_home(
+    bundled_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """As :func:`detached_home`, with the bundled plugins discoverable."""
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
+    return bundled_home
+
+
+@pytest.fixture
+def shared_module_home(
+    plugin_home: PluginHome,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+) -> Iterator[PluginHome]:
+    """As :func:`plugin_home`, with the requesting test module's shared module importable.
+
+    The test module names it in ``SHARED`` and gives its source in ``SHARED_CODE`` (the way a
+    fixture reads its requester's module in pytest's own documentation); its plugins import it
+    to share state with the test. The worker threads of bounded hook calls are drained before
+    and after; on the way out the module's ``release`` event, where it has one, is set (so that
+    plugins waiting on it return), the managers are unloaded and the module is forgotten.
+    """
+    from plugin_builders import drain_workers, shared_module
+
+    name = getattr(request.module, "SHARED", None)
+    code = getattr(request.module, "SHARED_CODE", None)
+    if not isinstance(name, str) or not isinstance(code, str):
+        raise pytest.UsageError(
+            f"{request.module.__name__}: shared_module_home needs the module names SHARED "
+            f"(a module name) and SHARED_CODE (its source), both strings; found {name!r}, "
+            f"{type(code).__name__}"
+        )
+    drain_workers()
+    with shared_module(tmp_path, monkeypatch, name, code):
+        try:
+            yield plugin_home
+        finally:
+            release = getattr(importlib.import_module(name), "release", None)
+            if release is not None:
+                release.set()
+            plugin_home.close()
+            drain_workers()

@@ -8,10 +8,10 @@ test's ``tmp_path``, never the real ``~/.hermes``. The one fixture here, ``home`
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import textwrap
+import time
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -164,31 +164,6 @@ def shared_module(
         yield
     finally:
         sys.modules.pop(name, None)
-
-
-@contextmanager
-def waiting_home(
-    home: PluginHome,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    name: str,
-    code: str,
-    *,
-    drain: bool = False,
-) -> Iterator[PluginHome]:
-    """Yield ``home`` with :func:`shared_module` ``name``, whose ``release`` event plugins wait
-    on; on the way out the event is set, the managers unloaded and, with ``drain``, the worker
-    threads drained (before too)."""
-    if drain:
-        drain_workers()
-    with shared_module(tmp_path, monkeypatch, name, code):
-        try:
-            yield home
-        finally:
-            importlib.import_module(name).release.set()
-            home.close()
-            if drain:
-                drain_workers()
 
 
 def drain_workers() -> None:
@@ -412,3 +387,12 @@ def site_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     monkeypatch.syspath_prepend(str(site))
     yield site
     forget_new_modules(before, tmp_path)
+
+
+def wait_for(condition: Callable[[], object], seconds: float = 10) -> None:
+    """Poll ``condition`` until it holds; fail after ``seconds`` (a hang, not a slow machine)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition never held")
+        time.sleep(0.01)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from host_helpers import ScriptedModel, plugin_module
-from plugin_builders import isolated_home, user_plugin as write_plugin, write_config
+from plugin_builders import isolated_home, user_plugin as write_plugin, wait_for, write_config
 
 from hermes_hooks.calling import aio as _aio, workers as _workers
 from hermes_hooks.host import Session, create_manager
@@ -148,11 +148,3 @@ def test_hung_helper_loops_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         return _aio.resolve(asyncio.sleep(0, "fine"), timeout=5)
 
     assert asyncio.run(recovered()) == "fine"
-
-
-def wait_for(condition: Any, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition never held")
-        time.sleep(0.01)

@@ -18,8 +18,9 @@ from typing import Any
 
 import pluggy
 import pytest
+from homes import shared_module_home as home  # noqa: F401  (the fixture)
 from hypothesis import HealthCheck, given, settings, strategies as st
-from plugin_builders import PluginHome, info, shared_module
+from plugin_builders import PluginHome, info
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling import workers as _workers
@@ -205,15 +206,7 @@ def test_every_hook_has_an_async_method_with_the_same_arguments() -> None:
 
 SHARED = "hermes_async_test_shared"
 """A module the plugins of one test import to share a log (on sys.path for that test only)."""
-
-
-@pytest.fixture
-def home(
-    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[PluginHome]:
-    with shared_module(tmp_path, monkeypatch, SHARED, "log = []\n"):
-        yield plugin_home
-        plugin_home.close()
+SHARED_CODE = "log = []\n"
 
 
 def load(home: PluginHome, timeout: float | None = None) -> PluginManager:

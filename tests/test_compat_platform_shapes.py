@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_builders import isolated_home, user_plugin, write_config
+from homes import compat_home as home  # noqa: F401  (the fixture)
+from plugin_builders import user_plugin, write_config
 
 from hermes_hooks.host import create_manager
 
@@ -54,13 +55,6 @@ IDS = "def normalize_id(value):\n    return str(value).strip().lower()\n"
 def served(name: str) -> Any:
     """Import a Hermes module the compatibility layer serves (untyped, as plugins see it)."""
     return importlib.import_module(name)
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = isolated_home(tmp_path, monkeypatch)
-    create_manager(folder)  # the compatibility layer's finder
-    return folder
 
 
 def test_a_platform_plugin_names_its_folder_and_imports_itself_by_hermes_path(home: Path) -> None:

@@ -10,9 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from plugin_builders import isolated_home
-
-from hermes_hooks.host import create_manager
+from homes import compat_home as home  # noqa: F401  (the fixture)
 
 
 def served(name: str) -> Any:
@@ -41,13 +39,6 @@ def bridge_adapter(**attributes: Any) -> Any:
     for key, value in (defaults | attributes).items():
         setattr(adapter, key, value)
     return adapter
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = isolated_home(tmp_path, monkeypatch)
-    create_manager(folder)  # installs the compatibility layer's finder
-    return folder
 
 
 def test_dm_allowlist_matches_a_lid_through_the_bridge_mapping(home: Path) -> None:

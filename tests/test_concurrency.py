@@ -112,7 +112,7 @@ def counter() -> Iterator[types.ModuleType]:
 
 
 @pytest.fixture
-def home(clean_home: Path, counter: types.ModuleType) -> Path:
+def counting_home(clean_home: Path, counter: types.ModuleType) -> Path:
     for key in GOOD_KEYS:
         write_plugin(clean_home / "plugins", key, GOOD.format(counter=COUNTER, key=key))
     write_plugin(clean_home / "plugins", "broken", BROKEN.format(counter=COUNTER))
@@ -158,8 +158,8 @@ def _results_are_consistent(results: list[Any]) -> None:
     assert set(results) <= {f"from {key}" for key in GOOD_KEYS}, results
 
 
-def test_hooks_called_while_plugins_load_and_unload(home: Path, counter: Any) -> None:
-    pm = PluginManager(home)
+def test_hooks_called_while_plugins_load_and_unload(counting_home: Path, counter: Any) -> None:
+    pm = PluginManager(counting_home)
     hooks = Hooks(pm)
     workers = Workers()
 
@@ -208,9 +208,9 @@ def test_hooks_called_while_plugins_load_and_unload(home: Path, counter: Any) ->
 
 
 def test_discovery_from_many_threads_at_once_loads_each_plugin_once(
-    home: Path, counter: Any
+    counting_home: Path, counter: Any
 ) -> None:
-    pm = PluginManager(home)
+    pm = PluginManager(counting_home)
     barrier = threading.Barrier(THREADS)
     workers = Workers()
 
@@ -223,12 +223,14 @@ def test_discovery_from_many_threads_at_once_loads_each_plugin_once(
     workers.join()
     assert workers.errors == []
     assert sorted(counter.IMPORTS) == sorted(f"hermes_plugins.{k.replace('-', '_')}" for k in KEYS)
-    assert _state(pm) == _single_load_state(home)
+    assert _state(pm) == _single_load_state(counting_home)
     pm.unload_all()
 
 
-def test_forced_discovery_from_many_threads_ends_as_one_load(home: Path, counter: Any) -> None:
-    pm = PluginManager(home)
+def test_forced_discovery_from_many_threads_ends_as_one_load(
+    counting_home: Path, counter: Any
+) -> None:
+    pm = PluginManager(counting_home)
     barrier = threading.Barrier(THREADS)
     workers = Workers()
 
@@ -241,7 +243,7 @@ def test_forced_discovery_from_many_threads_ends_as_one_load(home: Path, counter
         workers.spawn(rediscover, loop=False)
     workers.join()
     assert workers.errors == []
-    assert _state(pm) == _single_load_state(home)
+    assert _state(pm) == _single_load_state(counting_home)
     pm.unload_all()
 
 
@@ -283,8 +285,8 @@ def test_managers_in_parallel_threads_keep_their_own_modules(
         reliability_figures.add("concurrency", "parallel manager loads", THREADS)
 
 
-def test_registries_stay_consistent_under_concurrent_registration(home: Path) -> None:
-    pm = PluginManager(home)
+def test_registries_stay_consistent_under_concurrent_registration(counting_home: Path) -> None:
+    pm = PluginManager(counting_home)
     workers = Workers()
     names = [f"t{n}" for n in range(50)]
 

@@ -71,7 +71,7 @@ PROTECT_LAST_N = 4
 
 
 @pytest.fixture
-def home(clean_home: Path) -> Path:
+def notes_home(clean_home: Path) -> Path:
     user_plugin(clean_home, "memory/notes", NOTES)
     write_config(
         clean_home,
@@ -108,9 +108,9 @@ def scripted(pm: PluginManager, turns: int) -> ScriptedModel:
 
 
 def test_a_long_conversation_stays_under_the_budget_with_the_summary_after_the_head(
-    home: Path,
+    notes_home: Path,
 ) -> None:
-    pm = create_manager(home)
+    pm = create_manager(notes_home)
     model = scripted(pm, 30)
     session = Session(pm, model)
     first = [f"Turn {n}: tell me about topic {n}. " + "Some detail. " * 25 for n in range(30)]
@@ -147,8 +147,8 @@ def test_a_long_conversation_stays_under_the_budget_with_the_summary_after_the_h
     assert sent[0]["content"] == session.full_system_prompt()
 
 
-def test_the_offline_model_writes_an_extractive_summary(home: Path) -> None:
-    pm = create_manager(home)  # no model given: the offline model of config.yaml's default
+def test_the_offline_model_writes_an_extractive_summary(notes_home: Path) -> None:
+    pm = create_manager(notes_home)  # no model given: the offline model of config.yaml's default
     session = Session(pm)
     for n in range(20):
         session.run_turn(f"Question {n} about the build. " + "More words here. " * 30)
@@ -162,14 +162,14 @@ def test_the_offline_model_writes_an_extractive_summary(home: Path) -> None:
     assert estimate_messages_tokens_rough(session.messages) < BUDGET
 
 
-def test_reported_usage_decides_before_the_estimate(home: Path) -> None:
+def test_reported_usage_decides_before_the_estimate(notes_home: Path) -> None:
     write_config(
-        home,
+        notes_home,
         memory={"builtin": False},
         model={"context_length": BUDGET},
         compression={"protect_first_n": 1, "protect_last_n": 1},
     )
-    pm = create_manager(home)
+    pm = create_manager(notes_home)
     big = ModelResponse(text="short", usage={"prompt_tokens": 1_900, "completion_tokens": 5})
     model = ScriptedModel(text("one"), text("two"), big, text("four"))
     session = Session(pm, model, record_events=True)
@@ -182,9 +182,11 @@ def test_reported_usage_decides_before_the_estimate(home: Path) -> None:
     assert compressed["memory_notes"] is False
 
 
-def test_compression_enabled_false_never_compacts(home: Path) -> None:
-    write_config(home, model={"context_length": BUDGET}, compression={"enabled": False}, memory={})
-    pm = create_manager(home)
+def test_compression_enabled_false_never_compacts(notes_home: Path) -> None:
+    write_config(
+        notes_home, model={"context_length": BUDGET}, compression={"enabled": False}, memory={}
+    )
+    pm = create_manager(notes_home)
     session = Session(pm, ScriptedModel(*[text("An answer. " * 40)] * 12), record_events=True)
     for n in range(12):
         session.run_turn(f"Message {n} " + "words " * 80)

@@ -16,11 +16,11 @@ import logging
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_builders import PluginHome, info, waiting_home
+from homes import shared_module_home as home  # noqa: F401  (the fixture)
+from plugin_builders import PluginHome, info
 
 from hermes_hooks.calling import contexts
 from hermes_hooks.calling.facade import Hooks
@@ -39,13 +39,12 @@ tokens = []
 """
 
 
-@pytest.fixture
-def home(
-    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[PluginHome]:
-    contexts.forget_all()  # every test starts with fresh plugin-side contexts
-    with waiting_home(plugin_home, tmp_path, monkeypatch, SHARED, SHARED_CODE) as home:
-        yield home
+@pytest.fixture(autouse=True)
+def fresh_contexts(home: PluginHome) -> Iterator[None]:
+    """Every test starts with fresh plugin-side contexts (after its home is made, and they are
+    forgotten before the home is torn down)."""
+    contexts.forget_all()
+    yield
     contexts.forget_all()
 
 

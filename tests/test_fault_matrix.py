@@ -333,7 +333,7 @@ def fault_log() -> Iterator[types.ModuleType]:
 
 
 @pytest.fixture
-def home(clean_home: Path, fault_log: types.ModuleType) -> Path:
+def witness_home(clean_home: Path, fault_log: types.ModuleType) -> Path:
     _write_plugin(clean_home, "aa-witness", WITNESS)
     return clean_home
 
@@ -388,9 +388,9 @@ def _baseline(tmp_path: Path, log: types.ModuleType, *, with_faulty: bool) -> li
 # -- the matrix ------------------------------------------------------------------------------------
 
 
-def test_the_workload_fires_every_hook(home: Path, tmp_path: Path, fault_log: Any) -> None:
-    _write_plugin(home, "faulty", _faulty("post_tool_call", "none", "-"))
-    pm = _load(home, "aa-witness", "faulty")
+def test_the_workload_fires_every_hook(witness_home: Path, tmp_path: Path, fault_log: Any) -> None:
+    _write_plugin(witness_home, "faulty", _faulty("post_tool_call", "none", "-"))
+    pm = _load(witness_home, "aa-witness", "faulty")
     run = run_workload(pm, tmp_path)
     assert run.turn.completed
     assert set(run.witness) == VALID_HOOKS
@@ -402,12 +402,12 @@ def test_the_workload_fires_every_hook(home: Path, tmp_path: Path, fault_log: An
 
 @pytest.mark.parametrize(("hook", "site", "fault"), CELLS, ids=["-".join(c) for c in CELLS])
 def test_a_failing_plugin_never_costs_the_host_its_turn(
-    home: Path, tmp_path: Path, fault_log: Any, hook: str, site: str, fault: str
+    witness_home: Path, tmp_path: Path, fault_log: Any, hook: str, site: str, fault: str
 ) -> None:
     expected_hooks = _baseline(tmp_path, fault_log, with_faulty=site not in LOAD_SITES)
-    _write_plugin(home, "faulty", _faulty(hook, site, fault))
+    _write_plugin(witness_home, "faulty", _faulty(hook, site, fault))
     pm = _load(
-        home,
+        witness_home,
         "aa-witness",
         "faulty",
         timeout=HANG_TIMEOUT if fault == "hang" else None,
@@ -536,10 +536,10 @@ class _Direct:
         raise ValueError(f"no session {session_id}")
 
 
-def test_failures_of_objects_registered_directly_are_counted(home: Path) -> None:
+def test_failures_of_objects_registered_directly_are_counted(witness_home: Path) -> None:
     from hermes_hooks import hookimpl
 
-    pm = _load(home)
+    pm = _load(witness_home)
     direct = _Direct()
     direct.on_session_start = hookimpl(_Direct.on_session_start)  # type: ignore[method-assign]
     pm.register(direct, name="direct")
@@ -557,8 +557,8 @@ def test_failures_of_objects_registered_directly_are_counted(home: Path) -> None
     pm.unregister(name="direct")
 
 
-def test_failures_with_ever_new_messages_are_logged_from_a_bounded_set(home: Path) -> None:
-    pm = _load(home)
+def test_failures_with_ever_new_messages_are_logged_from_a_bounded_set(witness_home: Path) -> None:
+    pm = _load(witness_home)
     for n in range(5000):
         pm._report_failure("noisy", "on_session_start", f"ValueError: request {n}" * 20, None)
     assert pm.get_failures("noisy").count == 5000

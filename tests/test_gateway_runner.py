@@ -20,8 +20,10 @@ from gateway_support import (
     IrcClient,
     LineServer,
     NtfyServer,
+    line_config,
     miniircd,
     running,
+    running_gateway,
 )
 from plugin_builders import isolated_home, user_plugin, write_config
 
@@ -76,18 +78,6 @@ def seen(pm: PluginManager) -> list[tuple[str, str, str]]:
     module = pm.get_plugin_module("policy")
     assert module is not None
     return list(module.SEEN)
-
-
-def line_config(port: int, **bounds: float) -> GatewayConfig:
-    platforms = {Platform("line_chat"): PlatformConfig(enabled=True, extra={"port": port})}
-    options: dict[str, Any] = {
-        "connect_timeout": 2.0,
-        "reconnect_backoff_base": 0.05,
-        "reconnect_backoff_cap": 0.2,
-        "drain_timeout": 10.0,
-        **bounds,
-    }
-    return GatewayConfig(platforms=platforms, **options)
 
 
 def test_the_backoff_doubles_from_30_s_and_stops_at_300_s() -> None:
@@ -165,24 +155,20 @@ def test_gateway_platform_event_reaches_the_hook_and_a_generated_image_goes_as_a
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "true")
 
     async def scenario() -> None:
-        async with LineServer() as server:
-            with pm.activate():
-                runner = GatewayRunner(pm, config=line_config(server.port))
-            async with running(runner):
-                await server.connected()
-                server.say("ann", "ann", "generate an image of a red fox")
-                replies = await server.replies(2)
-                photo = next(item for item in replies if "photo" in item)
-                assert Path(photo["photo"]).is_file()
-                assert photo["bytes"] > 0
-                text = next(item for item in replies if "text" in item)["text"]
-                assert "red fox" in text
-                assert photo["photo"] not in text  # the path went as the attachment
-                server.say("ann", "ann", "", event="reaction", payload={"emoji": "+1"})
-                for _ in range(200):
-                    if ("line_chat", "reaction", "+1") in seen(pm):
-                        break
-                    await asyncio.sleep(0.02)
+        async with running_gateway(pm) as (server, _runner):
+            server.say("ann", "ann", "generate an image of a red fox")
+            replies = await server.replies(2)
+            photo = next(item for item in replies if "photo" in item)
+            assert Path(photo["photo"]).is_file()
+            assert photo["bytes"] > 0
+            text = next(item for item in replies if "text" in item)["text"]
+            assert "red fox" in text
+            assert photo["photo"] not in text  # the path went as the attachment
+            server.say("ann", "ann", "", event="reaction", payload={"emoji": "+1"})
+            for _ in range(200):
+                if ("line_chat", "reaction", "+1") in seen(pm):
+                    break
+                await asyncio.sleep(0.02)
 
     asyncio.run(scenario())
     assert ("line_chat", "reaction", "+1") in seen(pm)
@@ -204,22 +190,18 @@ def test_a_dropped_connection_mid_turn_reconnects_and_answers_once(
             return original(self, event)
 
         monkeypatch.setattr(module.Gateway, "route", slow_route)
-        async with LineServer() as server:
-            with pm.activate():
-                runner = GatewayRunner(pm, config=line_config(server.port))
-            async with running(runner):
-                await server.connected()
-                server.say("ann", "ann", "hello", id="1")
-                await asyncio.sleep(0.2)
-                server.drop()  # the platform hangs up while the turn runs
-                await server.connected(2)  # the adapter is back
-                release.set()
-                replies = await server.replies(1)
-                assert replies[0]["chat"] == "ann"
-                assert replies[0]["text"]
-                with pytest.raises(TimeoutError):
-                    await server.replies(1, timeout=0.5)
-            assert runner.states["line_chat"].messages == 1
+        async with running_gateway(pm) as (server, runner):
+            server.say("ann", "ann", "hello", id="1")
+            await asyncio.sleep(0.2)
+            server.drop()  # the platform hangs up while the turn runs
+            await server.connected(2)  # the adapter is back
+            release.set()
+            replies = await server.replies(1)
+            assert replies[0]["chat"] == "ann"
+            assert replies[0]["text"]
+            with pytest.raises(TimeoutError):
+                await server.replies(1, timeout=0.5)
+        assert runner.states["line_chat"].messages == 1
 
     asyncio.run(scenario())
 
@@ -265,16 +247,12 @@ def test_a_send_that_raises_is_counted_on_its_plugin_and_the_turn_is_kept(
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
 
     async def scenario() -> GatewayRunner:
-        async with LineServer() as server:
-            with pm.activate():
-                runner = GatewayRunner(pm, config=line_config(server.port))
-            async with running(runner):
-                await server.connected()
-                server.say("broken-chat", "ann", "hello")
-                server.say("ann", "ann", "still there?")
-                reply = await server.replies(1)
-                assert reply[0]["chat"] == "ann"
-            return runner
+        async with running_gateway(pm) as (server, runner):
+            server.say("broken-chat", "ann", "hello")
+            server.say("ann", "ann", "still there?")
+            reply = await server.replies(1)
+            assert reply[0]["chat"] == "ann"
+        return runner
 
     runner = asyncio.run(scenario())
     info = pm.get_plugin_info("line_chat")
@@ -290,17 +268,13 @@ def test_fifty_chats_at_once_each_answered_once_in_order(
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
 
     async def scenario() -> None:
-        async with LineServer() as server:
-            with pm.activate():
-                runner = GatewayRunner(pm, config=line_config(server.port))
-            async with running(runner):
-                await server.connected()
-                for index in range(50):
-                    for turn in range(2):
-                        server.say(f"chat{index}", f"user{index}", f"message {turn} of {index}")
-                replies = await server.replies(100, timeout=60)
-                with pytest.raises(TimeoutError):
-                    await server.replies(1, timeout=0.3)
+        async with running_gateway(pm) as (server, _runner):
+            for index in range(50):
+                for turn in range(2):
+                    server.say(f"chat{index}", f"user{index}", f"message {turn} of {index}")
+            replies = await server.replies(100, timeout=60)
+            with pytest.raises(TimeoutError):
+                await server.replies(1, timeout=0.3)
         by_chat: dict[str, list[str]] = {}
         for reply in replies:
             by_chat.setdefault(reply["chat"], []).append(reply["text"])
@@ -535,20 +509,16 @@ def test_inject_message_outside_a_turn_becomes_a_turn_answered_in_the_chat(
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "1")
 
     async def scenario() -> None:
-        async with LineServer() as server:
-            with pm.activate():
-                runner = GatewayRunner(pm, config=line_config(server.port))
-            async with running(runner):
-                await server.connected()
-                server.say("ann", "ann", "hello")
-                first = await server.replies(1)
-                server.say("ann", "ann", "", event="reaction", payload={"emoji": "+1"})
-                injected = await server.replies(1)
-                assert first[0]["chat"] == injected[0]["chat"] == "ann"
-                session = runner.gateway.sessions.get("agent:main:line_chat:dm:ann")
-                assert session is not None
-                said = [m["content"] for m in session.messages if m["role"] == "user"]
-                assert said == ["hello", "the user reacted with +1"]
+        async with running_gateway(pm) as (server, runner):
+            server.say("ann", "ann", "hello")
+            first = await server.replies(1)
+            server.say("ann", "ann", "", event="reaction", payload={"emoji": "+1"})
+            injected = await server.replies(1)
+            assert first[0]["chat"] == injected[0]["chat"] == "ann"
+            session = runner.gateway.sessions.get("agent:main:line_chat:dm:ann")
+            assert session is not None
+            said = [m["content"] for m in session.messages if m["role"] == "user"]
+            assert said == ["hello", "the user reacted with +1"]
 
     asyncio.run(scenario())
 
@@ -627,34 +597,28 @@ def test_inject_message_with_a_session_key_is_a_turn_answered_in_that_chat(
     assert not ctx.gateway_message_injection_available()  # no gateway yet
 
     async def scenario() -> None:
-        async with LineServer() as server:
-            with pm.activate():
-                runner = GatewayRunner(pm, config=line_config(server.port))
-            async with running(runner):
-                await server.connected()
-                server.say("ann", "ann", "hello")
-                server.say("bob", "bob", "hi")
-                first = await server.replies(2)
-                assert sorted(item["chat"] for item in first) == ["ann", "bob"]
-                ann_key = next(key for key in waker.KEYS if key.endswith(":ann"))
-                assert ctx.gateway_message_injection_available()
-                assert not nogrant.CTX[
-                    0
-                ].gateway_message_injection_available()  # "true" is no grant
-                assert not nogrant.CTX[0].inject_message("psst", session_key=ann_key)
-                assert not ctx.inject_message("to nobody", session_key="agent:main:x:dm:1")
-                assert ctx.inject_message("/help as text", role="system", session_key=ann_key)
-                (woken,) = await server.replies(1)
-                assert woken["chat"] == "ann"  # the session's own chat, not the last one (bob)
-                # What plugins acting outside a turn reach: Hermes' gateway.run reference.
-                view = importlib.import_module("gateway.run")._gateway_runner_ref()
-                assert view is not None
-                assert view._gateway_loop is asyncio.get_running_loop()
-                assert view.adapters == {Platform("line_chat"): runner.adapters["line_chat"]}
-                session = runner.gateway.sessions.get(ann_key)
-                assert session is not None
-                said = [m["content"] for m in session.messages if m["role"] == "user"]
-                assert said == ["hello", "[system] /help as text"]  # a turn, not a command
+        async with running_gateway(pm) as (server, runner):
+            server.say("ann", "ann", "hello")
+            server.say("bob", "bob", "hi")
+            first = await server.replies(2)
+            assert sorted(item["chat"] for item in first) == ["ann", "bob"]
+            ann_key = next(key for key in waker.KEYS if key.endswith(":ann"))
+            assert ctx.gateway_message_injection_available()
+            assert not nogrant.CTX[0].gateway_message_injection_available()  # "true" is no grant
+            assert not nogrant.CTX[0].inject_message("psst", session_key=ann_key)
+            assert not ctx.inject_message("to nobody", session_key="agent:main:x:dm:1")
+            assert ctx.inject_message("/help as text", role="system", session_key=ann_key)
+            (woken,) = await server.replies(1)
+            assert woken["chat"] == "ann"  # the session's own chat, not the last one (bob)
+            # What plugins acting outside a turn reach: Hermes' gateway.run reference.
+            view = importlib.import_module("gateway.run")._gateway_runner_ref()
+            assert view is not None
+            assert view._gateway_loop is asyncio.get_running_loop()
+            assert view.adapters == {Platform("line_chat"): runner.adapters["line_chat"]}
+            session = runner.gateway.sessions.get(ann_key)
+            assert session is not None
+            said = [m["content"] for m in session.messages if m["role"] == "user"]
+            assert said == ["hello", "[system] /help as text"]  # a turn, not a command
         assert not ctx.gateway_message_injection_available()  # the gateway stopped
         assert importlib.import_module("gateway.run")._gateway_runner_ref() is None
 
@@ -690,37 +654,33 @@ def test_an_approval_is_asked_in_the_chat_and_answered_by_approve_or_a_bare_no(
     )
 
     async def scenario() -> None:
-        async with LineServer() as server:
-            with pm.activate():
-                runner = GatewayRunner(pm, model, config=line_config(server.port))
-            async with running(runner):
-                await server.connected()
-                server.say("ann", "ann", "please run it")
-                (asked,) = await server.replies(1)
-                assert "requires approval" in asked["text"]
-                assert "echo approved-run" in asked["text"]
-                assert "/approve" in asked["text"]
-                # The chat's turn is still running: the answer must not wait behind it.
-                server.say("ann", "ann", "/approve")
-                answers = await server.replies(2)
-                assert [a["text"] for a in answers] == [
-                    "✅ Command approved. The agent is resuming...",
-                    "ran it",
-                ]
-                server.say("ann", "ann", "and again")
-                (asked,) = await server.replies(1)
-                assert "echo second" in asked["text"]
-                server.say("ann", "ann", "no")  # a bare word, while a request waits
-                answers = await server.replies(2)
-                assert [a["text"] for a in answers] == ["❌ Command denied.", "did not run it"]
-                server.say("ann", "ann", "/deny")  # nothing waits now
-                (late,) = await server.replies(1)
-                assert late["text"] == "No pending command to deny."
-                session = runner.gateway.sessions.get("agent:main:line_chat:dm:ann")
-                assert session is not None
-                results = [m["content"] for m in session.messages if m["role"] == "tool"]
-                assert "approved-run" in results[0]
-                assert "not approved (deny)" in results[1]
+        async with running_gateway(pm, model) as (server, runner):
+            server.say("ann", "ann", "please run it")
+            (asked,) = await server.replies(1)
+            assert "requires approval" in asked["text"]
+            assert "echo approved-run" in asked["text"]
+            assert "/approve" in asked["text"]
+            # The chat's turn is still running: the answer must not wait behind it.
+            server.say("ann", "ann", "/approve")
+            answers = await server.replies(2)
+            assert [a["text"] for a in answers] == [
+                "✅ Command approved. The agent is resuming...",
+                "ran it",
+            ]
+            server.say("ann", "ann", "and again")
+            (asked,) = await server.replies(1)
+            assert "echo second" in asked["text"]
+            server.say("ann", "ann", "no")  # a bare word, while a request waits
+            answers = await server.replies(2)
+            assert [a["text"] for a in answers] == ["❌ Command denied.", "did not run it"]
+            server.say("ann", "ann", "/deny")  # nothing waits now
+            (late,) = await server.replies(1)
+            assert late["text"] == "No pending command to deny."
+            session = runner.gateway.sessions.get("agent:main:line_chat:dm:ann")
+            assert session is not None
+            results = [m["content"] for m in session.messages if m["role"] == "tool"]
+            assert "approved-run" in results[0]
+            assert "not approved (deny)" in results[1]
 
     asyncio.run(scenario())
 
@@ -742,24 +702,20 @@ def test_a_drain_marker_refuses_new_turns_until_it_is_removed(
         raise AssertionError(f"the gateway never became draining={draining}")
 
     async def scenario() -> None:
-        async with LineServer() as server:
-            with pm.activate():
-                runner = GatewayRunner(pm, config=line_config(server.port))
-            async with running(runner):
-                await server.connected()
-                # What the dashboard's POST /api/gateway/drain writes.
-                gateway_drain_control.write_drain_request(principal="ops", home=pm.hermes_home)
-                await until(runner, True)
-                server.say("ann", "ann", "hello while draining")
-                (refused,) = await server.replies(1)
-                assert refused["text"] == gateway_runner.DRAINING_TEXT
-                assert runner.gateway.sessions.get("agent:main:line_chat:dm:ann") is None
-                assert gateway_drain_control.clear_drain_request(home=pm.hermes_home)
-                await until(runner, False)
-                server.say("ann", "ann", "hello again")
-                (answered,) = await server.replies(1)
-                assert answered["text"] != gateway_runner.DRAINING_TEXT
-                assert runner.gateway.sessions.get("agent:main:line_chat:dm:ann") is not None
+        async with running_gateway(pm) as (server, runner):
+            # What the dashboard's POST /api/gateway/drain writes.
+            gateway_drain_control.write_drain_request(principal="ops", home=pm.hermes_home)
+            await until(runner, True)
+            server.say("ann", "ann", "hello while draining")
+            (refused,) = await server.replies(1)
+            assert refused["text"] == gateway_runner.DRAINING_TEXT
+            assert runner.gateway.sessions.get("agent:main:line_chat:dm:ann") is None
+            assert gateway_drain_control.clear_drain_request(home=pm.hermes_home)
+            await until(runner, False)
+            server.say("ann", "ann", "hello again")
+            (answered,) = await server.replies(1)
+            assert answered["text"] != gateway_runner.DRAINING_TEXT
+            assert runner.gateway.sessions.get("agent:main:line_chat:dm:ann") is not None
 
     asyncio.run(scenario())
 

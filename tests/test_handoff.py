@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import importlib
 import threading
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from plugin_builders import PluginHome, info, waiting_home
+from homes import shared_module_home as home  # noqa: F401  (the fixture)
+from plugin_builders import PluginHome, info
 
 from hermes_hooks.calling import handoff, workers as _workers
 from hermes_hooks.calling.facade import Hooks
@@ -43,14 +43,6 @@ def me():
 
 def shared() -> Any:
     return importlib.import_module(SHARED)
-
-
-@pytest.fixture
-def home(
-    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[PluginHome]:
-    with waiting_home(plugin_home, tmp_path, monkeypatch, SHARED, SHARED_CODE, drain=True) as home:
-        yield home
 
 
 @pytest.fixture

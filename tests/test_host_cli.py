@@ -8,20 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner, Result
+from homes import workdir_home as home  # noqa: F401  (the fixture)
 from host_helpers import ChatServer, chat_server
 from plugin_builders import user_plugin, write_config
 
 from hermes_hooks.cli import cli
 
 __all__ = ["chat_server"]
-
-
-@pytest.fixture
-def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return clean_home
 
 
 def hermes(*args: str, input: str | None = None) -> Result:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
+from homes import detached_home as home  # noqa: F401  (the fixture)
 
 from hermes_hooks import PluginManager
 from hermes_hooks.backends.image_gen import (
@@ -105,12 +106,6 @@ class Fake(ImageGenProvider):
             aspect_ratio=aspect_ratio,
             provider=self.name,
         )
-
-
-@pytest.fixture
-def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "elsewhere"))
-    return clean_home
 
 
 def write_config(home: Path, **image_gen: Any) -> None:

@@ -12,18 +12,19 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from homes import detached_bundled_home as home  # noqa: F401  (the fixture)
 from PIL import Image
 from plugin_builders import write_config
 
 from hermes_hooks.cli.main import cli
 
 
-@pytest.fixture
-def home(bundled_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(autouse=True)
+def tool_log_enabled(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts with no OpenAI key and a config that enables ``tool-log`` (which the
+    command must keep)."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    write_config(bundled_home, text="plugins:\n  enabled: [tool-log]\n")
-    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
-    return bundled_home
+    write_config(home, text="plugins:\n  enabled: [tool-log]\n")
 
 
 def run(home: Path, *args: str) -> Result:

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from homes import detached_bundled_home as home  # noqa: F401  (the fixture)
 from local_http import Request, Server, as_json, running
 from PIL import Image, PngImagePlugin
 from plugin_builders import load as load_home
@@ -40,12 +41,10 @@ def server() -> Iterator[Server]:
         yield srv
 
 
-@pytest.fixture
-def home(bundled_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(autouse=True)
+def no_openai_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "not-this-one"))
-    return bundled_home
 
 
 def configure(

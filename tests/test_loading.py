@@ -6,7 +6,7 @@ import importlib
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from plugin_builders import (
     plugin_names,
     status_of,
     user_plugin,
+    wait_for,
     write_config,
     write_distribution,
     write_plugin,
@@ -889,14 +890,6 @@ def _no_busy_workers() -> bool:
 
 def bounded_config(home: Path, enabled: list[str], seconds: float) -> None:
     write_config(home, text=f"plugins:\n  enabled: {enabled}\n  load_timeout: {seconds}\n")
-
-
-def wait_for(condition: Callable[[], bool]) -> None:
-    """Poll until ``condition`` holds; fail after 10 s (a hang, not a slow machine)."""
-    deadline = time.monotonic() + 10
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        time.sleep(0.01)
 
 
 def test_a_plugin_that_hangs_at_import_is_put_in_error_and_the_others_load(

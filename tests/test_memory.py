@@ -116,7 +116,7 @@ JOURNAL = """\
 
 
 @pytest.fixture
-def home(clean_home: Path) -> Path:
+def journal_home(clean_home: Path) -> Path:
     """A home with the journal plugin under memory/, selected by memory.provider only."""
     user_plugin(clean_home, "memory/journal", JOURNAL)
     write_config(clean_home, memory={"provider": "journal"})
@@ -129,10 +129,10 @@ def logged(log: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:
 
 
 def test_hermes_z_calls_a_hermes_shaped_provider_in_order_with_the_documented_arguments(
-    home: Path, tmp_path: Path
+    journal_home: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "journal.log"
-    result = hermes(home, "-z", "What should I drink this afternoon?", JOURNAL_LOG=str(log))
+    result = hermes(journal_home, "-z", "What should I drink this afternoon?", JOURNAL_LOG=str(log))
     assert result.returncode == 0, result.stderr
     # What prefetch returned reached the model, as recalled context (the offline model quotes it).
     assert "- the user drinks green tea" in result.stdout
@@ -147,7 +147,7 @@ def test_hermes_z_calls_a_hermes_shaped_provider_in_order_with_the_documented_ar
         "shutdown",
     ]
     (_, (session_id,), init), (_, turn_args, turn_kwargs), (_, prefetch, prefetch_kw) = calls[:3]
-    assert init["hermes_home"] == str(home)
+    assert init["hermes_home"] == str(journal_home)
     assert init["platform"] == "cli"
     assert turn_args == [1, "What should I drink this afternoon?"]
     assert turn_kwargs["platform"] == "cli"
@@ -164,17 +164,21 @@ def test_hermes_z_calls_a_hermes_shaped_provider_in_order_with_the_documented_ar
     assert [m["content"] for m in messages] == [user, assistant]
 
 
-def test_a_trivial_prompt_starts_a_turn_but_recalls_nothing(home: Path, tmp_path: Path) -> None:
+def test_a_trivial_prompt_starts_a_turn_but_recalls_nothing(
+    journal_home: Path, tmp_path: Path
+) -> None:
     log = tmp_path / "journal.log"
-    result = hermes(home, "-z", "thanks!", JOURNAL_LOG=str(log))
+    result = hermes(journal_home, "-z", "thanks!", JOURNAL_LOG=str(log))
     assert result.returncode == 0, result.stderr
     assert "green tea" not in result.stdout
     assert [m for m, _, _ in logged(log)][:3] == ["initialize", "on_turn_start", "sync_turn"]
 
 
-def test_the_parent_provider_observes_a_finished_subagent(home: Path, tmp_path: Path) -> None:
+def test_the_parent_provider_observes_a_finished_subagent(
+    journal_home: Path, tmp_path: Path
+) -> None:
     log = tmp_path / "journal.log"
-    result = hermes(home, "-z", "delegate: list the files", JOURNAL_LOG=str(log))
+    result = hermes(journal_home, "-z", "delegate: list the files", JOURNAL_LOG=str(log))
     assert result.returncode == 0, result.stderr
     calls = logged(log)
     delegations = [(a, k) for m, a, k in calls if m == "on_delegation"]
@@ -189,10 +193,10 @@ def test_the_parent_provider_observes_a_finished_subagent(home: Path, tmp_path: 
 
 
 def test_an_unavailable_provider_never_initializes_and_the_turn_goes_on(
-    home: Path, tmp_path: Path
+    journal_home: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "journal.log"
-    result = hermes(home, "-z", "What do I drink?", JOURNAL_LOG=str(log), JOURNAL_OFF="1")
+    result = hermes(journal_home, "-z", "What do I drink?", JOURNAL_LOG=str(log), JOURNAL_OFF="1")
     assert result.returncode == 0, result.stderr
     assert logged(log) == []
     said = "memory provider 'journal' of plugin 'memory/journal' is not available: unset "
@@ -201,11 +205,11 @@ def test_an_unavailable_provider_never_initializes_and_the_turn_goes_on(
 
 @pytest.mark.parametrize("mode", ["raise", "hang"])
 def test_a_failing_prefetch_is_isolated_and_counted_on_its_plugin(
-    home: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+    journal_home: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
-    write_config(home, memory={"provider": "journal", "prefetch_timeout": 0.2})
+    write_config(journal_home, memory={"provider": "journal", "prefetch_timeout": 0.2})
     monkeypatch.setenv("JOURNAL_PREFETCH", mode)
-    pm = create_manager(home)
+    pm = create_manager(journal_home)
     session = Session(pm, ScriptedModel(text("fine")))
     result = session.run_turn("What do I drink in the afternoon?")
     session.close()
@@ -220,14 +224,14 @@ def test_a_failing_prefetch_is_isolated_and_counted_on_its_plugin(
 
 
 def test_provider_tools_are_offered_and_dispatched_and_builtin_writes_mirrored(
-    home: Path,
+    journal_home: Path,
 ) -> None:
     model = ScriptedModel(
         tool_call("journal_search", {"query": "tea"}),
         tool_call("memory", {"action": "add", "content": "The user drinks green tea"}, "c2"),
         text("noted"),
     )
-    pm = create_manager(home)
+    pm = create_manager(journal_home)
     session = Session(pm, model)
     result = session.run_turn("Look up what I drink and keep it")
     session.close()
@@ -246,9 +250,9 @@ def test_provider_tools_are_offered_and_dispatched_and_builtin_writes_mirrored(
 
 
 def test_new_ends_the_session_for_the_providers_and_switches_them_to_the_new_id(
-    home: Path,
+    journal_home: Path,
 ) -> None:
-    pm = create_manager(home)
+    pm = create_manager(journal_home)
     session = Session(pm, ScriptedModel(text("one"), text("two")))
     session.run_turn("What do I drink in the morning?")
     old = session.session_id
@@ -290,14 +294,16 @@ def test_memory_provider_naming_the_manifest_name_warns_when_the_provider_is_nam
 
 
 def test_a_memory_plugin_not_named_by_memory_provider_does_not_load(
-    home: Path, tmp_path: Path
+    journal_home: Path, tmp_path: Path
 ) -> None:
-    write_config(home, memory={})
+    write_config(journal_home, memory={})
     log = tmp_path / "journal.log"
-    result = hermes(home, "-z", "What do I drink?", JOURNAL_LOG=str(log))
+    result = hermes(journal_home, "-z", "What do I drink?", JOURNAL_LOG=str(log))
     assert result.returncode == 0, result.stderr
     assert logged(log) == []
-    listed = {p["key"]: p for p in json.loads(hermes(home, "plugins", "list", "--json").stdout)}
+    listed = {
+        p["key"]: p for p in json.loads(hermes(journal_home, "plugins", "list", "--json").stdout)
+    }
     assert (listed["memory/journal"]["kind"], listed["memory/journal"]["status"]) == (
         "exclusive",
         "not enabled",
@@ -359,19 +365,19 @@ def test_memory_builtin_false_turns_the_builtin_off(bare: Path) -> None:
     assert "builtin: off (memory.builtin: false)" in hermes(bare, "memory").stdout
 
 
-def test_hermes_memory_and_tools_memory_show_the_external_provider(home: Path) -> None:
-    status = hermes(home, "memory")
+def test_hermes_memory_and_tools_memory_show_the_external_provider(journal_home: Path) -> None:
+    status = hermes(journal_home, "memory")
     assert "external: journal (plugin memory/journal, available)" in status.stdout
-    tools = hermes(home, "tools", "memory", "--json")
+    tools = hermes(journal_home, "tools", "memory", "--json")
     info = json.loads(tools.stdout)
     assert info["provider"] == "journal"
     assert {p["name"] for p in info["providers"]} == {"builtin", "journal"}
-    write_config(home, memory={})
-    waiting = hermes(home, "tools", "memory")
+    write_config(journal_home, memory={})
+    waiting = hermes(journal_home, "tools", "memory")
     assert "journal  (plugin memory/journal, not enabled)" in waiting.stdout
-    chosen = hermes(home, "tools", "memory", "--provider", "journal")
+    chosen = hermes(journal_home, "tools", "memory", "--provider", "journal")
     assert chosen.returncode == 0, chosen.stderr
-    assert "external: journal" in hermes(home, "memory").stdout
+    assert "external: journal" in hermes(journal_home, "memory").stdout
 
 
 # -- the how-to's provider, from docs/how-to/memory-provider.md ---------------------------------

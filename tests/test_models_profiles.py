@@ -71,7 +71,7 @@ MANIFEST = {"kind": "model-provider"}
 
 
 @pytest.fixture
-def home(clean_home: Path) -> Iterator[Path]:
+def acme_home(clean_home: Path) -> Iterator[Path]:
     user_plugin(clean_home, "model-providers/acme", ACME, manifest=MANIFEST)
     yield clean_home
     sys.modules.pop("hermes_plugins.model_providers__acme", None)
@@ -84,10 +84,10 @@ def acme_module(pm: PluginManager) -> object:
 
 
 def test_listing_plugins_imports_no_model_provider_until_a_profile_is_looked_up(
-    home: Path,
+    acme_home: Path,
 ) -> None:
-    write_config(home)
-    pm = load(home)
+    write_config(acme_home)
+    pm = load(acme_home)
     acme = info(pm, "model-providers/acme")
     assert (acme.kind, acme.status, acme.served_by) == (
         "model-provider",
@@ -111,9 +111,9 @@ def test_listing_plugins_imports_no_model_provider_until_a_profile_is_looked_up(
     assert acme_module(pm).IMPORTS == [1]  # type: ignore[attr-defined]  # imported once
 
 
-def test_a_profile_is_owned_by_its_plugin_and_goes_when_it_unloads(home: Path) -> None:
-    write_config(home)
-    pm = load(home)
+def test_a_profile_is_owned_by_its_plugin_and_goes_when_it_unloads(acme_home: Path) -> None:
+    write_config(acme_home)
+    pm = load(acme_home)
     registry = get_models(pm)
     assert registry.canonical("AC") == "acme"
     assert registry.owner_of("acme") == "model-providers/acme"
@@ -124,13 +124,13 @@ def test_a_profile_is_owned_by_its_plugin_and_goes_when_it_unloads(home: Path) -
 
 
 def test_a_user_plugin_overrides_a_bundled_profile_of_the_same_name(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    acme_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bundled = tmp_path / "bundled"
     user_plugin(bundled, "model-providers/acme", ACME.replace("Acme AI", "Bundled Acme"),
                 manifest=MANIFEST)  # fmt: skip
     user_plugin(
-        home,
+        acme_home,
         "model-providers/acme-eu",
         "from providers import ProviderProfile, register_provider\n"
         "register_provider(ProviderProfile(name='acme', display_name='Acme EU',"
@@ -138,8 +138,8 @@ def test_a_user_plugin_overrides_a_bundled_profile_of_the_same_name(
         manifest=MANIFEST,
     )
     monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(bundled / "plugins"))
-    write_config(home)
-    pm = load(home)
+    write_config(acme_home)
+    pm = load(acme_home)
     registry = get_models(pm)
     profile = registry.get_profile("ac")
     assert profile is not None
@@ -151,11 +151,11 @@ def test_a_user_plugin_overrides_a_bundled_profile_of_the_same_name(
     sys.modules.pop("hermes_plugins.model_providers__acme_eu", None)
 
 
-def test_disabled_applies_and_requires_env_warns_at_the_lookup(home: Path) -> None:
-    user_plugin(home, "model-providers/needs-env", "raise SystemExit('never imported')",
+def test_disabled_applies_and_requires_env_warns_at_the_lookup(acme_home: Path) -> None:
+    user_plugin(acme_home, "model-providers/needs-env", "raise SystemExit('never imported')",
                 manifest={**MANIFEST, "requires_env": ["NEEDS_ENV_TOKEN"]})  # fmt: skip
-    write_config(home, disabled=["model-providers/acme"])
-    pm = load(home)
+    write_config(acme_home, disabled=["model-providers/acme"])
+    pm = load(acme_home)
     assert get_models(pm).get_profile("acme") is None
     assert info(pm, "model-providers/acme").status == "disabled"
     needs = info(pm, "model-providers/needs-env")
@@ -165,22 +165,24 @@ def test_disabled_applies_and_requires_env_warns_at_the_lookup(home: Path) -> No
     assert "NEEDS_ENV_TOKEN" in " ".join(needs.warnings)
 
 
-def test_a_plugin_that_registers_nothing_at_import_and_has_no_register_fails(home: Path) -> None:
-    user_plugin(home, "model-providers/empty", "X = 1\n", manifest=MANIFEST)
-    write_config(home)
-    pm = load(home)
+def test_a_plugin_that_registers_nothing_at_import_and_has_no_register_fails(
+    acme_home: Path,
+) -> None:
+    user_plugin(acme_home, "model-providers/empty", "X = 1\n", manifest=MANIFEST)
+    write_config(acme_home)
+    pm = load(acme_home)
     get_models(pm).names()
     error = info(pm, "model-providers/empty").error or ""
     assert "nothing registered when imported" in error
 
 
 def test_the_profile_chosen_by_model_provider_or_an_alias(
-    home: Path, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+    acme_home: Path, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ACME_API_KEY", "sk-acme-secret")
     monkeypatch.setenv("ACME_BASE_URL", chat_server.base_url)
-    write_config(home, model={"provider": "acme-ai"})
-    pm = load(home)
+    write_config(acme_home, model={"provider": "acme-ai"})
+    pm = load(acme_home)
     model = get_models(pm).create_model()
     assert isinstance(model, OpenAICompatibleModel)
     assert (model.provider, model.model, model.base_url) == (
@@ -210,12 +212,12 @@ def test_the_profile_chosen_by_model_provider_or_an_alias(
 
 
 def test_where_the_model_endpoint_and_key_come_from(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+    acme_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ACME_API_KEY", "k1")
     monkeypatch.setenv("OTHER_ACME_KEY", "k2")
-    write_config(home)
-    registry = get_models(load(home))
+    write_config(acme_home)
+    registry = get_models(load(acme_home))
     backend = registry.get_provider("acme")
     assert backend is not None
 
@@ -238,10 +240,10 @@ def test_where_the_model_endpoint_and_key_come_from(
 
 
 def test_a_missing_key_names_the_variables_and_a_local_endpoint_needs_none(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+    acme_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_config(home, model={"provider": "acme"})
-    registry = get_models(load(home))
+    write_config(acme_home, model={"provider": "acme"})
+    registry = get_models(load(acme_home))
     with pytest.raises(
         ConfigError, match=r"'acme' needs an API key in ACME_API_KEY, which is not set"
     ):
@@ -253,9 +255,9 @@ def test_a_missing_key_names_the_variables_and_a_local_endpoint_needs_none(
     model.close()
 
 
-def test_other_api_modes_are_listed_and_refused_when_chosen_by_name(home: Path) -> None:
+def test_other_api_modes_are_listed_and_refused_when_chosen_by_name(acme_home: Path) -> None:
     user_plugin(
-        home,
+        acme_home,
         "model-providers/codexish",
         "from providers import register_provider\nfrom providers.base import ProviderProfile\n"
         "register_provider(ProviderProfile(name='codexish', api_mode='codex_responses',"
@@ -264,8 +266,8 @@ def test_other_api_modes_are_listed_and_refused_when_chosen_by_name(home: Path) 
         " base_url='http://127.0.0.1:1/v1', fallback_models=('m',)))\n",
         manifest=MANIFEST,
     )
-    write_config(home, model={"provider": "codexish"})
-    registry = get_models(load(home))
+    write_config(acme_home, model={"provider": "codexish"})
+    registry = get_models(load(acme_home))
     assert "codexish" in registry.names()
     with pytest.raises(ConfigError, match=r"uses api_mode 'codex_responses' \(one Hermes knows\), "
                                           r"which this version does not speak"):  # fmt: skip
@@ -287,9 +289,9 @@ def test_a_raising_hook_fails_the_request_naming_the_profile(chat_server: ChatSe
     assert chat_server.requests == []
 
 
-def test_registrations_that_do_not_fit_are_refused(home: Path) -> None:
-    write_config(home)
-    registry = get_models(load(home))
+def test_registrations_that_do_not_fit_are_refused(acme_home: Path) -> None:
+    write_config(acme_home)
+    registry = get_models(load(acme_home))
     with pytest.raises(RegistrationError, match="expected a ProviderProfile"):
         registry.register_profile("acme")  # type: ignore[arg-type]
     with pytest.raises(RegistrationError, match="name must be a non-empty string without spaces"):
@@ -299,11 +301,11 @@ def test_registrations_that_do_not_fit_are_refused(home: Path) -> None:
     assert registry.get_profile("ok") is None
 
 
-def test_a_second_thread_looking_up_waits_for_the_first_lookups_imports(home: Path) -> None:
+def test_a_second_thread_looking_up_waits_for_the_first_lookups_imports(acme_home: Path) -> None:
     """Two threads look a profile up at once: the second waits for the imports the first began,
     and finds the profile (it does not see an empty registry, nor import anything twice)."""
     user_plugin(
-        home,
+        acme_home,
         "model-providers/slow",
         "import threading, time\n"
         "from providers import ProviderProfile, register_provider\n"
@@ -313,8 +315,8 @@ def test_a_second_thread_looking_up_waits_for_the_first_lookups_imports(home: Pa
         "register_provider(ProviderProfile(name='slow', base_url='http://127.0.0.1:9/v1'))\n",
         manifest=MANIFEST,
     )
-    write_config(home)
-    pm = load(home)
+    write_config(acme_home)
+    pm = load(acme_home)
     registry = get_models(pm)
     found: dict[str, object] = {}
 

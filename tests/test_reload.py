@@ -10,6 +10,7 @@ number of threads.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -108,9 +109,12 @@ def on_session_start(session_id):
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    bundled = isolate_environment(monkeypatch, tmp_path)
-    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "home"))  # never the real ~/.hermes
+def reload_home(
+    clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A home with a plugin of each kind a reload touches: a bundled backend, user plugins
+    (one with a skill, a quiet one, a broken one) and an entry-point plugin."""
+    bundled = Path(os.environ["HERMES_BUNDLED_PLUGINS"])  # clean_home's empty bundled folder
     write_plugin(bundled, "image_gen/local-shipped", manifest={"kind": "backend"}, code="""
         from hermes_hooks.backends.image_gen import ImageGenProvider
 
@@ -123,7 +127,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         def register(ctx):
             ctx.register_image_gen_provider(Shipped())
     """)  # fmt: skip
-    home = tmp_path / "home"
+    home = clean_home
     plugins = home / "plugins"
     write_plugin(plugins, "everything", EVERYTHING, files={"SKILL.md": "# A skill\n"})
     write_plugin(plugins, "quiet", QUIET)
@@ -193,9 +197,9 @@ def exercise(pm: PluginManager, tmp_path: Path) -> None:
 
 
 def test_unloading_restores_every_displaced_entry_and_leaves_no_hookimpl(
-    home: Path, tmp_path: Path
+    reload_home: Path, tmp_path: Path
 ) -> None:
-    pm = create_manager(home, load=False)
+    pm = create_manager(reload_home, load=False)
     host_terminal, host_read = pm.tools.get("terminal"), pm.tools.get("read_file")
     pm.discover_and_load()
     assert pm.tools.owner_of("terminal") == pm.tools.owner_of("read_file") == "everything"
@@ -230,8 +234,8 @@ def test_unloading_restores_every_displaced_entry_and_leaves_no_hookimpl(
     assert pm.tools.get("terminal") is host_terminal
 
 
-def test_a_failed_load_leaves_nothing_behind(home: Path) -> None:
-    pm = create_manager(home)
+def test_a_failed_load_leaves_nothing_behind(reload_home: Path) -> None:
+    pm = create_manager(reload_home)
     info = pm.get_plugin_info("broken")
     assert info is not None
     assert info.status == "error"
@@ -242,8 +246,8 @@ def test_a_failed_load_leaves_nothing_behind(home: Path) -> None:
     pm.unload_all()
 
 
-def test_forced_reloads_leave_the_state_of_one_load(home: Path, tmp_path: Path) -> None:
-    pm = create_manager(home)
+def test_forced_reloads_leave_the_state_of_one_load(reload_home: Path, tmp_path: Path) -> None:
+    pm = create_manager(reload_home)
     exercise(pm, tmp_path)
     once = snapshot(pm)
     assert [s for k, s, *_ in once["status"] if k != "image_gen/local-shipped"] == [
@@ -263,17 +267,17 @@ def test_forced_reloads_leave_the_state_of_one_load(home: Path, tmp_path: Path) 
     assert pm.get_plugins() == {p for p in pm.get_plugins() if not isinstance(p, PluginHooks)}
 
 
-def test_unload_and_load_many_times_over_leaves_no_objects_behind(home: Path) -> None:
+def test_unload_and_load_many_times_over_leaves_no_objects_behind(reload_home: Path) -> None:
     """Fresh managers, each loaded and unloaded: nothing of theirs stays alive."""
-    pm = create_manager(home)
+    pm = create_manager(reload_home)
     pm.unload_all()
     del pm
-    baseline = snapshot(create_manager(home, load=False))["live objects"]
+    baseline = snapshot(create_manager(reload_home, load=False))["live objects"]
     for _ in range(20):
-        pm = create_manager(home)
+        pm = create_manager(reload_home)
         pm.unload_all()
         del pm
-    assert snapshot(create_manager(home, load=False))["live objects"] == baseline
+    assert snapshot(create_manager(reload_home, load=False))["live objects"] == baseline
 
 
 # -- a reload seen from other threads ----------------------------------------------------------

@@ -16,6 +16,7 @@ import pytest
 import yaml
 from cli_support import hermes
 from click.testing import CliRunner
+from homes import workdir_home as home  # noqa: F401  (the fixture)
 from host_helpers import ScriptedModel, text, tool_call
 
 from hermes_hooks.cli.main import cli
@@ -41,12 +42,10 @@ if event.get("tool_name") == "terminal" and "rm -rf" in command:
 """
 
 
-@pytest.fixture
-def home(clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    # Set (not only absent), so that an --accept-hooks run in this process is undone after.
+@pytest.fixture(autouse=True)
+def hooks_not_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set (not only absent), so that an --accept-hooks run in this process is undone after."""
     monkeypatch.setenv("HERMES_ACCEPT_HOOKS", "0")
-    return clean_home
 
 
 def script(home: Path, name: str, body: str) -> Path:

@@ -12,14 +12,13 @@ import asyncio
 import importlib
 import re
 import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from plugin_builders import PluginHome, drain_workers, info, waiting_home
+from homes import shared_module_home as home  # noqa: F401  (the fixture)
+from plugin_builders import PluginHome, drain_workers, info, wait_for
 
 from hermes_hooks.calling import bounds as timeouts, workers as _workers
 from hermes_hooks.calling.facade import Hooks
@@ -40,14 +39,6 @@ where = contextvars.ContextVar("where", default="unset")
 def wait():
     release.wait(30)
 """
-
-
-@pytest.fixture
-def home(
-    plugin_home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[PluginHome]:
-    with waiting_home(plugin_home, tmp_path, monkeypatch, SHARED, SHARED_CODE, drain=True) as home:
-        yield home
 
 
 def shared() -> Any:
@@ -385,15 +376,6 @@ def test_the_default_bound_is_30_seconds_and_a_wrong_value_falls_back_to_it(
     pm = load(home, timeout="soon")  # type: ignore[arg-type]
     assert pm.plugins_config.hook_callback_timeout == 30
     assert any("hook_callback_timeout" in w for w in pm.plugins_config.warnings)
-
-
-def wait_for(condition: Any, seconds: float = 10) -> None:
-    """Poll ``condition`` until it holds; fail after ``seconds`` (a hang, not a slow machine)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition never held")
-        time.sleep(0.01)
 
 
 # -- the documentation -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from homes import bundled_home as home  # noqa: F401  (the fixture)
 from local_http import Request, Server, as_json, running
 from PIL import GifImagePlugin, Image
 from plugin_builders import load, user_plugin, write_config
@@ -21,10 +22,9 @@ from plugin_builders import load, user_plugin, write_config
 from hermes_hooks import PluginManager
 
 
-@pytest.fixture
-def home(bundled_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(autouse=True)
+def no_clips_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLIPS_API_KEY", raising=False)
-    return bundled_home
 
 
 @pytest.fixture

@@ -16,17 +16,17 @@ from typing import Any
 
 import pytest
 import yaml
+from homes import bundled_home as home  # noqa: F401  (the fixture)
 from local_http import Request, Server, as_html, as_json, redirect, running
 from plugin_builders import load, user_plugin, write_config
 
 from hermes_hooks import PluginManager
 
 
-@pytest.fixture
-def home(bundled_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(autouse=True)
+def no_searxng_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("SEARXNG_URL", "SEARXNG_TIMEOUT", "HERMES_ALLOW_PRIVATE_URLS"):
         monkeypatch.delenv(name, raising=False)
-    return bundled_home
 
 
 @pytest.fixture

@@ -109,15 +109,7 @@ def run_tool_call(session: Session, turn: TurnState, call: ToolCall) -> ToolCall
         text = message or "blocked"
         result = dumps({"error": text})
         hooks.post_tool_call(
-            telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-            tool_name=call.name,
-            args=effective,
-            result=result,
-            duration_ms=0,
-            status="blocked",
-            error_type=error_type,
-            error_message=text,
-            **ids,
+            **_outcome(call, effective, result, 0, "blocked", error_type, text, ids)
         )
         return ToolCallRecord(
             tool_call_id=call.id,
@@ -183,6 +175,30 @@ def _approve(
     return "block", "approval_denied", f"not approved ({choice}): {message}"
 
 
+def _outcome(
+    call: ToolCall,
+    args: dict[str, Any],
+    result: str,
+    duration_ms: int,
+    status: str,
+    error_type: str | None,
+    error: str | None,
+    ids: _CallIds,
+) -> dict[str, Any]:
+    """What ``post_tool_call`` and ``transform_tool_result`` are told about a finished call."""
+    return {
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+        "tool_name": call.name,
+        "args": args,
+        "result": result,
+        "duration_ms": duration_ms,
+        "status": status,
+        "error_type": error_type,
+        "error_message": error,
+        **ids,
+    }
+
+
 def _finish(
     session: Session,
     call: ToolCall,
@@ -197,28 +213,9 @@ def _finish(
     error = result_error(result)
     status: Any = "error" if error is not None else "ok"
     error_type = "tool_error" if error is not None else None
-    hooks.post_tool_call(
-        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-        tool_name=call.name,
-        args=args,
-        result=result,
-        duration_ms=duration_ms,
-        status=status,
-        error_type=error_type,
-        error_message=error,
-        **ids,
-    )
-    final = hooks.transform_tool_result(
-        telemetry_schema_version=TELEMETRY_SCHEMA_VERSION,
-        tool_name=call.name,
-        args=args,
-        result=result,
-        duration_ms=duration_ms,
-        status=status,
-        error_type=error_type,
-        error_message=error,
-        **ids,
-    )
+    outcome = _outcome(call, args, result, duration_ms, status, error_type, error, ids)
+    hooks.post_tool_call(**outcome)
+    final = hooks.transform_tool_result(**outcome)
     return ToolCallRecord(
         tool_call_id=call.id,
         tool_name=call.name,

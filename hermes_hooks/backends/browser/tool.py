@@ -228,12 +228,8 @@ class BrowserTools:
             if session is None:
                 session = self._open(task_id)
             answer = self._call(session.provider, "navigate", url, on=session.page)
-        except _Refused as refused:
-            return refused.answer
-        except FamilyError as exc:
-            return _failure(str(exc), exc.error_type, self._name(task_id))
-        except ConfigError as exc:
-            return _failure(f"cannot read the configuration: {exc}", "config_error")
+        except (_Refused, FamilyError, ConfigError) as exc:
+            return self._answer_for(exc, task_id)
         return self._judge(session, answer, "navigate")
 
     def _open(self, task_id: str) -> _Session:
@@ -284,6 +280,15 @@ class BrowserTools:
             found = self._sessions.get(task_id)
         return found.provider.name if found is not None else ""
 
+    def _answer_for(self, exc: Exception, task_id: str) -> dict[str, Any]:
+        """The tool's answer when serving ``task_id`` raised ``exc``: a refusal's own answer, a
+        provider's failure naming the provider, or the configuration that cannot be read."""
+        if isinstance(exc, _Refused):
+            return exc.answer
+        if isinstance(exc, FamilyError):
+            return _failure(str(exc), exc.error_type, self._name(task_id))
+        return _failure(f"cannot read the configuration: {exc}", "config_error")
+
     def act(
         self, method: str, args: tuple[Any, ...], task_id: str, *, what: str | None = None
     ) -> dict[str, Any]:
@@ -291,12 +296,8 @@ class BrowserTools:
         try:
             session = self._session(task_id)
             answer = self._call(session.provider, method, *args, on=session.page)
-        except _Refused as refused:
-            return refused.answer
-        except FamilyError as exc:
-            return _failure(str(exc), exc.error_type, self._name(task_id))
-        except ConfigError as exc:
-            return _failure(f"cannot read the configuration: {exc}", "config_error")
+        except (_Refused, FamilyError, ConfigError) as exc:
+            return self._answer_for(exc, task_id)
         return self._judge(session, answer, what or method)
 
     def snapshot(self, args: Mapping[str, Any], task_id: str) -> dict[str, Any]:
@@ -308,12 +309,8 @@ class BrowserTools:
                     f"withheld: {session.withheld}", "url_blocked", session.provider.name
                 )
             text = self._call(session.provider, "snapshot", full, on=session.page)
-        except _Refused as refused:
-            return refused.answer
-        except FamilyError as exc:
-            return _failure(str(exc), exc.error_type, self._name(task_id))
-        except ConfigError as exc:
-            return _failure(f"cannot read the configuration: {exc}", "config_error")
+        except (_Refused, FamilyError, ConfigError) as exc:
+            return self._answer_for(exc, task_id)
         name = session.provider.name
         if not isinstance(text, str):
             return _failure(
@@ -341,10 +338,8 @@ class BrowserTools:
                     f"withheld: {session.withheld}", "url_blocked", session.provider.name
                 )
             images = self._call(session.provider, "images", on=session.page)
-        except _Refused as refused:
-            return refused.answer
-        except FamilyError as exc:
-            return _failure(str(exc), exc.error_type, self._name(task_id))
+        except (_Refused, FamilyError) as exc:
+            return self._answer_for(exc, task_id)
         if not isinstance(images, list):
             name = session.provider.name
             return _failure(
