@@ -671,7 +671,7 @@ def test_the_load_report_names_each_plugin_that_fails_and_why(
     (recall / "plugin.yaml").write_text("name: recall\n", encoding="utf-8")
     (recall / "__init__.py").write_text(
         "from agent.memory_provider import MemoryProvider\n"
-        "from agent.redact import redact_sensitive_text\n"
+        "from agent.usage_pricing import estimate_cost\n"
         "def register(ctx):\n"
         "    pass\n",
         encoding="utf-8",
@@ -686,7 +686,7 @@ def test_the_load_report_names_each_plugin_that_fails_and_why(
     assert rows["url-guard"]["status"] == "enabled"  # with its key removed: a warning only
     assert rows["url-guard"]["registered"] == ["pre_tool_call"]
     assert rows["memory/recall"]["status"] == "error"
-    assert "No module named 'agent.redact'" in rows["memory/recall"]["error"]
+    assert "No module named 'agent.usage_pricing'" in rows["memory/recall"]["error"]
 
 
 def test_an_ssrf_safe_client_judges_the_address_it_dials(
