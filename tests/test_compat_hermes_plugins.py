@@ -612,3 +612,30 @@ def test_the_hermes_names_can_be_left_out(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("HERMES_HOOKS_NO_COMPAT_NAMES")
     assert testing.install_hermes_names() is True
     assert sys.meta_path[0] is testing._trigger
+
+
+def test_a_platform_registry_made_by_hand_restores_the_entry_an_override_replaced() -> None:
+    from hermes_hooks.compat.gateway_platform_registry import PlatformEntry, PlatformRegistry
+
+    registry = PlatformRegistry()  # Hermes' class: its own entries, no manager needed
+    builtin = PlatformEntry("chat", "Chat", lambda cfg: None, lambda: True, source="builtin")
+    override = PlatformEntry("chat", "Chat", lambda cfg: None, lambda: True, source="plugin")
+    registry.register(builtin)
+    registry.register(override)
+    assert [entry.source for entry in registry.all_entries()] == ["plugin"]
+    assert registry.unregister("chat") is True
+    restored = registry.get("chat")
+    assert restored is not None and restored.source == "builtin"
+    assert registry.unregister("chat") is True
+    assert registry.get("chat") is None and not registry.is_registered("chat")
+
+
+def test_the_dashboard_auth_submodules_are_attributes_of_the_package() -> None:
+    import importlib
+
+    package = importlib.import_module("hermes_cli.dashboard_auth")
+    from hermes_cli.dashboard_auth import token_auth  # the shape Hermes' drain test imports
+
+    assert token_auth is importlib.import_module("hermes_cli.dashboard_auth.token_auth")
+    assert package.base.DashboardAuthProvider is package.DashboardAuthProvider
+    assert package.registry.get_provider is package.get_provider
