@@ -625,9 +625,11 @@ def test_a_platform_registry_made_by_hand_restores_the_entry_an_override_replace
     assert [entry.source for entry in registry.all_entries()] == ["plugin"]
     assert registry.unregister("chat") is True
     restored = registry.get("chat")
-    assert restored is not None and restored.source == "builtin"
+    assert restored is not None
+    assert restored.source == "builtin"
     assert registry.unregister("chat") is True
-    assert registry.get("chat") is None and not registry.is_registered("chat")
+    assert registry.get("chat") is None
+    assert not registry.is_registered("chat")
 
 
 def test_the_dashboard_auth_submodules_are_attributes_of_the_package() -> None:

@@ -8,9 +8,11 @@ served too. Providers registered with ``ctx.register_dashboard_auth_provider`` g
 
 from __future__ import annotations
 
-from hermes_hooks.compat import dashboard_auth_base as base
-from hermes_hooks.compat import dashboard_auth_registry as registry
-from hermes_hooks.compat import dashboard_auth_token_auth as token_auth
+from hermes_hooks.compat import (
+    dashboard_auth_base as base,
+    dashboard_auth_registry as registry,
+    dashboard_auth_token_auth as token_auth,
+)
 from hermes_hooks.compat.dashboard_auth_base import (
     DashboardAuthProvider,
     InvalidCodeError,

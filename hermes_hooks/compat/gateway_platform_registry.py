@@ -1,8 +1,8 @@
 """Hermes' ``gateway.platform_registry``: the platforms of the current manager.
 
-The module's ``platform_registry`` is a view over the current manager's ``pm.platforms``: an entry a plugin
-registers through it (``platform_registry.register(PlatformEntry(...))``) is owned by that
-plugin and removed with it, exactly as ``ctx.register_platform`` does; ``get``,
+The module's ``platform_registry`` is a view over the current manager's ``pm.platforms``: an
+entry a plugin registers through it (``platform_registry.register(PlatformEntry(...))``) is
+owned by that plugin and removed with it, exactly as ``ctx.register_platform`` does; ``get``,
 ``is_registered``, ``all_entries`` and ``create_adapter`` answer from the same registry.
 Hermes' deferred loaders and per-profile scopes are not kept: every platform plugin is
 loaded when the manager loads plugins.
