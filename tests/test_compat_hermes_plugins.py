@@ -641,3 +641,31 @@ def test_the_dashboard_auth_submodules_are_attributes_of_the_package() -> None:
     assert token_auth is importlib.import_module("hermes_cli.dashboard_auth.token_auth")
     assert package.base.DashboardAuthProvider is package.DashboardAuthProvider
     assert package.registry.get_provider is package.get_provider
+
+
+def test_model_tools_offers_a_toolsets_tools_only_when_it_is_enabled(hermes: PluginHome) -> None:
+    from hermes_hooks.compat import model_tools
+
+    manager = plugins.PluginManager(hermes.root)
+    hermes.managers.append(manager)
+    schema = {"name": "vis", "description": "Visible", "parameters": {"type": "object"}}
+    manager.tools.register_tool("vis", "plugin_vis", schema, lambda args, **kw: "ok")
+    manager.tools.register_tool(
+        "hidden",
+        "plugin_vis",
+        {**schema, "name": "hidden"},
+        lambda args, **kw: "ok",
+        check_fn=lambda: False,
+    )
+    manager.tools.register_tool("other", "other", {**schema, "name": "other"}, lambda a: "ok")
+
+    def names(**kwargs: Any) -> list[str]:
+        found = model_tools.get_tool_definitions(quiet_mode=True, **kwargs)
+        return sorted(tool["function"]["name"] for tool in found)
+
+    assert names(enabled_toolsets=["terminal", "plugin_vis"]) == ["vis"]  # unavailable: left out
+    assert names(enabled_toolsets=["terminal"]) == []
+    assert names(disabled_toolsets=["plugin_vis"]) == ["other"]
+    assert names() == ["other", "vis"]
+    assert model_tools.get_toolset_for_tool("vis") == "plugin_vis"
+    assert "other" in model_tools.get_all_tool_names()
