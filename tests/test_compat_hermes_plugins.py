@@ -25,6 +25,7 @@ from hermes_hooks.compat import (
     tools_registry,
 )
 from hermes_hooks.plugins.manifest import PluginManifest as ProjectManifest
+from hermes_hooks.registries.base import HOST
 
 pytest_plugins = ["pytester"]
 
@@ -669,3 +670,23 @@ def test_model_tools_offers_a_toolsets_tools_only_when_it_is_enabled(hermes: Plu
     assert names() == ["other", "vis"]
     assert model_tools.get_toolset_for_tool("vis") == "plugin_vis"
     assert "other" in model_tools.get_all_tool_names()
+
+
+def test_a_host_tool_registered_through_the_registry_is_seen_by_managers_made_later(
+    hermes: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tools_registry, "_process_host_tools", {})
+    first = plugins.PluginManager(hermes.root)
+    hermes.managers.append(first)
+    schema = {"name": "builtin_probe", "parameters": {"type": "object"}}
+    tools_registry.registry.register("builtin_probe", "terminal", schema, lambda a, **k: "host")
+    later = plugins.PluginManager(hermes.root)  # Hermes' registry is one per process
+    hermes.managers.append(later)
+    entry = later.tools.get_entry("builtin_probe")
+    assert entry is not None
+    assert entry.owner == HOST
+    assert entry.value.handler({}) == "host"
+    tools_registry.registry.deregister("builtin_probe")  # the current manager's, and the record
+    newest = plugins.PluginManager(hermes.root)
+    hermes.managers.append(newest)
+    assert newest.tools.get_entry("builtin_probe") is None
