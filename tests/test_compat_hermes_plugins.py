@@ -676,7 +676,14 @@ def test_a_host_tool_registered_through_the_registry_is_seen_by_managers_made_la
     hermes: PluginHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tools_registry, "_process_host_tools", {})
+    schema = {"name": "early", "parameters": {"type": "object"}}
+    with monkeypatch.context() as before_any_manager:
+        before_any_manager.setattr(tools_registry.active, "current_manager", lambda: None)
+        tools_registry.registry.register("early", "terminal", schema, lambda a, **k: "early")
+        early = tools_registry.registry._tools["early"]  # no manager yet: the process's record
+    assert (early.toolset, early.handler({})) == ("terminal", "early")
     first = plugins.PluginManager(hermes.root)
+    assert first.tools.get_entry("early") is not None
     hermes.managers.append(first)
     schema = {"name": "builtin_probe", "parameters": {"type": "object"}}
     tools_registry.registry.register("builtin_probe", "terminal", schema, lambda a, **k: "host")

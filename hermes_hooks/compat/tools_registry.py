@@ -56,6 +56,24 @@ def seed_host_tools(tools: _ToolStore) -> None:
                 logger.warning("host tool %r not registered: %s", name, error)
 
 
+def _held_entry(
+    name: str, held: tuple[str, Mapping[str, Any], Callable[..., Any], dict[str, Any]]
+) -> ToolEntry:
+    toolset, schema, handler, fields = held
+    requires = fields.get("requires_env") or ()
+    return ToolEntry(
+        name,
+        toolset,
+        schema,
+        handler,
+        check_fn=fields.get("check_fn"),
+        requires_env=(requires,) if isinstance(requires, str) else tuple(requires),
+        is_async=bool(fields.get("is_async")),
+        description=str(fields.get("description") or ""),
+        emoji=str(fields.get("emoji") or ""),
+    )
+
+
 class HermesToolRegistry:
     """Hermes' ``ToolRegistry`` API over the current manager's tools."""
 
@@ -66,7 +84,10 @@ class HermesToolRegistry:
 
     @property
     def _tools(self) -> dict[str, ToolEntry]:
-        """Hermes' ``registry._tools``: every tool's entry by name (a snapshot)."""
+        """Hermes' ``registry._tools``: every tool's entry by name (a snapshot); before any
+        manager exists, the host tools registered through ``registry`` so far."""
+        if active.current_manager() is None:
+            return {name: _held_entry(name, held) for name, held in _process_host_tools.items()}
         return {entry.name: entry.value for entry in self._store().entries()}
 
     def register(
