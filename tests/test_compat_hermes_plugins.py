@@ -24,6 +24,7 @@ from hermes_hooks.compat import (
     image_gen_registry,
     tools_registry,
 )
+from hermes_hooks.plugins import active
 from hermes_hooks.plugins.manifest import PluginManifest as ProjectManifest
 from hermes_hooks.registries.base import HOST
 
@@ -678,7 +679,7 @@ def test_a_host_tool_registered_through_the_registry_is_seen_by_managers_made_la
     monkeypatch.setattr(tools_registry, "_process_host_tools", {})
     schema = {"name": "early", "parameters": {"type": "object"}}
     with monkeypatch.context() as before_any_manager:
-        before_any_manager.setattr(tools_registry.active, "current_manager", lambda: None)
+        before_any_manager.setattr(active, "current_manager", lambda: None)
         tools_registry.registry.register("early", "terminal", schema, lambda a, **k: "early")
         early = tools_registry.registry._tools["early"]  # no manager yet: the process's record
     assert (early.toolset, early.handler({})) == ("terminal", "early")
