@@ -24,7 +24,9 @@ from hermes_hooks.compat import (
     image_gen_registry,
     tools_registry,
 )
+from hermes_hooks.plugins import active
 from hermes_hooks.plugins.manifest import PluginManifest as ProjectManifest
+from hermes_hooks.registries.base import HOST
 
 pytest_plugins = ["pytester"]
 
@@ -612,3 +614,87 @@ def test_the_hermes_names_can_be_left_out(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("HERMES_HOOKS_NO_COMPAT_NAMES")
     assert testing.install_hermes_names() is True
     assert sys.meta_path[0] is testing._trigger
+
+
+def test_a_platform_registry_made_by_hand_restores_the_entry_an_override_replaced() -> None:
+    from hermes_hooks.compat.gateway_platform_registry import PlatformEntry, PlatformRegistry
+
+    registry = PlatformRegistry()  # Hermes' class: its own entries, no manager needed
+    builtin = PlatformEntry("chat", "Chat", lambda cfg: None, lambda: True, source="builtin")
+    override = PlatformEntry("chat", "Chat", lambda cfg: None, lambda: True, source="plugin")
+    registry.register(builtin)
+    registry.register(override)
+    assert [entry.source for entry in registry.all_entries()] == ["plugin"]
+    assert registry.unregister("chat") is True
+    restored = registry.get("chat")
+    assert restored is not None
+    assert restored.source == "builtin"
+    assert registry.unregister("chat") is True
+    assert registry.get("chat") is None
+    assert not registry.is_registered("chat")
+
+
+def test_the_dashboard_auth_submodules_are_attributes_of_the_package() -> None:
+    import importlib
+
+    package = importlib.import_module("hermes_cli.dashboard_auth")
+    from hermes_cli.dashboard_auth import token_auth  # the shape Hermes' drain test imports
+
+    assert token_auth is importlib.import_module("hermes_cli.dashboard_auth.token_auth")
+    assert package.base.DashboardAuthProvider is package.DashboardAuthProvider
+    assert package.registry.get_provider is package.get_provider
+
+
+def test_model_tools_offers_a_toolsets_tools_only_when_it_is_enabled(hermes: PluginHome) -> None:
+    from hermes_hooks.compat import model_tools
+
+    manager = plugins.PluginManager(hermes.root)
+    hermes.managers.append(manager)
+    schema = {"name": "vis", "description": "Visible", "parameters": {"type": "object"}}
+    manager.tools.register_tool("vis", "plugin_vis", schema, lambda args, **kw: "ok")
+    manager.tools.register_tool(
+        "hidden",
+        "plugin_vis",
+        {**schema, "name": "hidden"},
+        lambda args, **kw: "ok",
+        check_fn=lambda: False,
+    )
+    manager.tools.register_tool("other", "other", {**schema, "name": "other"}, lambda a: "ok")
+
+    def names(**kwargs: Any) -> list[str]:
+        found = model_tools.get_tool_definitions(quiet_mode=True, **kwargs)
+        return sorted(tool["function"]["name"] for tool in found)
+
+    assert names(enabled_toolsets=["terminal", "plugin_vis"]) == ["vis"]  # unavailable: left out
+    assert names(enabled_toolsets=["terminal"]) == []
+    assert names(disabled_toolsets=["plugin_vis"]) == ["other"]
+    assert names() == ["other", "vis"]
+    assert model_tools.get_toolset_for_tool("vis") == "plugin_vis"
+    assert "other" in model_tools.get_all_tool_names()
+
+
+def test_a_host_tool_registered_through_the_registry_is_seen_by_managers_made_later(
+    hermes: PluginHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tools_registry, "_process_host_tools", {})
+    schema = {"name": "early", "parameters": {"type": "object"}}
+    with monkeypatch.context() as before_any_manager:
+        before_any_manager.setattr(active, "current_manager", lambda: None)
+        tools_registry.registry.register("early", "terminal", schema, lambda a, **k: "early")
+        early = tools_registry.registry._tools["early"]  # no manager yet: the process's record
+    assert (early.toolset, early.handler({})) == ("terminal", "early")
+    first = plugins.PluginManager(hermes.root)
+    assert first.tools.get_entry("early") is not None
+    hermes.managers.append(first)
+    schema = {"name": "builtin_probe", "parameters": {"type": "object"}}
+    tools_registry.registry.register("builtin_probe", "terminal", schema, lambda a, **k: "host")
+    later = plugins.PluginManager(hermes.root)  # Hermes' registry is one per process
+    hermes.managers.append(later)
+    entry = later.tools.get_entry("builtin_probe")
+    assert entry is not None
+    assert entry.owner == HOST
+    assert entry.value.handler({}) == "host"
+    tools_registry.registry.deregister("builtin_probe")  # the current manager's, and the record
+    newest = plugins.PluginManager(hermes.root)
+    hermes.managers.append(newest)
+    assert newest.tools.get_entry("builtin_probe") is None

@@ -8,6 +8,11 @@ served too. Providers registered with ``ctx.register_dashboard_auth_provider`` g
 
 from __future__ import annotations
 
+from hermes_hooks.compat import (
+    dashboard_auth_base as base,
+    dashboard_auth_registry as registry,
+    dashboard_auth_token_auth as token_auth,
+)
 from hermes_hooks.compat.dashboard_auth_base import (
     DashboardAuthProvider,
     InvalidCodeError,
@@ -28,6 +33,10 @@ from hermes_hooks.compat.dashboard_auth_registry import (
     list_token_providers,
     register_provider,
 )
+
+# ``from hermes_cli.dashboard_auth import token_auth`` (Hermes' drain plugin test) looks the
+# submodule up on this module under its real name: its children are attributes, as in a package.
+_SUBMODULES = (base, registry, token_auth)
 
 __path__: list[str] = []  # a package to the import system: the finder serves its children
 __hermes_compat__ = True  # the finder serves this package's children (base, registry, token_auth)

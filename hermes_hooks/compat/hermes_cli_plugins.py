@@ -33,6 +33,7 @@ from typing import Any, Final
 import attrs
 
 from hermes_hooks.compat.current import current_home
+from hermes_hooks.compat.tools_registry import seed_host_tools
 from hermes_hooks.errors import PluginToolOverrideError
 from hermes_hooks.plugins import active
 from hermes_hooks.plugins.config import env_flag
@@ -264,6 +265,7 @@ class PluginManager(_PluginManager):
         **hermes_options: Any,
     ) -> None:
         super().__init__(hermes_home, strict=strict, cwd=cwd)
+        seed_host_tools(self.tools)  # Hermes' tool registry is one per process
         self._cli_ref: Any = None
         """Hermes' interactive CLI object, when one runs (``ctx.dispatch_tool`` reads its
         ``agent``); ``None`` here, as in Hermes' gateway and workers."""

@@ -115,6 +115,8 @@ MODULES: Final[dict[str, str]] = {
     "agent.redact": "hermes_hooks.compat.agent_redact",
     # Issue 28: the session store the dashboard and memory plugins read.
     "hermes_state": "hermes_hooks.compat.hermes_state",
+    # Issue 30 item 6: the tool definitions Hermes' plugin tests read plugin tools through.
+    "model_tools": "hermes_hooks.compat.model_tools",
 }
 """Each Hermes module name served, and the module of this layer that is it."""
 

@@ -14,6 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from hermes_hooks.compat.current import current_owner, require_manager
+from hermes_hooks.errors import RegistrationError
+from hermes_hooks.plugins import active
+from hermes_hooks.registries.base import HOST
 from hermes_hooks.registries.tools import ToolEntry, ToolRegistry as _ToolStore
 
 __all__ = ["ToolEntry", "ToolRegistry", "registry", "tool_error", "tool_result"]
@@ -37,6 +40,40 @@ def tool_result(data: Any = None, **kwargs: Any) -> str:
     return json.dumps(data if data is not None else kwargs, ensure_ascii=False)
 
 
+_process_host_tools: dict[str, tuple[str, Mapping[str, Any], Callable[..., Any], dict[str, Any]]]
+_process_host_tools = {}
+"""The host tools registered through ``registry`` in this process, by name."""
+
+
+def seed_host_tools(tools: _ToolStore) -> None:
+    """Register in ``tools`` (a new manager's) the host tools registered through ``registry``
+    so far, as Hermes' one process-wide registry holds them; a name it has already is kept."""
+    for name, (toolset, schema, handler, fields) in list(_process_host_tools.items()):
+        if tools.get_entry(name) is None:
+            try:
+                tools.register_tool(name, toolset, schema, handler, owner=HOST, **fields)
+            except RegistrationError as error:
+                logger.warning("host tool %r not registered: %s", name, error)
+
+
+def _held_entry(
+    name: str, held: tuple[str, Mapping[str, Any], Callable[..., Any], dict[str, Any]]
+) -> ToolEntry:
+    toolset, schema, handler, fields = held
+    requires = fields.get("requires_env") or ()
+    return ToolEntry(
+        name,
+        toolset,
+        schema,
+        handler,
+        check_fn=fields.get("check_fn"),
+        requires_env=(requires,) if isinstance(requires, str) else tuple(requires),
+        is_async=bool(fields.get("is_async")),
+        description=str(fields.get("description") or ""),
+        emoji=str(fields.get("emoji") or ""),
+    )
+
+
 class HermesToolRegistry:
     """Hermes' ``ToolRegistry`` API over the current manager's tools."""
 
@@ -47,7 +84,10 @@ class HermesToolRegistry:
 
     @property
     def _tools(self) -> dict[str, ToolEntry]:
-        """Hermes' ``registry._tools``: every tool's entry by name (a snapshot)."""
+        """Hermes' ``registry._tools``: every tool's entry by name (a snapshot); before any
+        manager exists, the host tools registered through ``registry`` so far."""
+        if active.current_manager() is None:
+            return {name: _held_entry(name, held) for name, held in _process_host_tools.items()}
         return {entry.name: entry.value for entry in self._store().entries()}
 
     def register(
@@ -74,27 +114,41 @@ class HermesToolRegistry:
         :raises RegistrationError: a bad schema, or a name another plugin owns.
         :raises PluginToolOverrideError: a host tool without ``override`` and the grant.
         """
+        fields: dict[str, Any] = {
+            "check_fn": check_fn,
+            "requires_env": requires_env,
+            "is_async": is_async,
+            "description": description,
+            "emoji": emoji,
+        }
+        if active.current_manager() is None:
+            # No manager yet: host code registering (as Hermes' built-in tools/*.py do at
+            # import); the managers made later hold it.
+            _process_host_tools[name] = (toolset, schema, handler, fields)
+            return
         manager = require_manager("tools.registry.registry.register")
+        owner = current_owner(manager)
         manager.tools.register_tool(
-            name,
-            toolset,
-            schema,
-            handler,
-            check_fn=check_fn,
-            requires_env=requires_env,
-            is_async=is_async,
-            description=description,
-            emoji=emoji,
-            override=override,
-            owner=current_owner(manager),
+            name, toolset, schema, handler, override=override, owner=owner, **fields
         )
+        if owner == HOST:
+            # Hermes' registry is one per process: a host tool registered through it is seen
+            # by every manager made later too (a PluginManager() built after it).
+            _process_host_tools[name] = (toolset, schema, handler, fields)
 
     def deregister(self, name: str, *, scope: str | None = None) -> None:
         """Remove tool ``name``; plugin code may remove only its own plugin's tools.
 
         :raises RegistrationError: the tool is the host's or another plugin's.
         """
-        self._store().unregister(name)
+        if active.current_manager() is None:
+            _process_host_tools.pop(name, None)
+            return
+        store = self._store()
+        entry = store.get_entry(name)
+        store.unregister(name)
+        if entry is not None and entry.owner == HOST:
+            _process_host_tools.pop(name, None)
 
     def dispatch(
         self, name: str, args: Mapping[str, Any] | str | None = None, **kwargs: Any
