@@ -396,3 +396,14 @@ def wait_for(condition: Callable[[], object], seconds: float = 10) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("the condition never held")
         time.sleep(0.01)
+
+
+@contextmanager
+def pluggy_loop(pm: PluginManager) -> Iterator[None]:
+    """Put a no-op call monitor on ``pm``'s pluggy loop (what tracing and the test recorder
+    do): the calls then take the monitored path."""
+    undo = pm.add_hookcall_monitoring(lambda *a: None, lambda *a: None)
+    try:
+        yield
+    finally:
+        undo()

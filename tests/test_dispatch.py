@@ -21,6 +21,7 @@ from typing import Any
 import pluggy
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from plugin_builders import pluggy_loop
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.facade import call_attributed
@@ -125,16 +126,6 @@ def manager_with(
     for index, spec in enumerate(specs):
         pm.register(_make_plugin(hook, index, spec, log), name=f"p{index}")
     return pm
-
-
-@contextmanager
-def pluggy_loop(pm: PluginManager) -> Iterator[None]:
-    """Put a no-op call monitor on pluggy's loop (what tracing and the test recorder do)."""
-    undo = pm.add_hookcall_monitoring(lambda *a: None, lambda *a: None)
-    try:
-        yield
-    finally:
-        undo()
 
 
 @contextmanager

@@ -10,8 +10,7 @@ only added), and in strict mode both must raise the same error."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import attrs
 import pluggy
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from plugin_builders import pluggy_loop
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.facade import Hooks
@@ -111,16 +111,6 @@ def manager_with(
     for index, spec in enumerate(specs):
         pm.register(make_plugin(hook, index, spec, log), name=f"p{index}")
     return pm
-
-
-@contextmanager
-def pluggy_loop(pm: PluginManager) -> Iterator[None]:
-    """Hand every hook call of ``pm`` to pluggy's own loop: a call monitor turns plans off."""
-    undo = pm.add_hookcall_monitoring(lambda *a: None, lambda *a: None)
-    try:
-        yield
-    finally:
-        undo()
 
 
 def run_both(
