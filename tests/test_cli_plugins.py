@@ -128,11 +128,17 @@ def test_tool_override_needs_consent_and_no_terminal_means_no(home: Path) -> Non
 def test_tool_override_is_asked_once_on_a_terminal(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hermes_hooks.cli.common
-    import hermes_hooks.cli.enabling
+    import importlib
+    import pkgutil
 
-    for module in (hermes_hooks.cli.common, hermes_hooks.cli.enabling):
-        monkeypatch.setattr(module, "is_terminal", lambda: True)
+    import hermes_hooks.cli
+
+    # Every cli module that took is_terminal by name, each imported before the patch (one
+    # imported while it is active would keep the patched function for the rest of the run).
+    for info in pkgutil.iter_modules(hermes_hooks.cli.__path__, "hermes_hooks.cli."):
+        module = importlib.import_module(info.name)
+        if hasattr(module, "is_terminal"):
+            monkeypatch.setattr(module, "is_terminal", lambda: True)
     user_plugin(home, "shell", OVERRIDER)
     user_plugin(home, "plain", GOOD)
     asked = invoke("plugins", "enable", "shell", input="y\n")
