@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any, Final
 
 from hermes_hooks.compat import hermes_cli_config, tools_interrupt
@@ -306,7 +307,7 @@ def request_tool_approval(
             "pattern_key": pattern_key,
             "tool_name": tool_name,
         }
-        choice = GatewayApprover(session_key=session_key)(_Request(request))
+        choice = GatewayApprover(session_key=session_key)(SimpleNamespace(**request))
     elif _env_on("HERMES_INTERACTIVE"):
         if approval_callback is not None:
             choice = str(approval_callback(f"<{tool_name}>", description) or "deny")
@@ -327,13 +328,6 @@ def request_tool_approval(
     if choice == "timeout":
         return refused(f"BLOCKED: approval for {tool_name} timed out ({description}).")
     return refused(f"BLOCKED: the user denied {tool_name} ({description}).")
-
-
-class _Request:
-    """The attributes :class:`GatewayApprover` reads, from a mapping."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.__dict__.update(data)
 
 
 _APPROVE_WORDS: Final = frozenset({"approve", "yes", "ok", "okay", "confirm", "y", "\U0001f44d"})

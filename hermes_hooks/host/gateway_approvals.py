@@ -11,7 +11,9 @@ text with the ``/approve`` and ``/deny`` forms), and the user's answer resolves 
 - while a request waits, the bare words Hermes takes (``yes``, ``ok``, ``no``, ``always``...).
 
 The answer reaches the waiting turn although that chat's turn is still running: the base
-adapter lets these messages past the chat's queue (:func:`is_approval_reply`). Nobody waiting
+adapter lets these messages past the chat's queue
+(:func:`tools.approval.gateway_answer <hermes_hooks.compat.tools_approval.gateway_answer>`).
+Nobody waiting
 gets Hermes' "No pending command" answer; an approval nobody answers times out
 (``approvals.timeout``) and is denied.
 """
@@ -27,7 +29,7 @@ from hermes_hooks.compat import tools_approval
 from hermes_hooks.compat.agent_async_utils import safe_schedule_threadsafe
 from hermes_hooks.compat.gateway_platforms_event import MessageEvent
 
-__all__ = ["approval_reply", "is_approval_reply", "notifier", "prompt_text"]
+__all__ = ["approval_reply", "notifier", "prompt_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,11 +48,6 @@ _TEXT: Final = {
     "deny.denied": "❌ Command denied.",
     "deny.reason": '❌ Command denied. Reason relayed to the agent: "{reason}"',
 }
-
-
-def is_approval_reply(event: MessageEvent, key: str) -> bool:
-    """Whether ``event`` answers an approval of chat ``key`` (it skips the chat's queue)."""
-    return tools_approval.gateway_answer(event, key) is not None
 
 
 def approval_reply(event: MessageEvent, key: str) -> str | None:

@@ -419,7 +419,7 @@ class GatewayRunner:
             answer = gateway_approvals.approval_reply(event, key)
             if answer is not None:  # /approve, /deny: the waiting turn resumes
                 return answer
-            if self.draining and not getattr(event, "internal", False):
+            if self.draining and not event.internal:
                 return DRAINING_TEXT
             self._last_chat = (name, event.source.chat_id, key)
             self._origins[key] = (name, event.source)
