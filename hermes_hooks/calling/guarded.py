@@ -1,11 +1,8 @@
 """``GuardedManager``: a pluggy manager whose every implementation runs under its hook's contract.
 
-What it adds to pluggy, and nothing about plugins' files: each hookspec's
-:class:`~hermes_hooks.spec.contract.HookContract` is read once; every implementation is wrapped
-by the guard of :mod:`hermes_hooks.calling.guards` before pluggy adds it to its hook; every
-call runs through pluggy's own loop; failures are counted per plugin and logged once each. The
-plugin manager (:class:`hermes_hooks.plugins.manager.PluginManager`) builds discovery, loading
-and status on top of it.
+Each implementation is guarded (:mod:`hermes_hooks.calling.guards`) before pluggy adds it; calls
+run through pluggy's own loop; failures are counted per plugin and logged once each. The plugin
+manager (:class:`hermes_hooks.plugins.manager.PluginManager`) adds discovery and loading.
 """
 
 from __future__ import annotations
@@ -55,8 +52,8 @@ class FailureCount:
     last: str | None = None
 
 
+# What invoke_hook fills in for one hook: its caller, the impls seen, the names, firstresult.
 _InvokeFill = tuple[pluggy.HookCaller, list[pluggy.HookImpl], tuple[str, ...], bool]
-"""What invoke_hook fills in for one hook: its caller, the impls seen, the names, firstresult."""
 
 
 class FailureSlot(Protocol):
@@ -79,7 +76,6 @@ class GuardedManager(PluggySeams):
         self.strict = strict
         #: ``plugins.max_hook_result_bytes``, as every guard of this manager reads it.
         self.result_limit = ResultLimit()
-        # invoke_hook: per hook, its caller, the arguments it fills with None, and firstresult.
         self._invoke_fill: dict[str, _InvokeFill] = {}
         self._contracts: dict[str, tuple[HookContract, bool]] = {}
         #: Every guard holds this list and tells what is in it of each call (none: no cost).
@@ -90,8 +86,6 @@ class GuardedManager(PluggySeams):
             collections.OrderedDict()
         )
         self._other_failures: collections.OrderedDict[str, FailureCount] = collections.OrderedDict()
-
-    # -- hook specs and contracts --------------------------------------------------------------
 
     def add_hookspecs(self, module_or_class: Any) -> None:
         """Add hookspecs (as pluggy does) and remember each one's contract."""
@@ -130,13 +124,10 @@ class GuardedManager(PluggySeams):
             if isinstance(caller, pluggy.HookCaller) and caller.spec is not None
         )
 
-    # -- registration with isolation -----------------------------------------------------------
-
     def register(self, plugin: object, name: str | None = None) -> str | None:
-        """Register a plugin object (as pluggy does) and guard each of its hookimpls.
+        """Register a plugin (pluggy's ``register``), guarding each implementation.
 
-        Its implementations become callable together, when ``register`` returns: a hook called
-        meanwhile from another thread runs none of them or all of them.
+        Its implementations become callable together: a call meanwhile runs none or all of them.
         """
         with self._lock, self.staged():
             before = self.is_registered(plugin)
@@ -182,13 +173,10 @@ class GuardedManager(PluggySeams):
         )
 
     def add_call_observer(self, observer: CallObserver) -> Callable[[], None]:
-        """Tell ``observer`` of every call of a plain implementation, until the undo is called.
+        """Tell ``observer(hook, plugin_key, seconds, outcome)`` of each plain implementation's call.
 
-        ``observer(hook_name, plugin_key, seconds, outcome)`` is called once per call, after it,
-        with that implementation's own time and ``"ok"``, ``"error"`` (it raised, or its
-        result was refused) or ``"timeout"`` (past ``plugins.hook_callback_timeout``). What
-        an observer raises is logged and never reaches the call. With none attached, a call
-        costs what it did. Returns a function of no arguments that removes the observer.
+        ``outcome`` is ``"ok"``, ``"error"`` (raised, or its result refused) or ``"timeout"``;
+        what an observer raises is logged, never felt. Returns the undo (no arguments).
         """
         with self._lock:
             self.call_observers.append(observer)
@@ -209,8 +197,6 @@ class GuardedManager(PluggySeams):
     def _note_unknown_hook(self, plugin_key: str, hook_name: str, message: str) -> None:
         """Record that a plugin implements a hook without a spec; logged here."""
         logger.warning("plugin %r %s", plugin_key, message)
-
-    # -- failures -------------------------------------------------------------------------------
 
     def _failure_slot(self, plugin_key: str) -> FailureSlot | None:
         """Return where plugin ``plugin_key``'s failures are counted, or ``None`` (kept here)."""
@@ -243,11 +229,7 @@ class GuardedManager(PluggySeams):
         )
 
     def count_failure(self, plugin_key: str, where: str, message: str) -> None:
-        """Count one failure of plugin ``plugin_key``'s code on its status, without logging it.
-
-        For a discovered plugin it shows in ``PluginInfo.hook_errors``/``last_hook_error``;
-        for an object the host registered itself (``pm.register(obj, name=...)``), in
-        :meth:`get_failures`.
+        """Count one failure of plugin ``plugin_key``'s code, without logging it.
 
         :param where: the hook, or ``tool 'name'`` / ``command '/name'`` for a handler.
         """
@@ -264,18 +246,12 @@ class GuardedManager(PluggySeams):
                 self._other_failures.popitem(last=False)
 
     def get_failures(self, name: str) -> FailureCount:
-        """Return how often plugin ``name``'s code failed, and the last failure.
-
-        Works for discovered plugins and for objects registered directly with
-        ``pm.register(obj, name=...)``.
-        """
+        """Return how often plugin ``name``'s code failed (discovered or registered directly)."""
         with self._failures_lock:
             slot = self._failure_slot(name)
             if slot is not None:
                 return FailureCount(slot.hook_errors, slot.last_hook_error)
             return self._other_failures.get(name, FailureCount())
-
-    # -- Hermes-compatible calls ----------------------------------------------------------------
 
     def has_hook(self, name: str) -> bool:
         """Return whether any implementation of hook ``name`` is registered."""
@@ -285,9 +261,8 @@ class GuardedManager(PluggySeams):
     def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
         """Call hook ``name`` as Hermes does and return the non-``None`` results.
 
-        Arguments of the hook that the caller leaves out take their contract's default, and
-        ``None`` when they have none (Hermes passes what it has); an unknown hook or one with no
-        implementations returns ``[]``.
+        Arguments left out take their contract's default, else ``None``; an unknown hook or one
+        with no implementations returns ``[]``.
         """
         fill = self._invoke_fill.get(name)
         if fill is None or fill[1] != fill[0].get_hookimpls():
@@ -311,9 +286,8 @@ class GuardedManager(PluggySeams):
         if not isinstance(caller, pluggy.HookCaller):
             return None
         impls = caller.get_hookimpls()
-        # Hermes passes what it has; pluggy needs every argument an impl names (for a hook
-        # unknown to this host, whatever its callbacks ask for). Those with a contract
-        # default get it from the hook caller.
+        # pluggy needs every argument an impl names; those with a contract default get it from
+        # the hook caller.
         defaults = self.hook_defaults(caller.spec.function) if caller.spec is not None else {}
         names: dict[str, None] = {}
         for argname in caller.spec.argnames if caller.spec is not None else ():
