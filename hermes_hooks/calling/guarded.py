@@ -173,7 +173,7 @@ class GuardedManager(PluggySeams):
         )
 
     def add_call_observer(self, observer: CallObserver) -> Callable[[], None]:
-        """Tell ``observer(hook, plugin_key, seconds, outcome)`` of each plain implementation's call.
+        """Tell ``observer(hook, plugin_key, seconds, outcome)`` of each plain implementation call.
 
         ``outcome`` is ``"ok"``, ``"error"`` (raised, or its result refused) or ``"timeout"``;
         what an observer raises is logged, never felt. Returns the undo (no arguments).

@@ -170,6 +170,10 @@ class PluginsConfig:
     """Per-plugin settings, ``plugins.entries.<plugin_id>``."""
     hook_callback_timeout: float = DEFAULT_HOOK_CALLBACK_TIMEOUT
     """Seconds a hook callback may run; ``0`` disables the limit; at most 600."""
+    hook_worker_threads: int | None = None
+    """Worker threads bounded hook calls may hold at once, for the whole process (the last
+    configuration read that sets it wins; 256 when none does); when all are busy, a bounded call
+    runs inline on its caller's thread, never refused."""
     load_timeout: float = DEFAULT_LOAD_TIMEOUT
     """Seconds one plugin's import and ``register(ctx)`` may take; ``0`` loads on the calling
     thread, without a limit; at most 600."""
@@ -202,6 +206,7 @@ class PluginsConfig:
             disabled=frozenset(values["disabled"]),
             entries=_entries(section, where),
             hook_callback_timeout=values["hook_callback_timeout"],
+            hook_worker_threads=values["hook_worker_threads"],
             load_timeout=values["load_timeout"],
             max_hook_result_bytes=values["max_hook_result_bytes"],
             warnings=warnings,

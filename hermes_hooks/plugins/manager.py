@@ -196,6 +196,8 @@ class PluginManager(GuardedManager):
         # What every bounded call reads, so that a reload applies at once.
         self.callback_bound.seconds = config.hook_callback_timeout
         self.result_limit.bytes = config.max_hook_result_bytes
+        if config.hook_worker_threads is not None:
+            workers.MAX_WORKERS = config.hook_worker_threads  # the process's pool
 
     def invoke_hook(self, name: str, **kwargs: Any) -> list[Any]:
         """Call hook ``name`` as Hermes' ``invoke_hook`` does and return the non-``None`` results.

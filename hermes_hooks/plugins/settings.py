@@ -69,6 +69,9 @@ DEFAULT_HOOK_CALLBACK_TIMEOUT: Final = 30.0
 """Seconds a hook callback may run when ``plugins.hook_callback_timeout`` is not set."""
 MAX_HOOK_CALLBACK_TIMEOUT: Final = 600.0
 """Upper bound for ``plugins.hook_callback_timeout``; larger values are capped."""
+DEFAULT_HOOK_WORKER_THREADS: Final = 256
+"""Worker threads bounded hook calls (and plugin loading) may hold at once, when
+``plugins.hook_worker_threads`` is not set."""
 DEFAULT_LOAD_TIMEOUT: Final = 10.0
 """Seconds one plugin's import and ``register(ctx)`` may take when ``plugins.load_timeout`` is
 not set: heavy SDK imports take seconds on two cores."""
@@ -370,6 +373,15 @@ SECTIONS: Final[Mapping[str, Section]] = {
                     Seconds(MAX_HOOK_CALLBACK_TIMEOUT),
                     DEFAULT_HOOK_CALLBACK_TIMEOUT,
                     "seconds a hook callback may run; 0: no limit",
+                    lenient=True,
+                ),
+                Key(
+                    "hook_worker_threads",
+                    Whole(minimum=1, unit="threads"),
+                    None,
+                    "worker threads bounded hook calls may hold at once, for the process "
+                    f"({DEFAULT_HOOK_WORKER_THREADS} when unset); when all are busy a bounded call "
+                    "runs inline, never refused",
                     lenient=True,
                 ),
                 Key(
