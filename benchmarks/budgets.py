@@ -278,12 +278,41 @@ pm = PluginManager(sys.argv[1])
 t0 = time.perf_counter()
 pm.discover_and_load()
 t1 = time.perf_counter()
-loaded = sum(1 for info in pm.list_plugins() if info.status == "enabled")
+infos = [info for info in pm.list_plugins() if info.status == "enabled"]
+loaded = len(infos)
+full = sum(1 for info in infos if len(info.tools) == len(info.commands) == 1)
 t2 = time.perf_counter()
 pm.unload_all()
 t3 = time.perf_counter()
-print((t1 - t0) * 1000, (t3 - t2) * 1000, loaded)
+print((t1 - t0) * 1000, (t3 - t2) * 1000, loaded, full)
 """
+
+_FULL: Final = '''\
+"""Generated plugin {i} for the scaling benchmark: a hook, a tool and a command."""
+
+from hermes_hooks import hookimpl
+
+SCHEMA = {{"name": "scale_{i}", "description": "d", "parameters": {{"type": "object"}}}}
+
+
+@hookimpl
+def pre_tool_call(tool_name, args):
+    return None
+
+
+def _tool(args, **kwargs):
+    return "ok"
+
+
+def _command(raw_args):
+    return "ok"
+
+
+def register(ctx):
+    ctx.register_tool("scale_{i}", "scaling", SCHEMA, _tool)
+    ctx.register_command("scale-{i}", _command, description="d")
+'''
+"""What each of the N plugins is (issue 22): a hook, a tool and a command to load and unload."""
 
 _MANY_HOOKS: Final = '''\
 """One plugin that registers {m} callbacks of one hook."""
@@ -324,15 +353,15 @@ class ScalingResults:
         )
 
 
-def _child(code: str, home: Path, bundled: Path) -> tuple[float, float, int]:
+def _child(code: str, home: Path, bundled: Path) -> tuple[float, float, int, int]:
     env = child_env({"HERMES_HOME": str(home), "HERMES_BUNDLED_PLUGINS": str(bundled)})
     done = subprocess.run(
         python_argv(code, str(home)), env=env, capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise RuntimeError(f"scaling child failed:\n{done.stdout}\n{done.stderr}")
-    load, unload, count = done.stdout.split()
-    return float(load), float(unload), int(count)
+    load, unload, count, full = done.stdout.split()
+    return float(load), float(unload), int(count), int(full)
 
 
 def run_scaling(
@@ -348,6 +377,9 @@ def run_scaling(
     results = ScalingResults(tuple(ns), rounds, callbacks=callbacks)
     with tempfile.TemporaryDirectory(prefix="hermes-bench-scaling-") as tmp:
         trees = {n: build_plugin_tree(Path(tmp) / f"n{n}", n) for n in ns}
+        for tree in trees.values():
+            for i, folder in enumerate(sorted(tree.plugins.iterdir())):
+                (folder / "__init__.py").write_text(_FULL.format(i=i), encoding="utf-8")
         many = build_plugin_tree(Path(tmp) / "many", 1)
         (many.plugins / "plugin_0000" / "__init__.py").write_text(
             _MANY_HOOKS.format(m=callbacks), encoding="utf-8"
@@ -360,9 +392,9 @@ def run_scaling(
                 progress(f"scaling: round {index + 1}/{rounds}")
             for kind, n in rng.sample(jobs, len(jobs)):
                 tree = trees[n] if kind == "tree" else many
-                load, unload, count = _child(_SCALE, tree.home, tree.bundled)
-                if count != tree.n:
-                    raise RuntimeError(f"loaded {count} plugins of {tree.n}")
+                load, unload, count, full = _child(_SCALE, tree.home, tree.bundled)
+                if count != tree.n or (kind == "tree" and full != tree.n):
+                    raise RuntimeError(f"loaded {count} plugins of {tree.n}, {full} in full")
                 if kind == "tree":
                     results.load_ms.setdefault(n, []).append(load)
                     results.unload_ms.setdefault(n, []).append(unload)

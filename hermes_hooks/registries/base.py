@@ -113,6 +113,9 @@ class Registry(Generic[_T]):
         self._entries: dict[str, Entry[_T]] = {}
         # Entries displaced by a permitted replacement, most recent last, restored on removal.
         self._displaced: dict[str, list[Entry[_T]]] = {}
+        # owner -> the names it has an entry under, current or displaced (kept exact by
+        # _remove and remove_owner), so that removing an owner does not scan every entry.
+        self._owned: dict[str, set[str]] = {}
         self._lock = threading.RLock()
         self._acting: Callable[[], frozenset[str]] | None = None
 
@@ -178,11 +181,7 @@ class Registry(Generic[_T]):
         with self._lock:
             if owner is None:
                 return sorted(self._entries)
-            names = {e.name for e in self._entries.values() if e.owner == owner}
-            for key, stack in self._displaced.items():
-                if any(e.owner == owner for e in stack):
-                    names.add(key)
-        return sorted(names)
+            return sorted(self._owned.get(owner, ()))
 
     def entries(self) -> list[Entry[_T]]:
         """Return every entry, sorted by name."""
@@ -239,6 +238,7 @@ class Registry(Generic[_T]):
                 self._displaced.setdefault(key, []).append(existing)
             entry = Entry(name=key, value=value, owner=owner)
             self._entries[key] = entry
+            self._owned.setdefault(owner, set()).add(key)
         return Handle(lambda: self._remove(entry), key, owner, self.kind)
 
     def _remove(self, entry: Entry[_T]) -> None:
@@ -248,6 +248,9 @@ class Registry(Generic[_T]):
                 stack = self._displaced.get(entry.name, [])
                 if entry in stack:
                     stack.remove(entry)
+                    if not stack:
+                        del self._displaced[entry.name]
+                self._forget_owner(entry.owner, entry.name)
                 return
             displaced = self._displaced.get(entry.name)
             if displaced:
@@ -256,6 +259,20 @@ class Registry(Generic[_T]):
                     del self._displaced[entry.name]
             else:
                 del self._entries[entry.name]
+            self._forget_owner(entry.owner, entry.name)
+
+    def _forget_owner(self, owner: str, key: str) -> None:
+        """Drop ``key`` from ``owner``'s names unless it still has an entry there."""
+        current = self._entries.get(key)
+        if (current is not None and current.owner == owner) or any(
+            e.owner == owner for e in self._displaced.get(key, ())
+        ):
+            return
+        keys = self._owned.get(owner)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self._owned[owner]
 
     def unregister(self, name: str, *, owner: str | None = None) -> bool:
         """Remove ``name`` (only if ``owner`` owns it, when given); return whether it was there."""
@@ -274,18 +291,17 @@ class Registry(Generic[_T]):
         if owner == HOST:
             self._check_acting(owner, "*", "remove the entries of")
         with self._lock:
-            mine = [e for e in self._entries.values() if e.owner == owner]
-            names = {e.name for e in mine}
-            for key, stack in self._displaced.items():
-                kept = [e for e in stack if e.owner != owner]
-                if len(kept) != len(stack):
-                    names.add(key)
-                    stack[:] = kept
-            for entry in mine:
-                self._remove(entry)
-            for key in [k for k, stack in self._displaced.items() if not stack]:
-                del self._displaced[key]
-        return sorted(names)
+            names = sorted(self._owned.pop(owner, ()))
+            for key in names:
+                stack = self._displaced.get(key)
+                if stack:
+                    stack[:] = [e for e in stack if e.owner != owner]
+                    if not stack:
+                        del self._displaced[key]
+                current = self._entries.get(key)
+                if current is not None and current.owner == owner:
+                    self._remove(current)
+        return names
 
 
 FailureCounter = Callable[[str, str, str], None]
