@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-import types
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, Final, Protocol, final
 
@@ -302,19 +301,16 @@ class Guard(_Owned):
         callee = self.kw_target if by_keyword else self.target
         if self.kw_target is not None and not by_keyword:
             callee = self.function  # the adapter: it knows what the callback takes
-        namespace: dict[str, Any] = {
-            "__tracebackhide__": hide_in_pytest,
-            "_hh_setting": self.setting,
-            "_hh_open": handoff.OPEN_SINKS,
-            "_hh_observers": self.observers,
-            "_hh_slow": self.slow,
-            "_hh_empty": {},
-            "_hh_callback": callee,
-            "_hh_failed": self.failed,
-            "_hh_settle": self.settle,
-        }
-        code = _entry_code(argnames, by_keyword, defaulted, self.setting is not None)
-        entry = types.FunctionType(code, namespace, "guarded")
+        make = _entry_maker(argnames, by_keyword, defaulted, self.setting is not None)
+        entry: Callable[..., Any] = make(
+            self.observers,
+            handoff.OPEN_SINKS,
+            self.setting,
+            self.slow,
+            callee,
+            self.failed,
+            self.settle,
+        )
         entry.__qualname__ = "Guard.entry"
         setattr(entry, aio.ACALL_ATTR, self._make_aentry())
         setattr(entry, GUARD_ATTR, self)
@@ -361,29 +357,32 @@ class Guard(_Owned):
 
 
 _ENTRY_SOURCE: Final = """
-def guarded({params}):
-    if _hh_observers or _hh_open{bounded}:
-        return _hh_slow({packed}, {named})
-    try:
-        _hh_result = _hh_callback({call})
-    except BaseException as _hh_exc:
-        return _hh_failed(_hh_exc)
-    if _hh_result is None:
-        return None
-    return _hh_settle(_hh_result)
+def make(_hh_observers, _hh_open, _hh_setting, _hh_slow, _hh_callback, _hh_failed, _hh_settle):
+    def guarded({params}):
+        if _hh_observers or _hh_open{bounded}:
+            return _hh_slow({packed}, {named})
+        try:
+            _hh_result = _hh_callback({call})
+        except BaseException as _hh_exc:
+            return _hh_failed(_hh_exc)
+        if _hh_result is None:
+            return None
+        return _hh_settle(_hh_result)
+    return guarded
 """
-"""What :meth:`Guard.compile` compiles, for the implementation's own argument names."""
+"""What :meth:`Guard.compile` compiles, once per signature; the values are closure cells (one
+code object, shared by guards with different values: globals would defeat its caches)."""
 
 
 @functools.lru_cache(maxsize=256)
-def _entry_code(
+def _entry_maker(
     argnames: tuple[str, ...], by_keyword: bool, defaulted: bool, bounded: bool
-) -> types.CodeType:
-    """The code of a guard taking ``argnames`` (and ``**kwargs`` when pluggy passes defaults)."""
+) -> Callable[..., Callable[..., Any]]:
+    """The maker of guards taking ``argnames`` (and ``**kwargs`` when pluggy passes defaults)."""
     params = ", ".join(argnames)
     packed = "(" + params + ("," if argnames else "") + ")"
     call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else params
-    named = "_hh_empty"
+    named = "{}"
     if defaulted:
         params = call = ", ".join([*argnames, "**_hh_named"])
         named = "_hh_named"
@@ -394,8 +393,10 @@ def _entry_code(
         named=named,
         bounded=" or _hh_setting.seconds > 0" if bounded else "",
     )
-    module = compile(source, "<hermes_hooks guard>", "exec")
-    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    scope: dict[str, Any] = {"__tracebackhide__": hide_in_pytest}
+    exec(compile(source, "<hermes_hooks guard>", "exec"), scope)
+    maker: Callable[..., Callable[..., Any]] = scope["make"]
+    return maker
 
 
 def _close(gen: Generator[Any, Any, Any]) -> None:
