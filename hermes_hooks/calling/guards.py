@@ -12,12 +12,12 @@ import contextlib
 import functools
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
-from typing import Any, Final, Protocol, final
+from typing import Any, Final, NamedTuple, Protocol, final
 
 import pluggy
 
 from hermes_hooks.calling import aio, handoff
-from hermes_hooks.calling.bounds import SELF_BOUNDED_ATTR, BoundSetting, CallbackBound, bound_for
+from hermes_hooks.calling.bounds import SELF_BOUNDED_ATTR, BoundSetting, bound_for
 from hermes_hooks.calling.results import SETTING, ResultLimit, bounded_check, oversized
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.errors import HookResultError, HookTimeoutError
@@ -107,42 +107,41 @@ def guard_hookimpl(
     :param limit: ``plugins.max_hook_result_bytes``, applied to results.
     :param observers: the manager's call observers (changed in place), told of each plain call.
     """
-    function = impl.function
-    if is_guarded(function):
+    if is_guarded(impl.function):
         return
+    function = impl.function
+    terms = _Terms(hook_name, contract, report, strict, firstresult, setting, limit, observers)
     guarded: Callable[..., Any]
     if impl.hookwrapper or impl.wrapper:
-        wrapper = _WrapperGuard(impl, hook_name, contract, report, strict, firstresult, limit)
-        guarded = functools.partial(_WrapperGuard.entry, wrapper)
+        guarded = functools.partial(_WrapperGuard.entry, _WrapperGuard(impl, terms))
     else:
-        bounded = setting is not None and contract.timeout
-        bounded = bounded and not getattr(function, SELF_BOUNDED_ATTR, False)
-        guard = Guard(impl, hook_name, contract, report, strict, limit, observers)
-        guard.bound = bound_for(function, impl.plugin_name) if bounded else None
-        guard.setting = setting if bounded else None
-        guarded = guard.entry = guard.compile(tuple(impl.argnames), bool(impl.kwargnames))
+        guarded = Guard(impl, terms).entry
     setattr(guarded, _GUARDED, True)
     setattr(guarded, "__wrapped_impl__", function)  # noqa: B010
     # pluggy marks HookImpl.function Final for type checkers only; argnames stay the original's.
     setattr(impl, "function", guarded)  # noqa: B010
 
 
+class _Terms(NamedTuple):
+    """What the guards of one hook share: its contract, and how its failures are told."""
+
+    hook_name: str
+    contract: HookContract
+    report: FailureReporter
+    strict: bool
+    firstresult: bool
+    setting: BoundSetting | None
+    limit: ResultLimit | None
+    observers: Sequence[handoff.CallObserver]
+
+
 class _Owned:
     """Who an implementation is, and how its failures are told: raised if strict, else reported."""
 
-    __slots__ = ("function", "hook_name", "limit", "plugin_key", "report", "strict")
-
-    def __init__(
-        self,
-        impl: pluggy.HookImpl,
-        hook_name: str,
-        report: FailureReporter,
-        strict: bool,
-        limit: ResultLimit | None,
-    ) -> None:
+    def __init__(self, impl: pluggy.HookImpl, terms: _Terms) -> None:
         self.function: Callable[..., Any] = impl.function
-        self.plugin_key, self.hook_name = impl.plugin_name, hook_name
-        self.report, self.strict, self.limit = report, strict, limit
+        self.plugin_key, self.hook_name = impl.plugin_name, terms.hook_name
+        self.report, self.strict, self.limit = terms.report, terms.strict, terms.limit
 
     def raised(self, exc: BaseException, prefix: str = "") -> None:
         """The implementation's own exception: raised with a note if strict, else reported."""
@@ -169,46 +168,25 @@ class Guard(_Owned):
     and hands failures to :meth:`failed` and misfits to :meth:`unfit`.
     """
 
-    __slots__ = (
-        "bound",
-        "check",
-        "closed",
-        "entry",
-        "expects",
-        "kw_names",
-        "kw_target",
-        "observers",
-        "safe_result",
-        "setting",
-        "target",
-    )
-
-    def __init__(
-        self,
-        impl: pluggy.HookImpl,
-        hook_name: str,
-        contract: HookContract,
-        report: FailureReporter,
-        strict: bool,
-        limit: ResultLimit | None,
-        observers: Sequence[handoff.CallObserver],
-    ) -> None:
-        super().__init__(impl, hook_name, report, strict, limit)
-        self.observers = observers
+    def __init__(self, impl: pluggy.HookImpl, terms: _Terms) -> None:
+        super().__init__(impl, terms)
+        contract, limit, function = terms.contract, terms.limit, self.function
+        self.observers = terms.observers
         self.check = contract.check if limit is None else bounded_check(contract.check, limit)
         self.expects, self.safe_result = contract.expects, contract.safe_result
         self.closed = contract.policy is Policy.CLOSED
-        self.bound: CallbackBound | None = None
-        self.setting: BoundSetting | None = None
-        self.entry: Callable[..., Any] = self.function
-        self.target: Callable[..., Any] = self.function
+        bounded = contract.timeout and not getattr(function, SELF_BOUNDED_ATTR, False)
+        self.setting = terms.setting if bounded else None
+        self.bound = bound_for(function, self.plugin_key) if self.setting is not None else None
+        self.target: Callable[..., Any] = function
         self.kw_target: Callable[..., Any] | None = None
         self.kw_names: tuple[str, ...] = ()
-        direct = getattr(self.function, DIRECT_CALL_ATTR, None)
+        direct = getattr(function, DIRECT_CALL_ATTR, None)
         if direct is not None and direct[1]:
             self.kw_target, self.kw_names = direct[0], tuple(direct[2])
         elif direct is not None:
             self.target = direct[0]
+        self.entry = self.compile(tuple(impl.argnames), bool(impl.kwargnames))
 
     def __repr__(self) -> str:
         return f"<Guard of plugin {self.plugin_key!r} for {self.hook_name!r}>"
@@ -220,11 +198,7 @@ class Guard(_Owned):
         return None
 
     def failed(self, exc: BaseException) -> Any:
-        """Report a failure and return what the hook's policy makes of it.
-
-        :raises BaseException: ``exc`` (with a note) in strict mode; always ``KeyboardInterrupt``
-            and a task's cancellation.
-        """
+        """Report a failure; return what the hook's policy makes of it (raise it, if strict)."""
         if isinstance(exc, _pass_through()):
             raise exc
         self.raised(exc)
@@ -258,13 +232,10 @@ class Guard(_Owned):
         return self.unfit(result)
 
     def select(self, kwargs: Mapping[str, object]) -> dict[str, object]:
-        """The hook's arguments out of ``kwargs``, for a ``**kwargs`` callback.
-
-        :raises KeyError: one is missing (pluggy's loop would raise ``HookCallError``).
-        """
+        """The hook's arguments out of ``kwargs`` (:raises KeyError: one is missing)."""
         return {name: kwargs[name] for name in self.kw_names}
 
-    def slow(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
+    def slow(self, *args: Any, **kwargs: Any) -> Any:
         """The entry's rare cases: a bound to hand the call to, observers, a facade call's sink."""
         setting = self.setting
         bounded = self.bound is not None and setting is not None and setting.seconds > 0
@@ -318,12 +289,8 @@ class Guard(_Owned):
 
     def _make_aentry(self) -> Callable[..., Any]:
         """The coroutine function the async path awaits in place of :attr:`entry`."""
-        function, bound, setting, on_worker = (
-            self.function,
-            self.bound,
-            self.setting,
-            handoff.on_worker,
-        )
+        function, bound, setting = self.function, self.bound, self.setting
+        on_worker = handoff.on_worker
         self_bounded = bool(getattr(function, SELF_BOUNDED_ATTR, False))
 
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
@@ -358,9 +325,9 @@ class Guard(_Owned):
 
 _ENTRY_SOURCE: Final = """
 def make(_hh_observers, _hh_open, _hh_setting, _hh_slow, _hh_callback, _hh_failed, _hh_settle):
-    def guarded({params}):
+    def guarded({args}):
         if _hh_observers or _hh_open{bounded}:
-            return _hh_slow({packed}, {named})
+            return _hh_slow({args})
         try:
             _hh_result = _hh_callback({call})
         except BaseException as _hh_exc:
@@ -379,53 +346,27 @@ def _entry_maker(
     argnames: tuple[str, ...], by_keyword: bool, defaulted: bool, bounded: bool
 ) -> Callable[..., Callable[..., Any]]:
     """The maker of guards taking ``argnames`` (and ``**kwargs`` when pluggy passes defaults)."""
-    params = ", ".join(argnames)
-    packed = "(" + params + ("," if argnames else "") + ")"
-    call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else params
-    named = "{}"
-    if defaulted:
-        params = call = ", ".join([*argnames, "**_hh_named"])
-        named = "_hh_named"
-    source = _ENTRY_SOURCE.format(
-        params=params,
-        packed=packed,
-        call=call,
-        named=named,
-        bounded=" or _hh_setting.seconds > 0" if bounded else "",
-    )
+    args = ", ".join([*argnames, "**_hh_named"] if defaulted else argnames)
+    call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else args
+    rare = " or _hh_setting.seconds > 0" if bounded else ""
+    source = _ENTRY_SOURCE.format(args=args, call=call, bounded=rare)
     scope: dict[str, Any] = {"__tracebackhide__": hide_in_pytest}
     exec(compile(source, "<hermes_hooks guard>", "exec"), scope)
     maker: Callable[..., Callable[..., Any]] = scope["make"]
     return maker
 
 
-def _close(gen: Generator[Any, Any, Any]) -> None:
-    """Close a misbehaving wrapper's generator; what its clean-up raises is not ours to raise."""
-    with contextlib.suppress(Exception):
-        gen.close()
-
-
 class _WrapperGuard(_Owned):
     """How one wrapper's misbehaviour is contained, new-style (``wrapper=True``) or old."""
 
-    __slots__ = ("check", "expects", "firstresult", "kind")
-
-    def __init__(
-        self,
-        impl: pluggy.HookImpl,
-        hook_name: str,
-        contract: HookContract,
-        report: FailureReporter,
-        strict: bool,
-        firstresult: bool,
-        limit: ResultLimit | None,
-    ) -> None:
-        super().__init__(impl, hook_name, report, strict, limit)
+    def __init__(self, impl: pluggy.HookImpl, terms: _Terms) -> None:
+        super().__init__(impl, terms)
+        contract, self.firstresult = terms.contract, terms.firstresult
         self.kind = "hookwrapper" if impl.hookwrapper else "wrapper"
-        self.check, self.firstresult = contract.check, firstresult
-        self.expects = f"None or {contract.expects}" if firstresult else "a list"
-        if not firstresult and contract.check is not None:
-            self.expects = f"a list whose items are each {contract.expects}"
+        self.check, expects = contract.check, contract.expects
+        self.expects = f"None or {expects}" if self.firstresult else "a list"
+        if not self.firstresult and contract.check is not None:
+            self.expects = f"a list whose items are each {expects}"
 
     def entry(self, *args: Any, **kwargs: Any) -> Generator[None, Any, Any]:
         """What pluggy calls: the contained wrapper, its halves watched in a gated call."""
@@ -436,8 +377,14 @@ class _WrapperGuard(_Owned):
             return gen
         return _watched(gen, current.watch, self.plugin_key, old_style)
 
-    def failure(self, message: str) -> BaseException | None:
-        """A failure with no exception of its own: the error to raise if strict, else reported."""
+    def failure(self, message: str, gen: Any = None) -> BaseException | None:
+        """A failure with no exception of its own: the error to raise if strict, else reported.
+
+        :param gen: the misbehaving generator, closed first (what its clean-up raises is not ours).
+        """
+        if gen is not None:
+            with contextlib.suppress(Exception):
+                gen.close()
         if self.strict:
             error = RuntimeError(f"{self.kind} {_location(self.function)} {message}")
             return _annotate(error, self.plugin_key, self.hook_name)
@@ -478,7 +425,8 @@ class _WrapperGuard(_Owned):
                     raise
                 self.raised(raised, "wrapper failed after its yield: ")
                 raise exc from None
-            self.second_yield(gen)
+            if (error := self.failure("has a second yield", gen)) is not None:
+                raise error from exc
             raise exc
         try:
             gen.send(inner)
@@ -489,14 +437,9 @@ class _WrapperGuard(_Owned):
         except BaseException as exc:
             self.raised(exc, "wrapper failed after its yield: ")
             return inner
-        self.second_yield(gen)
-        return inner
-
-    def second_yield(self, gen: Generator[Any, Any, Any]) -> None:
-        _close(gen)
-        error = self.failure("has a second yield")
-        if error is not None:
+        if (error := self.failure("has a second yield", gen)) is not None:
             raise error
+        return inner
 
     def settle(self, value: object, inner: object) -> object:
         """The wrapper's result when it fits (and what it added is within the bound), else inner."""
@@ -538,9 +481,7 @@ class _WrapperGuard(_Owned):
                 return
             self.raised(exc, "hookwrapper failed after its yield: ")
         else:
-            _close(gen)
-            error = self.failure("has a second yield")
-            if error is not None:
+            if (error := self.failure("has a second yield", gen)) is not None:
                 outcome.force_exception(error)
 
     def undo_oversized(
