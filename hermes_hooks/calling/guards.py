@@ -28,7 +28,6 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 __all__ = ["DIRECT_CALL_ATTR", "FailureReporter", "Guard", "guard_hookimpl", "is_guarded"]
 
 _GUARDED: Final = "__hermes_guarded__"
-GUARD_ATTR: Final = handoff.GUARD_ATTR
 DIRECT_CALL_ATTR: Final = "__hermes_direct__"
 """On a ``register_hook`` adapter: ``(callback, takes_kwargs, hook argument names)``: the
 guard calls the callback itself, by keyword or (in the adapter's order) by position."""
@@ -178,14 +177,10 @@ class Guard(_Owned):
         bounded = contract.timeout and not getattr(function, SELF_BOUNDED_ATTR, False)
         self.setting = terms.setting if bounded else None
         self.bound = bound_for(function, self.plugin_key) if self.setting is not None else None
-        self.target: Callable[..., Any] = function
-        self.kw_target: Callable[..., Any] | None = None
-        self.kw_names: tuple[str, ...] = ()
-        direct = getattr(function, DIRECT_CALL_ATTR, None)
-        if direct is not None and direct[1]:
-            self.kw_target, self.kw_names = direct[0], tuple(direct[2])
-        elif direct is not None:
-            self.target = direct[0]
+        callback, by_keyword, names = getattr(function, DIRECT_CALL_ATTR, (function, False, ()))
+        self.target: Callable[..., Any] = function if by_keyword else callback
+        self.kw_target: Callable[..., Any] | None = callback if by_keyword else None
+        self.kw_names: tuple[str, ...] = tuple(names) if by_keyword else ()
         self.entry = self.compile(tuple(impl.argnames), bool(impl.kwargnames))
 
     def __repr__(self) -> str:
@@ -238,22 +233,19 @@ class Guard(_Owned):
     def slow(self, *args: Any, **kwargs: Any) -> Any:
         """The entry's rare cases: a bound to hand the call to, observers, a facade call's sink."""
         setting = self.setting
-        bounded = self.bound is not None and setting is not None and setting.seconds > 0
-        if bounded and setting is not None and not handoff.on_worker():
+        if setting is not None and setting.seconds > 0 and not handoff.on_worker():
             return self._record(handoff.answer(self, args, kwargs, setting.seconds))
         function = self.target if self.kw_target is None else self.function
-        observers, outcome = self.observers, "ok"
-        start = time.perf_counter() if observers else 0.0
+        start, outcome = time.perf_counter(), "error"
         try:
             result = function(*args, **kwargs)
             if result is not None:
                 result = self.settle(result)
+            outcome = "ok"
         except BaseException as exc:
-            outcome, result = "error", self.failed(exc)
+            result = self.failed(exc)
         finally:
-            if observers:
-                elapsed = time.perf_counter() - start
-                handoff.notify(observers, self.hook_name, self.plugin_key, elapsed, outcome)
+            self._tell(start, outcome)
         return self._record(result)
 
     def _record(self, result: Any) -> Any:
@@ -273,30 +265,27 @@ class Guard(_Owned):
         if self.kw_target is not None and not by_keyword:
             callee = self.function  # the adapter: it knows what the callback takes
         make = _entry_maker(argnames, by_keyword, defaulted, self.setting is not None)
-        entry: Callable[..., Any] = make(
-            self.observers,
-            handoff.OPEN_SINKS,
-            self.setting,
-            self.slow,
-            callee,
-            self.failed,
-            self.settle,
-        )
+        cells = (self.observers, handoff.OPEN_SINKS, self.setting, self.slow, callee)
+        entry: Callable[..., Any] = make(*cells, self.failed, self.settle)
         entry.__qualname__ = "Guard.entry"
         setattr(entry, aio.ACALL_ATTR, self._make_aentry())
-        setattr(entry, GUARD_ATTR, self)
+        setattr(entry, handoff.GUARD_ATTR, self)
         return entry
 
     def _make_aentry(self) -> Callable[..., Any]:
         """The coroutine function the async path awaits in place of :attr:`entry`."""
-        function, bound, setting = self.function, self.bound, self.setting
-        on_worker = handoff.on_worker
+        function, bound, setting, on_worker = (
+            self.function,
+            self.bound,
+            self.setting,
+            handoff.on_worker,
+        )
         self_bounded = bool(getattr(function, SELF_BOUNDED_ATTR, False))
 
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
             start = time.perf_counter()
             try:
-                if bound is not None and setting and setting.seconds > 0 and not on_worker():
+                if bound and setting and setting.seconds > 0 and not on_worker():
                     result = await bound.acall(function, args, kwargs, setting.seconds)
                 elif self_bounded:  # it blocks until its own limit: never on the caller's loop
                     import asyncio
