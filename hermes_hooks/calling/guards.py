@@ -367,11 +367,8 @@ class _WrapperGuard(_Owned):
         return _watched(gen, current.watch, self.plugin_key, old_style)
 
     def failure(self, message: str, gen: Any = None) -> BaseException | None:
-        """A failure with no exception of its own: the error to raise if strict, else reported.
-
-        :param gen: the misbehaving generator, closed first (what its clean-up raises is not ours).
-        """
-        if gen is not None:
+        """A failure with no exception of its own: the error to raise if strict, else reported."""
+        if gen is not None:  # the misbehaving generator: what its clean-up raises is not ours
             with contextlib.suppress(Exception):
                 gen.close()
         if self.strict:
@@ -458,8 +455,16 @@ class _WrapperGuard(_Owned):
         try:
             gen.send(outcome)
         except StopIteration:
+            too_big = None
             if outcome.exception is None:
-                self.undo_oversized(outcome, before, inner_exc)
+                too_big = _added_too_big(outcome.get_result(), before, self.limit)
+            if too_big is not None:  # put back the inner outcome, and tell
+                if inner_exc is not None:
+                    outcome.force_exception(inner_exc)
+                else:
+                    outcome.force_result(before)
+                if (error := self.failure(too_big)) is not None:
+                    outcome.force_exception(error)
         except BaseException as exc:
             if exc is outcome.exception:
                 return  # it re-raised the inner failure, which the outcome carries
@@ -471,20 +476,6 @@ class _WrapperGuard(_Owned):
             self.raised(exc, "hookwrapper failed after its yield: ")
         else:
             if (error := self.failure("has a second yield", gen)) is not None:
-                outcome.force_exception(error)
-
-    def undo_oversized(
-        self, outcome: pluggy.Result[object], before: object, inner_exc: BaseException | None
-    ) -> None:
-        """Put back the inner outcome when the result the wrapper forced is past the bound."""
-        too_big = _added_too_big(outcome.get_result(), before, self.limit)
-        if too_big is not None:
-            if inner_exc is not None:
-                outcome.force_exception(inner_exc)
-            else:
-                outcome.force_result(before)
-            error = self.failure(too_big)
-            if error is not None:
                 outcome.force_exception(error)
 
 

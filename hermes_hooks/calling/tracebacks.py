@@ -20,13 +20,16 @@ __all__ = ["FULL_TRACEBACKS_ENV", "hide_in_pytest", "is_internal", "set_full", "
 
 FULL_TRACEBACKS_ENV: Final = "HERMES_FULL_TRACEBACKS"
 
-_PLUGGY_DIR: Final = str(Path(pluggy.__file__).resolve().parent) + os.sep
-_FRAMEWORK_DIR: Final = str(Path(__file__).resolve().parent.parent) + os.sep
+
+def _dirs(*paths: str | Path) -> tuple[str, ...]:
+    return tuple({str(Path(path).resolve()) + os.sep for path in paths})
+
+
+_PLUGGY_DIR: Final = _dirs(Path(pluggy.__file__).parent)[0]
+_FRAMEWORK_DIR: Final = _dirs(Path(__file__).parent.parent)[0]
 _PATHS: Final = sysconfig.get_paths()
-_STDLIB_DIRS: Final = tuple(
-    {str(Path(_PATHS[k]).resolve()) + os.sep for k in ("stdlib", "platstdlib")}
-)
-_SITE_DIRS: Final = tuple({str(Path(_PATHS[k]).resolve()) + os.sep for k in ("purelib", "platlib")})
+_STDLIB_DIRS: Final = _dirs(_PATHS["stdlib"], _PATHS["platstdlib"])
+_SITE_DIRS: Final = _dirs(_PATHS["purelib"], _PATHS["platlib"])
 
 _override: bool | None = None  # None: as the environment says
 
