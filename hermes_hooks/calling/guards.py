@@ -351,6 +351,7 @@ class _WrapperGuard(_Owned):
     def __init__(self, impl: pluggy.HookImpl, terms: _Terms) -> None:
         super().__init__(impl, terms)
         contract, self.firstresult = terms.contract, terms.firstresult
+        self.old_style = bool(impl.hookwrapper)
         self.kind = "hookwrapper" if impl.hookwrapper else "wrapper"
         self.check, expects = contract.check, contract.expects
         self.expects = f"None or {expects}" if self.firstresult else "a list"
@@ -359,9 +360,9 @@ class _WrapperGuard(_Owned):
 
     def entry(self, *args: Any, **kwargs: Any) -> Generator[None, Any, Any]:
         """What pluggy calls: the contained wrapper, its halves watched in a gated call."""
-        old_style = self.kind == "hookwrapper"
+        old_style = self.old_style
         gen = self.run_old(args, kwargs) if old_style else self.run(args, kwargs)
-        current = handoff.sink()
+        current = handoff.sink() if handoff.OPEN_SINKS else None
         if current is None or current.hook != self.hook_name or current.watch is None:
             return gen
         return _watched(gen, current.watch, self.plugin_key, old_style)
@@ -429,6 +430,8 @@ class _WrapperGuard(_Owned):
 
     def settle(self, value: object, inner: object) -> object:
         """The wrapper's result when it fits (and what it added is within the bound), else inner."""
+        if value is inner:  # what the guarded implementations gave, checked already
+            return value
         too_big = _added_too_big(value, inner, self.limit)
         if too_big is not None:
             self.misfit(f"wrapper {too_big}")
