@@ -268,43 +268,32 @@ class Guard(_Owned):
         cells = (self.observers, handoff.OPEN_SINKS, self.setting, self.slow, callee)
         entry: Callable[..., Any] = make(*cells, self.failed, self.settle)
         entry.__qualname__ = "Guard.entry"
-        setattr(entry, aio.ACALL_ATTR, self._make_aentry())
+        setattr(entry, aio.ACALL_ATTR, self.acall)
         setattr(entry, handoff.GUARD_ATTR, self)
         return entry
 
-    def _make_aentry(self) -> Callable[..., Any]:
-        """The coroutine function the async path awaits in place of :attr:`entry`."""
-        function, bound, setting, on_worker = (
-            self.function,
-            self.bound,
-            self.setting,
-            handoff.on_worker,
-        )
-        self_bounded = bool(getattr(function, SELF_BOUNDED_ATTR, False))
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        """What the async path awaits in place of :attr:`entry`, on the caller's loop."""
+        function, bound, setting = self.function, self.bound, self.setting
+        start = time.perf_counter()
+        try:
+            if bound and setting and setting.seconds > 0 and not handoff.on_worker():
+                result = await bound.acall(function, args, kwargs, setting.seconds)
+            elif getattr(function, SELF_BOUNDED_ATTR, False):  # never block the caller's loop
+                import asyncio
 
-        async def aguarded(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                if bound and setting and setting.seconds > 0 and not on_worker():
-                    result = await bound.acall(function, args, kwargs, setting.seconds)
-                elif self_bounded:  # it blocks until its own limit: never on the caller's loop
-                    import asyncio
-
-                    result = await asyncio.to_thread(function, *args, **kwargs)
-                else:
-                    result = function(*args, **kwargs)
-                    if result is not None and aio.is_awaitable(result):
-                        result = await result
-            except BaseException as exc:
-                timeout = isinstance(exc, HookTimeoutError)
-                self._tell(start, "timeout" if timeout else "error")
-                return self.failed(exc)
-            self._tell(start, "ok")
-            if result is None or self.check is None or self.check(result):
-                return result
-            return self.unfit(result)
-
-        return aguarded
+                result = await asyncio.to_thread(function, *args, **kwargs)
+            else:
+                result = function(*args, **kwargs)
+                if result is not None and aio.is_awaitable(result):
+                    result = await result
+        except BaseException as exc:
+            self._tell(start, "timeout" if isinstance(exc, HookTimeoutError) else "error")
+            return self.failed(exc)
+        self._tell(start, "ok")
+        if result is None or self.check is None or self.check(result):
+            return result
+        return self.unfit(result)
 
     def _tell(self, start: float, outcome: str) -> None:
         if self.observers:
@@ -337,7 +326,7 @@ def _entry_maker(
     """The maker of guards taking ``argnames`` (and ``**kwargs`` when pluggy passes defaults)."""
     args = ", ".join([*argnames, "**_hh_named"] if defaulted else argnames)
     call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else args
-    rare = " or _hh_setting.seconds > 0" if bounded else ""
+    rare = " or _hh_setting.seconds > 0.0" if bounded else ""
     source = _ENTRY_SOURCE.format(args=args, call=call, bounded=rare)
     scope: dict[str, Any] = {"__tracebackhide__": hide_in_pytest}
     exec(compile(source, "<hermes_hooks guard>", "exec"), scope)
