@@ -261,9 +261,8 @@ class Guard(_Owned):
     def compile(self, argnames: tuple[str, ...], defaulted: bool) -> Callable[..., Any]:
         """The guarded function, taking ``argnames`` positionally as pluggy passes them."""
         by_keyword = self.kw_target is not None and argnames == self.kw_names and not defaulted
+        # Not by keyword, a **kwargs callback is called through its adapter (the target then).
         callee = self.kw_target if by_keyword else self.target
-        if self.kw_target is not None and not by_keyword:
-            callee = self.function  # the adapter: it knows what the callback takes
         make = _entry_maker(argnames, by_keyword, defaulted, self.setting is not None)
         cells = (self.observers, handoff.OPEN_SINKS, self.setting, self.slow, callee)
         entry: Callable[..., Any] = make(*cells, self.failed, self.settle)
