@@ -265,7 +265,7 @@ class Guard(_Owned):
         callee = self.kw_target if by_keyword else self.target
         make = _entry_maker(argnames, by_keyword, defaulted, self.setting is not None)
         cells = (self.observers, handoff.OPEN_SINKS, self.setting, self.slow, callee)
-        entry: Callable[..., Any] = make(*cells, self.failed, self.settle)
+        entry: Callable[..., Any] = make(*cells, self.failed, self.settle, self._record)
         entry.__qualname__ = "Guard.entry"
         setattr(entry, aio.ACALL_ATTR, self.acall)
         setattr(entry, handoff.GUARD_ATTR, self)
@@ -301,17 +301,21 @@ class Guard(_Owned):
 
 
 _ENTRY_SOURCE: Final = """
-def make(_hh_observers, _hh_open, _hh_setting, _hh_slow, _hh_callback, _hh_failed, _hh_settle):
+def make(_hh_observers, _hh_open, _hh_setting, _hh_slow, _hh_callback, _hh_failed, _hh_settle,
+         _hh_record):
     def guarded({args}):
-        if _hh_observers or _hh_open{bounded}:
+        if _hh_observers{bounded}:
             return _hh_slow({args})
         try:
             _hh_result = _hh_callback({call})
         except BaseException as _hh_exc:
-            return _hh_failed(_hh_exc)
-        if _hh_result is None:
-            return None
-        return _hh_settle(_hh_result)
+            _hh_result = _hh_failed(_hh_exc)
+        else:
+            if _hh_result is not None:
+                _hh_result = _hh_settle(_hh_result)
+        if _hh_open:
+            return _hh_record(_hh_result)
+        return _hh_result
     return guarded
 """
 """What :meth:`Guard.compile` compiles, once per signature; the values are closure cells (one
