@@ -395,29 +395,26 @@ class _WrapperGuard(_Owned):
         try:
             inner = yield
         except BaseException as exc:
-            try:
-                gen.throw(exc)
-            except StopIteration as stop:
-                return stop.value
-            except BaseException as raised:
-                if raised is exc or isinstance(raised, _pass_through()):
-                    raise
-                self.raised(raised, "wrapper failed after its yield: ")
-                raise exc from None
-            if (error := self.failure("has a second yield", gen)) is not None:
-                raise error from exc
-            raise exc
+            return self.finish(gen, gen.throw, exc, exc)
+        return self.finish(gen, gen.send, inner, None)
+
+    def finish(self, gen: Any, step: Any, inner: Any, thrown: BaseException | None) -> Any:
+        """Send the inner result (or throw the inner exception) into the wrapper's teardown."""
         try:
-            gen.send(inner)
+            step(inner)
         except StopIteration as stop:
-            return self.settle(stop.value, inner)
-        except _pass_through():
-            raise
-        except BaseException as exc:
-            self.raised(exc, "wrapper failed after its yield: ")
+            return stop.value if thrown is not None else self.settle(stop.value, inner)
+        except BaseException as raised:
+            if raised is thrown or isinstance(raised, _pass_through()):
+                raise
+            self.raised(raised, "wrapper failed after its yield: ")
+            if thrown is not None:
+                raise thrown from None
             return inner
         if (error := self.failure("has a second yield", gen)) is not None:
-            raise error
+            raise error from thrown
+        if thrown is not None:
+            raise thrown
         return inner
 
     def settle(self, value: object, inner: object) -> object:
