@@ -981,3 +981,32 @@ def test_register_hook_callbacks_are_guarded_once_each(
     pm.hook.on_session_start(**SESSION)
     assert rec.calls == ["late"]
     assert errors_of(pm, "shim") == (2, "on_session_start: ValueError: shim broke")
+
+
+def test_the_guards_of_one_signature_share_one_code_object_and_its_globals(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each guard's own values are closure cells: CPython's caches of a code object's global
+    look-ups hold for one globals dict, so per-guard globals would miss them on every call."""
+
+    class First:
+        @hookimpl
+        def on_session_start(self, session_id: str) -> None:
+            return None
+
+    class Second:
+        @hookimpl
+        def on_session_start(self, session_id: str) -> None:
+            raise ValueError("second")
+
+    pm = PluginManager(home)
+    pm.register(First(), name="first")
+    pm.register(Second(), name="second")
+    one, other = (impl.function for impl in _impls(pm, "on_session_start"))
+    assert one.__code__ is other.__code__
+    assert one.__globals__ is other.__globals__
+    with caplog.at_level(logging.WARNING):
+        assert pm.hook.on_session_start(**SESSION) == []
+    assert hook_warnings(caplog) == [
+        "plugin 'second' failed in hook 'on_session_start': ValueError: second"
+    ]
