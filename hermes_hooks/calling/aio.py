@@ -345,9 +345,12 @@ class _AsyncCall:
             exact=False,
             watch=self.watch,
         )
-        for index, value in found:
-            self.found(steps[index][3], value)
-        return bool(found) and self.firstresult
+        answered = False
+        for step, value in zip(steps, found, strict=True):
+            if value is not None:
+                self.found(step[3], value)
+                answered = self.firstresult
+        return answered
 
     def set_up(self, impl: pluggy.HookImpl, args: list[object], kwargs: dict[str, Any]) -> None:
         """Run a wrapper up to its yield, as pluggy's loop does; keep its teardown."""
@@ -385,7 +388,7 @@ _SHARED: Final = "<the sync implementations' batch>"
 async def _batch_of(steps: list[handoff.Step], kwargs: Mapping[str, object], guard: Any) -> Any:
     """The sync implementations of a concurrent call, on one worker, awaited with the others."""
     found = await handoff.arun(tuple(steps), kwargs, seconds=guard.setting.seconds, exact=False)
-    return [(steps[index][3], value) for index, value in found]
+    return [(step[3], value) for step, value in zip(steps, found, strict=True)]
 
 
 async def _gather(

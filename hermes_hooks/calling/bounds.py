@@ -213,8 +213,7 @@ class CallbackBound:
 
         self._admit(bound)
         step = handoff.raising_step(function, args, kwargs, self)
-        results = handoff.run((step,), {}, seconds=bound)
-        return results[0][1] if results else None
+        return handoff.run((step,), {}, seconds=bound)[0]
 
     async def acall(
         self,
@@ -243,8 +242,7 @@ class CallbackBound:
             result = function(*args, **(kwargs or {}))
         else:
             step = handoff.raising_step(function, args, kwargs, self)
-            results = await handoff.arun((step,), {}, seconds=bound, side=side)
-            result = results[0][1] if results else None
+            result = (await handoff.arun((step,), {}, seconds=bound, side=side))[0]
         if not inspect.isawaitable(result):
             return result
         return await self._await(result, max(bound - (loop.time() - started), 0.0), bound, side)
