@@ -13,9 +13,9 @@ import contextlib
 import contextvars
 import inspect
 import logging
+import sys
 import threading
 import time
-import weakref
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
@@ -136,6 +136,7 @@ class _PerThread(threading.local):
     batch: Batch | None = None
     sink: Sink | None = None
     calls: list[PendingCall] | None = None
+    courier: _Courier | None = None  # of the loop running in this thread
 
 
 _local = _PerThread()
@@ -238,7 +239,19 @@ def _run_pending(call: PendingCall, first: StepGuard, seconds: float, watch: Any
 
 
 def step_of(impl: pluggy.HookImpl) -> Step:
-    """The step of a guarded implementation: how a batch calls it."""
+    """The step of a guarded implementation: how a batch calls it (kept on its guard's entry)."""
+    step: Step | None = getattr(impl.function, _STEP_ATTR, None)
+    if step is not None and step[0] is impl:
+        return step
+    step = _make_step(impl)
+    setattr(impl.function, _STEP_ATTR, step)
+    return step
+
+
+_STEP_ATTR: Final = "__hermes_step__"
+
+
+def _make_step(impl: pluggy.HookImpl) -> Step:
     guard: Any = getattr(impl.function, GUARD_ATTR)
     names = impl.argnames
     get: Any = itemgetter(*names) if names else _no_args
@@ -530,10 +543,10 @@ def run(
             break
         if _rest(ship)[0] is None:
             break
-    return _outcome(batch)
+    return outcome(batch)
 
 
-def _outcome(batch: Batch) -> list[Any]:
+def outcome(batch: Batch) -> list[Any]:
     if batch.error is not None:
         error, batch.error = batch.error, None  # no reference cycle through the traceback
         raise error
@@ -548,13 +561,13 @@ def _wait(ship: _Ship, job: workers.Job) -> bool:
             if job.wait(timeout):
                 return True
         except BaseException:
-            _give_up(ship.batches[0])  # Ctrl-C while waiting: the worker may still be busy
+            give_up(ship.batches[0])  # Ctrl-C while waiting: the worker may still be busy
             raise
         timeout = _overdue(ship, time.monotonic())
     return False
 
 
-def _give_up(batch: Batch) -> None:
+def give_up(batch: Batch) -> None:
     """The caller stops waiting altogether: the worker stops after its current step."""
     batch.stopped = True
     index = batch.index
@@ -660,9 +673,6 @@ def _settle(batch: Batch) -> None:
         future.set_result(None)
 
 
-_couriers: weakref.WeakKeyDictionary[object, _Courier] = weakref.WeakKeyDictionary()
-
-
 async def arun(
     steps: Sequence[Step],
     kwargs: Mapping[str, object],
@@ -677,21 +687,24 @@ async def arun(
 
     :param side: the plugin-side context to run in; the calling task's by default.
     """
-    import asyncio
-
-    loop = asyncio.get_running_loop()
     batch = Batch(steps, kwargs, seconds, firstresult, exact, watch, side or contexts.for_call())
-    batch.future = loop.create_future()
-    courier = _couriers.get(loop)
-    if courier is None:
-        courier = _couriers[loop] = _Courier(loop)
-    courier.add(batch)
     try:
-        await batch.future
-    except asyncio.CancelledError:
-        _give_up(batch)  # our caller went away; the worker may still be busy
+        await send(batch)
+    except BaseException:
+        give_up(batch)  # our caller went away; the worker may still be busy
         raise
-    return _outcome(batch)
+    return outcome(batch)
+
+
+def send(batch: Batch) -> asyncio.Future[None]:
+    """Hand ``batch`` to the running loop's courier; return the future done when it is."""
+    loop = sys.modules["asyncio"].get_running_loop()  # imported: we are awaited
+    courier = _local.courier
+    if courier is None or courier.loop is not loop:
+        courier = _local.courier = _Courier(loop)
+    batch.future = future = loop.create_future()
+    courier.add(batch)
+    return future
 
 
 def call_within(function: Callable[..., Any], args: Sequence[Any], seconds: float) -> Any:
