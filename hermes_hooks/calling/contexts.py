@@ -74,36 +74,34 @@ class _PerThread(threading.local):
 
 
 _threads = _PerThread()
-_in_task: contextvars.ContextVar[tuple[object, PluginSide]] = contextvars.ContextVar("hh_side")
-"""In a task's own context, its plugin side (with the task: a child task inherits the var)."""
+_tasks: dict[object, PluginSide] = {}  # each dropped when its task is done
 
 
 def for_call() -> PluginSide:
     """Return the plugin-side context of the calling thread (or task), synced with its host."""
+    host = contextvars.copy_context()
     asyncio = sys.modules.get("asyncio")  # never imported for this
     loop = asyncio._get_running_loop() if asyncio is not None else None
-    if loop is None:
-        host = contextvars.copy_context()
-        slot = _threads.slot
-        if slot is None:
-            slot = _threads.slot = PluginSide(host)
-            return slot
-    else:
-        task = asyncio.current_task(loop)
-        found = _in_task.get(None)
-        if found is None or found[0] is not task:
-            slot = PluginSide(contextvars.copy_context())
-            _in_task.set((task, slot))  # before the copy the side syncs with
-            slot.host = contextvars.copy_context()
-            return slot
-        slot = found[1]
-        host = contextvars.copy_context()
+    task = asyncio.current_task(loop) if loop is not None else None
+    slot = _threads.slot if task is None else _tasks.get(task)
+    if slot is None:
+        slot = PluginSide(host)
+        if task is None:
+            _threads.slot = slot
+        else:
+            _tasks[task] = slot
+            task.add_done_callback(_drop)
+        return slot
     slot.sync(host)
     return slot
 
 
+def _drop(task: object) -> None:
+    _tasks.pop(task, None)
+
+
 def forget_all() -> None:
     """Drop every plugin-side context (the next call of each thread starts a fresh one)."""
-    global _threads, _in_task
+    global _threads
     _threads = _PerThread()
-    _in_task = contextvars.ContextVar("hh_side")
+    _tasks.clear()

@@ -142,7 +142,7 @@ def _set_done(future: asyncio.Future[Any]) -> None:
 async def wait_until_done(
     loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], timeout: float
 ) -> None:
-    """Return when ``future`` is done or ``timeout`` seconds have passed; ``future`` is untouched."""
+    """Return when ``future`` is done or ``timeout`` seconds have passed (``future`` untouched)."""
     waiter: asyncio.Future[None] = loop.create_future()
     timer = loop.call_later(timeout, _set_done, waiter)
 
