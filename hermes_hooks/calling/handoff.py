@@ -190,14 +190,16 @@ def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], sec
     from it; a guard the batch did not take is handed off alone.
     """
     calls = _local.calls
-    if calls and (call := calls[-1]).hook == guard.hook_name:
-        if call.ran is None:
+    if calls:
+        call = calls[-1]
+        if call.ran is None and call.hook == guard.hook_name:
             current = _local.sink if OPEN_SINKS else None
             watch = current.watch if current is not None and current.hook == call.hook else None
             _run_pending(call, guard, seconds, watch)
-        position = call.ran.get(guard) if call.ran is not None else None
-        if position is not None:
-            return call.values[position]
+        if call.ran:
+            position = call.ran.get(guard)
+            if position is not None:
+                return call.values[position]
     return run((explicit_step(guard, args, kwargs, guard.plugin_key),), {}, seconds=seconds)[0]
 
 
@@ -362,6 +364,10 @@ class _Ship:
 def _serve(ship: _Ship) -> None:
     """Run a shipment's batches in order, each in its caller's context; runs on a worker."""
     try:
+        if ship.courier is None:  # a thread's one batch: submitted in its context
+            ship.current = 0
+            _serve_batch(ship.batches[0])
+            return
         for position, batch in enumerate(ship.batches):
             if ship.taken.setdefault(position, _WORKER) is not _WORKER:
                 return  # the caller sent the rest elsewhere
@@ -392,59 +398,47 @@ def _serve_steps(batch: Batch) -> bool:
             return False
         impl, get, single, owner, guard, kind, entry, target = steps[index]
         bound = guard.bound
-        replaced = impl is not None and impl.function is not entry
-        if not replaced and bound.held and (reason := bound.skip_reason(seconds)) is not None:
+        if impl is not None and impl.function is not entry:
+            value = _call_replacement(batch, index, impl.function, get, single)
+            if value is _LOST:
+                return False
+        elif (bound.hung or bound.suppressed_until or bound.owner.hung) and (
+            reason := bound.skip_reason(seconds)
+        ) is not None:
             value = guard.failed(HookTimeoutError(reason))
         else:
-            try:  # KeyError: pluggy's HookCallError
-                if kind != KEYWORDS:
+            try:  # the common case first; KeyError: pluggy's HookCallError
+                if kind == POSITIONAL:
                     args = get(kwargs)
                 else:
-                    args = kwargs if batch.exact else guard.select(kwargs)
+                    args = get(kwargs) if kind == EXPLICIT else _keywords(batch, guard)
             except KeyError as exc:
-                raise pluggy.HookCallError(
-                    f"hook call must provide argument {exc.args[0]!r}"
-                ) from exc
+                raise _missing(exc) from exc
             batch.started = monotonic()
             batch.index = index
             error: BaseException | None = None
             try:
-                if replaced:  # it calls the guard itself (inline here); its failure propagates
-                    value = impl.function(args) if single else impl.function(*args)
-                elif kind == POSITIONAL:
+                if kind == POSITIONAL:
                     value = target(args) if single else target(*args)
                 elif kind == KEYWORDS:
                     value = target(**args)
                 else:
                     value = guard.function(*args[0], **args[1])
-                if (
-                    value is not None
-                    and type(value) not in _PLAIN_TYPES
-                    and inspect.isawaitable(value)
-                ):
-                    value = _await_here(value, batch)
+                if value is not None and type(value) not in _PLAIN_TYPES:
+                    value = _await_here(value, batch) if inspect.isawaitable(value) else value
             except BaseException as exc:
                 error, value = exc, None
             if claims.setdefault(index, _WORKER) is not _WORKER:
                 bound.release()  # the caller gave up on it and counted this worker as hung
                 return False
-            if replaced:
-                if error is not None:
-                    raise error
-            else:
-                if guard.observers:
-                    outcome = "ok" if error is None else "error"
-                    notify(
-                        guard.observers,
-                        guard.hook_name,
-                        owner,
-                        monotonic() - batch.started,
-                        outcome,
-                    )
-                if error is not None:
-                    value = guard.failed(error)
-                elif value is not None and guard.check is not None and not guard.check(value):
-                    value = guard.unfit(value)
+            if guard.observers:
+                outcome = "ok" if error is None else "error"
+                elapsed = monotonic() - batch.started
+                notify(guard.observers, guard.hook_name, owner, elapsed, outcome)
+            if error is not None:
+                value = guard.failed(error)
+            elif value is not None and (check := guard.check) is not None and not check(value):
+                value = guard.unfit(value)
         if watch is not None:
             watch.check(owner)
         if value is not None:
@@ -452,6 +446,36 @@ def _serve_steps(batch: Batch) -> bool:
             if batch.firstresult:
                 return True
     return True
+
+
+def _keywords(batch: Batch, guard: StepGuard) -> Mapping[str, object]:
+    return batch.kwargs if batch.exact else guard.select(batch.kwargs)
+
+
+def _missing(exc: KeyError) -> pluggy.HookCallError:
+    return pluggy.HookCallError(f"hook call must provide argument {exc.args[0]!r}")
+
+
+_LOST: Final = object()
+
+
+def _call_replacement(
+    batch: Batch, index: int, function: Callable[..., Any], get: Any, single: bool
+) -> Any:
+    """Call what replaced a guarded implementation (it calls the guard itself, inline here)."""
+    try:
+        args = get(batch.kwargs)
+    except KeyError as exc:
+        raise _missing(exc) from exc
+    batch.started = time.monotonic()
+    batch.index = index
+    try:
+        value = function(args) if single else function(*args)
+    finally:
+        if batch.claims.setdefault(index, _WORKER) is not _WORKER:
+            batch.steps[index][4].bound.release()
+            return _LOST  # noqa: B012 - given up: what it raised or returned is not ours
+    return value
 
 
 def _await_here(awaitable: Any, batch: Batch) -> Any:
@@ -535,7 +559,7 @@ def run(
     while True:
         ship = _Ship([batch], None)
         try:
-            job = workers.submit(_serve, (ship,), context=contextvars.Context())
+            job = workers.submit(_serve, (ship,), context=batch.side.context)
         except workers.WorkerUnavailableError:
             _inline(batch)  # no thread to be had: load alone never refuses a call
             break

@@ -199,7 +199,9 @@ def submit(
     :param context: the context to run it in; a copy of the caller's by default.
     :raises WorkerUnavailableError: :data:`MAX_WORKERS` threads exist, or none could start.
     """
-    job = Job((function, args, kwargs), loop, context or contextvars.copy_context())
+    job = Job(
+        (function, args, kwargs), loop, contextvars.copy_context() if context is None else context
+    )
     with _lock:
         worker = _idle.pop() if _idle else None
         new = worker is None
