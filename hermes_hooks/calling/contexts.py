@@ -80,7 +80,7 @@ _tasks: dict[object, PluginSide] = {}  # each dropped when its task is done
 def for_call() -> PluginSide:
     """Return the plugin-side context of the calling thread (or task), synced with its host."""
     host = contextvars.copy_context()
-    asyncio = sys.modules.get("asyncio")  # never imported for this
+    asyncio: Any = sys.modules.get("asyncio")  # never imported for this
     loop = asyncio._get_running_loop() if asyncio is not None else None
     task = asyncio.current_task(loop) if loop is not None else None
     slot = _threads.slot if task is None else _tasks.get(task)

@@ -19,7 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
 import pluggy
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from hermes_hooks.calling.gate import GateWatch
 
 __all__ = ["EXPLICIT", "GUARD_ATTR", "KEYWORDS", "POSITIONAL", "Batch", "CallObserver", "Step"]
-__all__ += ["StepGuard", "arun", "call_within", "notify", "on_worker", "run"]
+__all__ += ["arun", "call_within", "notify", "on_worker", "run"]
 
 logger = logging.getLogger("hermes_hooks")
 
@@ -72,24 +72,7 @@ def notify(
             logger.warning("call observer %r raised; ignored", observer, exc_info=True)
 
 
-class StepGuard(Protocol):
-    """How a step calls its implementation (a :class:`~hermes_hooks.calling.guards.Guard`)."""
-
-    bound: Any  # a CallbackBound
-    check: Callable[[object], bool] | None
-    target: Callable[..., Any]
-    function: Callable[..., Any]
-    kw_target: Callable[..., Any] | None
-    entry: Callable[..., Any] | None
-    hook_name: str
-    plugin_key: str
-    observers: Sequence[CallObserver]
-
-    def select(self, kwargs: Mapping[str, object]) -> dict[str, object]: ...
-    def failed(self, exc: BaseException) -> Any: ...
-    def unfit(self, result: object) -> Any: ...
-
-
+StepGuard = Any  # a guards.Guard, or _Raising: what a step calls, and what failures turn into
 Step = tuple[Any, Callable[[Mapping[str, object]], Any], bool, str, StepGuard, int, Any, Any]
 """``(impl, get, single, owner, guard, kind, entry, target)``, made by :func:`step_of`."""
 
@@ -485,7 +468,8 @@ def _await_here(awaitable: Any, batch: Batch) -> Any:
     from hermes_hooks.calling import aio
 
     coro = awaitable if inspect.iscoroutine(awaitable) else aio.awaited(awaitable)
-    batch.cancel = handle = []
+    handle: list[Any] = []
+    batch.cancel = handle
     try:
         return asyncio.run(aio.run_cancellable(coro, handle))
     finally:
@@ -726,7 +710,8 @@ def send(batch: Batch) -> asyncio.Future[None]:
     courier = _local.courier
     if courier is None or courier.loop is not loop:
         courier = _local.courier = _Courier(loop)
-    batch.future = future = loop.create_future()
+    future: asyncio.Future[None] = loop.create_future()
+    batch.future = future
     courier.add(batch)
     return future
 

@@ -22,16 +22,8 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms at start-up
     import asyncio
 
-__all__ = [
-    "IDLE_SECONDS",
-    "MAX_WORKERS",
-    "Job",
-    "WorkerUnavailableError",
-    "live_workers",
-    "shutdown_idle",
-    "submit",
-    "wait_until_done",
-]
+__all__ = ["IDLE_SECONDS", "MAX_WORKERS", "Job", "WorkerUnavailableError", "live_workers"]
+__all__ += ["shutdown_idle", "submit", "wait_until_done"]
 
 IDLE_SECONDS: float = 30.0
 """An idle worker exits after this many seconds without a job."""
@@ -57,16 +49,8 @@ class Job:
     """
 
     __slots__ = (
-        "_call",
-        "_context",
-        "_done",
-        "_exit",
-        "_loop",
-        "abandoned",
-        "error",
-        "finished",
-        "value",
-    )
+        "_call", "_context", "_done", "_exit", "_loop", "abandoned", "error", "finished", "value"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -77,9 +61,11 @@ class Job:
         self._call: Any = call
         self._context = context
         self._loop = loop
-        self._done: Any = loop.create_future() if loop is not None else threading.Lock()
         if loop is None:
-            self._done.acquire()
+            self._done: Any = threading.Lock()
+            self._done.acquire()  # released when it is done
+        else:
+            self._done = loop.create_future()
         self._exit: Callable[[], None] | None = None
         self.value: Any = None
         self.error: BaseException | None = None
