@@ -1,10 +1,10 @@
 """One handoff per bounded hook call: its implementations run in order on a worker thread.
 
-A bounded call is a :class:`Batch` of steps (one per implementation); a worker runs a
-*shipment* of batches, each in its caller's plugin-side context, and each step within its own
-deadline, which the caller (or, on the async path, its loop's courier) watches. An overrun step
-is abandoned with its worker and the rest goes on on a fresh one. The concurrent bounded calls
-of one event loop share shipments. How and why: docs/explanation/async-and-timeouts.md.
+A bounded call is a :class:`Batch` of steps, one per implementation. A worker runs a shipment
+of batches (the concurrent calls of one event loop share one), each in its caller's plugin-side
+context and each step within its own deadline, which the caller watches: an overrun step is
+abandoned with its worker, the rest goes on on a fresh one. See
+docs/explanation/async-and-timeouts.md.
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ if TYPE_CHECKING:
 
     from hermes_hooks.calling.gate import GateWatch
 
-__all__ = ["EXPLICIT", "GUARD_ATTR", "KEYWORDS", "POSITIONAL", "Batch", "CallObserver", "Step"]
-__all__ += ["arun", "call_within", "notify", "on_worker", "run"]
+__all__ = ["GUARD_ATTR", "Batch", "CallObserver", "Step", "arun", "call_within", "notify", "run"]
 
 logger = logging.getLogger("hermes_hooks")
 
@@ -45,17 +44,21 @@ CallObserver = Callable[[str, str, float, str], None]
 GUARD_ATTR: Final = "__hermes_guard__"
 """On a guarded plain implementation: its :class:`~hermes_hooks.calling.guards.Guard`."""
 
-POSITIONAL: Final = 0  # guard.target(*args)
-KEYWORDS: Final = 1  # guard.kw_target(**kwargs): a register_hook callback taking **kwargs
-EXPLICIT: Final = 2  # get() returns (args, kwargs) for guard.function
+POSITIONAL: Final = 0  # target(*args)
+KEYWORDS: Final = 1  # target(**kwargs): a register_hook callback taking **kwargs
+EXPLICIT: Final = 2  # get() gives (args, kwargs) for guard.function
 
 SPLIT_SECONDS: float = 0.005
 """A step running longer than this sends the calls shipped behind it on to other workers."""
 
-_WORKER: Final = 1  # who settled a step (or took a batch's place in a shipment)
+StepGuard = Any  # a guards.Guard (or _Raising): calls the step, and says what a failure becomes
+Step = tuple[Any, Callable[[Mapping[str, object]], Any], bool, str, StepGuard, int, Any, Any]
+"""``(impl, get, single, owner, guard, kind, entry, target)``, made by :func:`step_of`."""
+
+_WORKER: Final = 1  # who settled a step, or took a batch's place in a shipment
 _CALLER: Final = 2
 _GONE: Final = 3  # the caller left (Ctrl-C, cancellation)
-_RECHECK: Final = 0.001
+_LOST: Final = object()
 _PLAIN_TYPES: Final = frozenset({str, dict, list, tuple, int, float, bool, bytes, type(None)})
 
 
@@ -72,12 +75,7 @@ def notify(
             logger.warning("call observer %r raised; ignored", observer, exc_info=True)
 
 
-StepGuard = Any  # a guards.Guard, or _Raising: what a step calls, and what failures turn into
-Step = tuple[Any, Callable[[Mapping[str, object]], Any], bool, str, StepGuard, int, Any, Any]
-"""``(impl, get, single, owner, guard, kind, entry, target)``, made by :func:`step_of`."""
-
-
-# -- what the guards and the hook caller share with this module -----------------------------------
+# -- what the guards and the hook caller share with this module ----------------------------------
 
 
 class Sink:
@@ -92,11 +90,11 @@ class Sink:
 
 
 StepsCache = dict[int, tuple[list[pluggy.HookImpl], tuple[Step, ...], dict[object, int]]]
-"""A hook caller's batches by first guard (steps, and each guard's step): cleared on change."""
+"""A hook caller's batches by first guard (steps, each guard's step): cleared on a change."""
 
 
 class PendingCall:
-    """A bounded hook call pluggy's loop runs on this thread: its first guard runs the batch."""
+    """A bounded call pluggy's loop runs on this thread: its first guard runs the batch."""
 
     __slots__ = ("cache", "exact", "firstresult", "hook", "impls", "kwargs", "ran", "values")
 
@@ -111,7 +109,7 @@ class PendingCall:
     ) -> None:
         self.hook, self.impls, self.kwargs, self.cache = hook, impls, kwargs, cache
         self.firstresult, self.exact = firstresult, exact
-        self.ran: dict[object, int] | None = None  # each batched guard's step, after the batch
+        self.ran: dict[object, int] | None = None  # each batched guard's step, once run
         self.values: list[Any] = []
 
 
@@ -167,23 +165,22 @@ def pop_pending() -> None:
 
 
 def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], seconds: float) -> Any:
-    """What bounded ``guard`` returns, called by pluggy's loop off a worker.
-
-    The first guard of a :class:`PendingCall` runs the batch, the later ones read their result
-    from it; a guard the batch did not take is handed off alone.
-    """
+    """What bounded ``guard`` returns, called by pluggy's loop off a worker: from its pending
+    call's batch (the first guard runs it), or handed off alone."""
     calls = _local.calls
     if calls:
         call = calls[-1]
         if call.ran is None and call.hook == guard.hook_name:
             current = _local.sink if OPEN_SINKS else None
             watch = current.watch if current is not None and current.hook == call.hook else None
-            _run_pending(call, guard, seconds, watch)
+            steps, call.ran = _batch_steps(call, guard)
+            if steps:
+                call.values = run(steps, call.kwargs, seconds, call.firstresult, call.exact, watch)
         if call.ran:
             position = call.ran.get(guard)
             if position is not None:
                 return call.values[position]
-    return run((explicit_step(guard, args, kwargs, guard.plugin_key),), {}, seconds=seconds)[0]
+    return run((explicit_step(guard, args, kwargs, guard.plugin_key),), {}, seconds)[0]
 
 
 def _batch_steps(call: PendingCall, first: StepGuard) -> tuple[tuple[Step, ...], dict[object, int]]:
@@ -208,47 +205,18 @@ def _batch_steps(call: PendingCall, first: StepGuard) -> tuple[tuple[Step, ...],
     return tuple(steps), positions
 
 
-def _run_pending(call: PendingCall, first: StepGuard, seconds: float, watch: Any) -> None:
-    steps, positions = _batch_steps(call, first)
-    call.ran = {}
-    if steps:
-        call.values = run(
-            steps,
-            call.kwargs,
-            seconds=seconds,
-            firstresult=call.firstresult,
-            exact=call.exact,
-            watch=watch,
-        )
-        call.ran = positions
-
-
 def step_of(impl: pluggy.HookImpl) -> Step:
-    """The step of a guarded implementation: how a batch calls it (kept on its guard's entry)."""
-    step: Step | None = getattr(impl.function, _STEP_ATTR, None)
-    if step is not None and step[0] is impl:
-        return step
-    step = _make_step(impl)
-    setattr(impl.function, _STEP_ATTR, step)
+    """The step of a guarded implementation (kept on its guard's entry)."""
+    step: Step | None = getattr(impl.function, "__hermes_step__", None)
+    if step is None or step[0] is not impl:
+        guard: Any = getattr(impl.function, GUARD_ATTR)
+        names = impl.argnames
+        get: Any = itemgetter(*names) if names else lambda _: ()
+        kind = KEYWORDS if guard.kw_target is not None else POSITIONAL
+        target = guard.kw_target if kind == KEYWORDS else guard.target
+        step = (impl, get, len(names) == 1, impl.plugin_name, guard, kind, guard.entry, target)
+        setattr(impl.function, "__hermes_step__", step)  # noqa: B010
     return step
-
-
-_STEP_ATTR: Final = "__hermes_step__"
-
-
-def _make_step(impl: pluggy.HookImpl) -> Step:
-    guard: Any = getattr(impl.function, GUARD_ATTR)
-    names = impl.argnames
-    get: Any = itemgetter(*names) if names else _no_args
-    if guard.kw_target is not None:
-        kind, target = KEYWORDS, guard.kw_target
-    else:
-        kind, target = POSITIONAL, guard.target
-    return (impl, get, len(names) == 1, impl.plugin_name, guard, kind, guard.entry, target)
-
-
-def _no_args(kwargs: Mapping[str, object]) -> tuple[()]:
-    return ()
 
 
 def explicit_step(
@@ -260,25 +228,18 @@ def explicit_step(
 
 
 class _Raising:
-    """A :class:`StepGuard` for a plain callable: its failures are raised, not made values."""
+    """The guard of a plain callable: its failures are raised, not made values."""
 
-    __slots__ = ("bound", "function", "target")
+    __slots__ = ("bound", "function")
     check = kw_target = entry = None
     hook_name = plugin_key = ""
     observers: Final[tuple[CallObserver, ...]] = ()  # its caller tells them itself
 
     def __init__(self, function: Callable[..., Any], bound: Any) -> None:
-        self.function = self.target = function
-        self.bound = bound
-
-    def select(self, kwargs: Mapping[str, object]) -> dict[str, object]:
-        return dict(kwargs)
+        self.function, self.bound = function, bound
 
     def failed(self, exc: BaseException) -> Any:
         raise exc
-
-    def unfit(self, result: object) -> Any:
-        return result
 
 
 def raising_step(
@@ -288,7 +249,7 @@ def raising_step(
     return explicit_step(_Raising(function, bound), args, kwargs)
 
 
-# -- batches and shipments ------------------------------------------------------------------------
+# -- the worker's side ---------------------------------------------------------------------------
 
 
 class Batch:
@@ -311,11 +272,10 @@ class Batch:
     ) -> None:
         self.steps, self.kwargs, self.seconds, self.side = steps, kwargs, seconds, side
         self.firstresult, self.exact, self.watch = firstresult, exact, watch
-        self.values: list[Any] = [None] * len(steps)  # each step's result
+        self.values: list[Any] = [None] * len(steps)
         self.start = 0  # the next step to run
-        self.index = -1  # the step running, and since when (written in that order, read back)
-        self.started = 0.0
-        self.claims: dict[int, int] = {}  # who settled each step: _WORKER, _CALLER or _GONE
+        self.index, self.started = -1, 0.0  # the step under way, and since when
+        self.claims: dict[int, int] = {}  # who settled each step
         self.cancel: list[Any] | None = None  # an awaitable on the worker's own loop
         self.error: BaseException | None = None
         self.stopped = False  # its caller left
@@ -330,24 +290,21 @@ class _Ship:
     def __init__(self, batches: list[Batch], courier: _Courier | None) -> None:
         self.batches, self.courier = batches, courier
         self.taken: dict[int, int] = {}
-        self.current = -1  # the position of the batch the worker is on
+        self.current = -1  # the place of the batch under way
         self.cut = len(batches)  # the caller took the places from here on
         self.over = False
 
     def cut_rest(self) -> list[Batch]:
         """Take the places behind the current batch that the worker has not reached."""
-        start, end = self.current + 1, self.cut
-        self.cut = start
-        taken = self.taken
-        return [
-            self.batches[at] for at in range(start, end) if taken.setdefault(at, _CALLER) is _CALLER
-        ]
+        start, end, self.cut = self.current + 1, self.cut, self.current + 1
+        take = self.taken.setdefault
+        return [self.batches[at] for at in range(start, end) if take(at, _CALLER) is _CALLER]
 
 
 def _serve(ship: _Ship) -> None:
-    """Run a shipment's batches in order, each in its caller's context; runs on a worker."""
+    """Run a shipment's batches in order, each in its caller's context; on a worker."""
     try:
-        if ship.courier is None:  # a thread's one batch: submitted in its context
+        if ship.courier is None:  # a thread's one batch, submitted in its context
             ship.current = 0
             _serve_batch(ship.batches[0])
             return
@@ -355,7 +312,7 @@ def _serve(ship: _Ship) -> None:
             if ship.taken.setdefault(position, _WORKER) is not _WORKER:
                 return  # the caller sent the rest elsewhere
             ship.current = position
-            if batch.side.context.run(_serve_batch, batch) and ship.courier is not None:
+            if batch.side.context.run(_serve_batch, batch):
                 ship.courier.finished(batch)
     finally:
         ship.over = True
@@ -375,29 +332,25 @@ def _serve_batch(batch: Batch) -> bool:
 
 def _serve_steps(batch: Batch) -> bool:
     steps, kwargs, values, claims = batch.steps, batch.kwargs, batch.values, batch.claims
-    seconds, watch, monotonic = batch.seconds, batch.watch, time.monotonic
+    watch, monotonic = batch.watch, time.monotonic
     for index in range(batch.start, len(steps)):
         if batch.stopped:
             return False
         impl, get, single, owner, guard, kind, entry, target = steps[index]
         bound = guard.bound
         if impl is not None and impl.function is not entry:
-            value = _call_replacement(batch, index, impl.function, get, single)
-            if value is _LOST:
+            if (value := _call_replacement(batch, index, impl.function, get, single)) is _LOST:
                 return False
         elif (bound.hung or bound.suppressed_until or bound.owner.hung) and (
-            reason := bound.skip_reason(seconds)
+            reason := bound.skip_reason(batch.seconds)
         ) is not None:
             value = guard.failed(HookTimeoutError(reason))
         else:
-            try:  # the common case first; KeyError: pluggy's HookCallError
-                if kind == POSITIONAL:
-                    args = get(kwargs)
-                else:
-                    args = get(kwargs) if kind == EXPLICIT else _keywords(batch, guard)
+            try:  # KeyError: pluggy's HookCallError
+                args: Any = get(kwargs) if kind != KEYWORDS else _keywords(batch, guard)
             except KeyError as exc:
                 raise _missing(exc) from exc
-            batch.started = monotonic()
+            batch.started = monotonic()  # then which step: see _overdue
             batch.index = index
             error: BaseException | None = None
             try:
@@ -415,9 +368,11 @@ def _serve_steps(batch: Batch) -> bool:
                 bound.release()  # the caller gave up on it and counted this worker as hung
                 return False
             if guard.observers:
-                outcome = "ok" if error is None else "error"
-                elapsed = monotonic() - batch.started
-                notify(guard.observers, guard.hook_name, owner, elapsed, outcome)
+                seconds, outcome = (
+                    monotonic() - batch.started,
+                    "error" if error is not None else "ok",
+                )
+                notify(guard.observers, guard.hook_name, owner, seconds, outcome)
             if error is not None:
                 value = guard.failed(error)
             elif value is not None and (check := guard.check) is not None and not check(value):
@@ -437,9 +392,6 @@ def _keywords(batch: Batch, guard: StepGuard) -> Mapping[str, object]:
 
 def _missing(exc: KeyError) -> pluggy.HookCallError:
     return pluggy.HookCallError(f"hook call must provide argument {exc.args[0]!r}")
-
-
-_LOST: Final = object()
 
 
 def _call_replacement(
@@ -476,51 +428,45 @@ def _await_here(awaitable: Any, batch: Batch) -> Any:
         batch.cancel = None
 
 
-# -- the caller's side ----------------------------------------------------------------------------
+# -- the caller's side ---------------------------------------------------------------------------
 
 
-def _overdue(ship: _Ship, now: float) -> float | None:
-    """Give up the step the worker is on when past its deadline (``None``); else seconds left."""
+def _overdue(ship: _Ship) -> float | None:
+    """Give up the step under way when past its deadline (``None``); else the seconds left."""
     position = ship.current
     batch = ship.batches[max(position, 0)]
     index = batch.index  # first which step, then since when: see _serve_steps
-    left = batch.started + batch.seconds - now
-    if position < 0 or index < 0 or left > 0:
-        return left if index >= 0 and position >= 0 else batch.seconds
-    bound = batch.steps[index][4].bound
-    bound.hold()
+    left = batch.started + batch.seconds - time.monotonic()
+    if position < 0 or index < 0:
+        return batch.seconds
+    if left > 0:
+        return left
+    guard = batch.steps[index][4]
+    guard.bound.hold()
     claim = batch.claims.setdefault(index, _CALLER)
-    if claim is _WORKER:
-        bound.release()
-        return _RECHECK  # it finished just now: its next step is about to show
-    if claim is _GONE:
-        bound.release()  # the caller left: held once already
-        return None
+    if claim is not _CALLER:
+        guard.bound.release()  # _WORKER: it finished just now; _GONE: held once already
+        return 0.001 if claim is _WORKER else None
     if batch.cancel:
         from hermes_hooks.calling import aio
 
         aio.cancel_from_afar(batch.cancel)  # an awaitable on the worker's loop stops at once
     batch.side.replace()  # the abandoned call still runs in the old context
-    guard = batch.steps[index][4]
     if guard.observers:
         notify(guard.observers, guard.hook_name, guard.plugin_key, batch.seconds, "timeout")
     try:
-        batch.values[index] = guard.failed(bound.expired(batch.seconds))
+        batch.values[index] = guard.failed(guard.bound.expired(batch.seconds))
     except BaseException as exc:
         batch.error = exc
     return None
 
 
 def _rest(ship: _Ship) -> tuple[Batch | None, list[Batch]]:
-    """After a step was given up: the batch to go on with (or ``None``), and the cut-off rest."""
+    """After a step was given up: the batch to go on with (or ``None``), and those behind it."""
     batch = ship.batches[ship.current]
     index = batch.index
-    done = (
-        batch.error is not None
-        or batch.stopped
-        or index + 1 >= len(batch.steps)
-        or (batch.firstresult and batch.values[index] is not None)
-    )
+    done = batch.error is not None or batch.stopped or index + 1 >= len(batch.steps)
+    done = done or (batch.firstresult and batch.values[index] is not None)
     batch.start, batch.index = index + 1, -1
     return (None if done else batch), ship.cut_rest()
 
@@ -528,13 +474,12 @@ def _rest(ship: _Ship) -> tuple[Batch | None, list[Batch]]:
 def run(
     steps: Sequence[Step],
     kwargs: Mapping[str, object],
-    *,
     seconds: float,
     firstresult: bool = False,
     exact: bool = True,
     watch: GateWatch | None = None,
 ) -> list[Any]:
-    """Run the steps on one worker, each within ``seconds``; return each step's result.
+    """Run the steps on a worker, each within ``seconds``; return each step's result.
 
     :raises HookCallError: an implementation names an argument the call does not provide.
     :raises BaseException: what a guard raises (strict mode, ``KeyboardInterrupt``).
@@ -546,40 +491,32 @@ def run(
             job = workers.submit(_serve, (ship,), context=batch.side.context)
         except workers.WorkerUnavailableError:
             _inline(batch)  # no thread to be had: load alone never refuses a call
-            break
-        if _wait(ship, job):
-            break
+            return outcome(batch)
+        timeout: float | None = seconds
+        while timeout is not None:
+            try:
+                if job.wait(timeout):
+                    return outcome(batch)
+            except BaseException:
+                give_up(batch)  # Ctrl-C while waiting: the worker may still be busy
+                raise
+            timeout = _overdue(ship)
         if _rest(ship)[0] is None:
-            break
-    return outcome(batch)
+            return outcome(batch)
 
 
 def outcome(batch: Batch) -> list[Any]:
+    """Each step's result, or raise what the batch raised."""
     if batch.error is not None:
         error, batch.error = batch.error, None  # no reference cycle through the traceback
         raise error
     return batch.values
 
 
-def _wait(ship: _Ship, job: workers.Job) -> bool:
-    """Wait for a one-batch shipment, deadline by deadline; return ``False`` on an overrun."""
-    timeout: float | None = ship.batches[0].seconds
-    while timeout is not None:
-        try:
-            if job.wait(timeout):
-                return True
-        except BaseException:
-            give_up(ship.batches[0])  # Ctrl-C while waiting: the worker may still be busy
-            raise
-        timeout = _overdue(ship, time.monotonic())
-    return False
-
-
 def give_up(batch: Batch) -> None:
     """The caller stops waiting altogether: the worker stops after its current step."""
     batch.stopped = True
-    index = batch.index
-    if index >= 0:
+    if (index := batch.index) >= 0:
         bound = batch.steps[index][4].bound
         bound.hold()
         if batch.claims.setdefault(index, _GONE) is not _GONE:
@@ -601,24 +538,22 @@ def _inline(batch: Batch) -> None:
 
 
 class _Courier:
-    """Ships the bounded calls of one loop's tasks to workers together, and hands back results."""
+    """Ships the bounded calls of one loop's tasks to workers together; hands back results."""
 
-    __slots__ = ("__weakref__", "done", "loop", "queue", "shipping", "waking")
+    __slots__ = ("done", "loop", "queue", "waking")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.queue: list[Batch] = []  # to ship at the loop's next turn
         self.done: deque[Batch] = deque()  # finished on a worker, to hand back
-        self.shipping = self.waking = False
+        self.waking = False
 
     def add(self, batch: Batch) -> None:
         self.queue.append(batch)
-        if not self.shipping:
-            self.shipping = True
+        if len(self.queue) == 1:
             self.loop.call_soon(self._ship)
 
     def _ship(self) -> None:
-        self.shipping = False
         batches, self.queue = self.queue, []
         self.send(batches)
 
@@ -644,16 +579,14 @@ class _Courier:
 
     def _deliver(self) -> None:
         self.waking = False
-        done = self.done
-        while done:
-            _settle(done.popleft())
+        while self.done:
+            _settle(self.done.popleft())
 
     def _watch(self, ship: _Ship) -> None:
-        """Look at a shipment: give up an overrun step, and pass on what waits behind a slow one."""
+        """Give up an overrun step, and pass on what waits behind a slow one."""
         if ship.over:
             return
-        now = time.monotonic()
-        left = _overdue(ship, now)
+        left = _overdue(ship)
         if left is None:
             batch, rest = _rest(ship)
             if batch is None:
@@ -664,44 +597,19 @@ class _Courier:
                 self.send(rest)
             return
         current = ship.batches[max(ship.current, 0)]
-        behind = ship.cut - ship.current - 1
-        if behind > 0 and current.index >= 0 and now - current.started >= SPLIT_SECONDS:
+        behind = ship.cut - ship.current - 1 > 0
+        if behind and current.index >= 0 and time.monotonic() - current.started > SPLIT_SECONDS:
             rest = ship.cut_rest()  # in two: repeated, this spreads them out in a few steps
-            half = (len(rest) + 1) // 2
-            for part in (rest[:half], rest[half:]):
+            for part in (rest[: (len(rest) + 1) // 2], rest[(len(rest) + 1) // 2 :]):
                 if part:
                     self.send(part)
-            behind = 0
+            behind = False
         self.loop.call_later(min(left, SPLIT_SECONDS) if behind else left, self._watch, ship)
 
 
 def _settle(batch: Batch) -> None:
-    future = batch.future
-    if future is not None and not future.done():
-        future.set_result(None)
-
-
-async def arun(
-    steps: Sequence[Step],
-    kwargs: Mapping[str, object],
-    *,
-    seconds: float,
-    firstresult: bool = False,
-    exact: bool = True,
-    side: contexts.PluginSide | None = None,
-    watch: GateWatch | None = None,
-) -> list[Any]:
-    """:func:`run` for a coroutine: shipped with the loop's other bounded calls.
-
-    :param side: the plugin-side context to run in; the calling task's by default.
-    """
-    batch = Batch(steps, kwargs, seconds, firstresult, exact, watch, side or contexts.for_call())
-    try:
-        await send(batch)
-    except BaseException:
-        give_up(batch)  # our caller went away; the worker may still be busy
-        raise
-    return outcome(batch)
+    if batch.future is not None and not batch.future.done():
+        batch.future.set_result(None)
 
 
 def send(batch: Batch) -> asyncio.Future[None]:
@@ -714,6 +622,29 @@ def send(batch: Batch) -> asyncio.Future[None]:
     batch.future = future
     courier.add(batch)
     return future
+
+
+async def arun(
+    steps: Sequence[Step],
+    kwargs: Mapping[str, object],
+    *,
+    seconds: float,
+    firstresult: bool = False,
+    exact: bool = True,
+    side: contexts.PluginSide | None = None,
+    watch: GateWatch | None = None,
+) -> list[Any]:
+    """:func:`run` for a coroutine, shipped with the loop's other bounded calls.
+
+    :param side: the plugin-side context to run in; the calling task's by default.
+    """
+    batch = Batch(steps, kwargs, seconds, firstresult, exact, watch, side or contexts.for_call())
+    try:
+        await send(batch)
+    except BaseException:
+        give_up(batch)  # our caller went away; the worker may still be busy
+        raise
+    return outcome(batch)
 
 
 def call_within(function: Callable[..., Any], args: Sequence[Any], seconds: float) -> Any:
