@@ -287,7 +287,7 @@ class _Ship:
 
     __slots__ = ("batches", "courier", "current", "cut", "over", "taken")
 
-    def __init__(self, batches: list[Batch], courier: _Courier | None) -> None:
+    def __init__(self, batches: list[Batch], courier: _Courier) -> None:
         self.batches, self.courier = batches, courier
         self.taken: dict[int, int] = {}
         self.current = -1  # the place of the batch under way
@@ -301,13 +301,14 @@ class _Ship:
         return [self.batches[at] for at in range(start, end) if take(at, _CALLER) is _CALLER]
 
 
-def _serve(ship: _Ship) -> None:
-    """Run a shipment's batches in order, each in its caller's context; on a worker."""
+def _serve(work: _Ship | Batch) -> None:
+    """Run a thread's batch (in its context), or a shipment's batches in order, each in its
+    caller's context; on a worker."""
+    if type(work) is Batch:
+        _serve_batch(work)
+        return
+    ship: Any = work
     try:
-        if ship.courier is None:  # a thread's one batch, submitted in its context
-            ship.current = 0
-            _serve_batch(ship.batches[0])
-            return
         for position, batch in enumerate(ship.batches):
             if ship.taken.setdefault(position, _WORKER) is not _WORKER:
                 return  # the caller sent the rest elsewhere
@@ -431,16 +432,12 @@ def _await_here(awaitable: Any, batch: Batch) -> Any:
 # -- the caller's side ---------------------------------------------------------------------------
 
 
-def _overdue(ship: _Ship) -> float | None:
+def _overdue(batch: Batch) -> float | None:
     """Give up the step under way when past its deadline (``None``); else the seconds left."""
-    position = ship.current
-    batch = ship.batches[max(position, 0)]
     index = batch.index  # first which step, then since when: see _serve_steps
     left = batch.started + batch.seconds - time.monotonic()
-    if position < 0 or index < 0:
-        return batch.seconds
-    if left > 0:
-        return left
+    if index < 0 or left > 0:
+        return batch.seconds if index < 0 else left
     guard = batch.steps[index][4]
     guard.bound.hold()
     claim = batch.claims.setdefault(index, _CALLER)
@@ -461,14 +458,13 @@ def _overdue(ship: _Ship) -> float | None:
     return None
 
 
-def _rest(ship: _Ship) -> tuple[Batch | None, list[Batch]]:
-    """After a step was given up: the batch to go on with (or ``None``), and those behind it."""
-    batch = ship.batches[ship.current]
+def _go_on(batch: Batch) -> bool:
+    """After a step was given up: whether the batch goes on, from the step after it."""
     index = batch.index
-    done = batch.error is not None or batch.stopped or index + 1 >= len(batch.steps)
-    done = done or (batch.firstresult and batch.values[index] is not None)
     batch.start, batch.index = index + 1, -1
-    return (None if done else batch), ship.cut_rest()
+    if batch.error is not None or batch.stopped or index + 1 >= len(batch.steps):
+        return False
+    return not (batch.firstresult and batch.values[index] is not None)
 
 
 def run(
@@ -486,9 +482,8 @@ def run(
     """
     batch = Batch(steps, kwargs, seconds, firstresult, exact, watch, contexts.for_call())
     while True:
-        ship = _Ship([batch], None)
         try:
-            job = workers.submit(_serve, (ship,), context=batch.side.context)
+            job = workers.submit(_serve, (batch,), context=batch.side.context)
         except workers.WorkerUnavailableError:
             _inline(batch)  # no thread to be had: load alone never refuses a call
             return outcome(batch)
@@ -500,8 +495,8 @@ def run(
             except BaseException:
                 give_up(batch)  # Ctrl-C while waiting: the worker may still be busy
                 raise
-            timeout = _overdue(ship)
-        if _rest(ship)[0] is None:
+            timeout = _overdue(batch)
+        if not _go_on(batch):
             return outcome(batch)
 
 
@@ -586,17 +581,17 @@ class _Courier:
         """Give up an overrun step, and pass on what waits behind a slow one."""
         if ship.over:
             return
-        left = _overdue(ship)
+        current = ship.batches[max(ship.current, 0)]
+        left = _overdue(current) if ship.current >= 0 else SPLIT_SECONDS
         if left is None:
-            batch, rest = _rest(ship)
-            if batch is None:
-                _settle(ship.batches[ship.current])
+            rest = ship.cut_rest()
+            if _go_on(current):
+                rest.insert(0, current)
             else:
-                rest.insert(0, batch)
+                _settle(current)
             if rest:
                 self.send(rest)
             return
-        current = ship.batches[max(ship.current, 0)]
         behind = ship.cut - ship.current - 1 > 0
         if behind and current.index >= 0 and time.monotonic() - current.started > SPLIT_SECONDS:
             rest = ship.cut_rest()  # in two: repeated, this spreads them out in a few steps
