@@ -96,7 +96,17 @@ StepsCache = dict[int, tuple[list[pluggy.HookImpl], tuple[Step, ...], dict[objec
 class PendingCall:
     """A bounded call pluggy's loop runs on this thread: its first guard runs the batch."""
 
-    __slots__ = ("cache", "exact", "firstresult", "hook", "impls", "kwargs", "ran", "values")
+    __slots__ = (
+        "cache",
+        "exact",
+        "firstresult",
+        "hook",
+        "impls",
+        "kwargs",
+        "outer",
+        "ran",
+        "values",
+    )
 
     def __init__(
         self,
@@ -111,12 +121,13 @@ class PendingCall:
         self.firstresult, self.exact = firstresult, exact
         self.ran: dict[object, int] | None = None  # each batched guard's step, once run
         self.values: list[Any] = []
+        self.outer: PendingCall | None = None  # the call open on this thread before it
 
 
 class _PerThread(threading.local):
     batch: Batch | None = None
     sink: Sink | None = None
-    calls: list[PendingCall] | None = None
+    call: PendingCall | None = None  # the innermost open
     courier: _Courier | None = None  # of the loop running in this thread
 
 
@@ -153,31 +164,31 @@ def set_sink(value: Sink | None) -> Sink | None:
 
 def push_pending(call: PendingCall) -> None:
     """Open a bounded call around pluggy's loop (:class:`PendingCall`)."""
-    if _local.calls is None:
-        _local.calls = []
-    _local.calls.append(call)
+    call.outer, _local.call = _local.call, call
 
 
 def pop_pending() -> None:
     """Close the bounded call opened last on this thread."""
-    if _local.calls:
-        _local.calls.pop()
+    call = _local.call
+    if call is not None:
+        _local.call = call.outer
 
 
 def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], seconds: float) -> Any:
     """What bounded ``guard`` returns, called by pluggy's loop off a worker: from its pending
     call's batch (the first guard runs it), or handed off alone."""
-    calls = _local.calls
-    if calls:
-        call = calls[-1]
-        if call.ran is None and call.hook == guard.hook_name:
+    call = _local.call
+    if call is not None:
+        ran = call.ran
+        if ran is None and call.hook == guard.hook_name:
             current = _local.sink if OPEN_SINKS else None
             watch = current.watch if current is not None and current.hook == call.hook else None
-            steps, call.ran = _batch_steps(call, guard)
+            steps, ran = _batch_steps(call, guard)
+            call.ran = ran
             if steps:
                 call.values = run(steps, call.kwargs, seconds, call.firstresult, call.exact, watch)
-        if call.ran:
-            position = call.ran.get(guard)
+        if ran:
+            position = ran.get(guard)
             if position is not None:
                 return call.values[position]
     return run((explicit_step(guard, args, kwargs, guard.plugin_key),), {}, seconds)[0]
