@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextvars
 import sys
 import threading
+import weakref
 from typing import Any, Final
 
 from hermes_hooks.calling.tracebacks import hide_in_pytest
@@ -74,7 +75,7 @@ class _PerThread(threading.local):
 
 
 _threads = _PerThread()
-_tasks: dict[object, PluginSide] = {}  # each dropped when its task is done
+_tasks: weakref.WeakKeyDictionary[object, PluginSide] = weakref.WeakKeyDictionary()
 
 
 def for_call() -> PluginSide:
@@ -90,14 +91,9 @@ def for_call() -> PluginSide:
             _threads.slot = slot
         else:
             _tasks[task] = slot
-            task.add_done_callback(_drop)
         return slot
     slot.sync(host)
     return slot
-
-
-def _drop(task: object) -> None:
-    _tasks.pop(task, None)
 
 
 def forget_all() -> None:
