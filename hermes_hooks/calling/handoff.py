@@ -343,7 +343,7 @@ def _serve_batch(batch: Batch) -> bool:
 
 
 def _serve_steps(batch: Batch) -> bool:
-    steps, kwargs, values, claims = batch.steps, batch.kwargs, batch.values, batch.claims
+    steps, kwargs, values, settle = batch.steps, batch.kwargs, batch.values, batch.claims.setdefault
     watch, monotonic = batch.watch, time.monotonic
     for index in range(batch.start, len(steps)):
         if batch.stopped:
@@ -376,7 +376,7 @@ def _serve_steps(batch: Batch) -> bool:
                     value = _await_here(value, batch) if inspect.isawaitable(value) else value
             except BaseException as exc:
                 error, value = exc, None
-            if claims.setdefault(index, _WORKER) is not _WORKER:
+            if settle(index, _WORKER) is not _WORKER:
                 bound.release()  # the caller gave up on it and counted this worker as hung
                 return False
             if guard.observers:
