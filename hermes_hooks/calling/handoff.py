@@ -296,7 +296,7 @@ class Batch:
 class _Ship:
     """Batches one worker runs in order; ``taken`` claims each one's place."""
 
-    __slots__ = ("batches", "courier", "current", "cut", "over", "taken")
+    __slots__ = ("batches", "courier", "current", "cut", "over", "taken", "timer")
 
     def __init__(self, batches: list[Batch], courier: _Courier) -> None:
         self.batches, self.courier = batches, courier
@@ -304,6 +304,7 @@ class _Ship:
         self.current = -1  # the place of the batch under way
         self.cut = len(batches)  # the caller took the places from here on
         self.over = False
+        self.timer: asyncio.TimerHandle | None = None  # the courier's next look at it
 
     def cut_rest(self) -> list[Batch]:
         """Take the places behind the current batch that the worker has not reached."""
@@ -328,6 +329,7 @@ def _serve(work: _Ship | Batch) -> None:
                 ship.courier.finished(batch)
     finally:
         ship.over = True
+        ship.courier.finished(ship)  # its watch can stop now
 
 
 def _serve_batch(batch: Batch) -> bool:
@@ -551,7 +553,7 @@ class _Courier:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.queue: list[Batch] = []  # to ship at the loop's next turn
-        self.done: deque[Batch] = deque()  # finished on a worker, to hand back
+        self.done: deque[Batch | _Ship] = deque()  # finished on a worker, to hand back
         self.waking = False
 
     def add(self, batch: Batch) -> None:
@@ -573,11 +575,11 @@ class _Courier:
                 _inline(batch)
                 _settle(batch)
             return
-        self.loop.call_later(SPLIT_SECONDS, self._watch, ship)
+        ship.timer = self.loop.call_later(SPLIT_SECONDS, self._watch, ship)
 
-    def finished(self, batch: Batch) -> None:
-        """A worker finished ``batch``: wake the loop once for all that finish meanwhile."""
-        self.done.append(batch)
+    def finished(self, done: Batch | _Ship) -> None:
+        """A worker finished a batch or a shipment: wake the loop once for all meanwhile."""
+        self.done.append(done)
         if not self.waking:
             self.waking = True
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting
@@ -586,7 +588,11 @@ class _Courier:
     def _deliver(self) -> None:
         self.waking = False
         while self.done:
-            _settle(self.done.popleft())
+            done = self.done.popleft()
+            if isinstance(done, Batch):
+                _settle(done)
+            elif done.timer is not None:
+                done.timer.cancel()
 
     def _watch(self, ship: _Ship) -> None:
         """Give up an overrun step, and pass on what waits behind a slow one."""
@@ -610,7 +616,8 @@ class _Courier:
                 if part:
                     self.send(part)
             behind = False
-        self.loop.call_later(min(left, SPLIT_SECONDS) if behind else left, self._watch, ship)
+        wait = min(left, SPLIT_SECONDS) if behind else left
+        ship.timer = self.loop.call_later(wait, self._watch, ship)
 
 
 def _settle(batch: Batch) -> None:
