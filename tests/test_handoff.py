@@ -288,7 +288,8 @@ def test_concurrent_async_calls_share_a_handoff_and_a_slow_one_holds_none_of_the
 
     assert not held
     assert all(not decision.is_blocked for decision in others)
-    assert handoffs[0] == "_serve" and len(handoffs) < 5  # one shipment, split in two or so
+    assert set(handoffs) == {"_serve"}
+    assert len(handoffs) < 5  # one shipment, then what waited behind the slow one, in two
     ran = [name for name, _ in shared().log]
     assert sorted(ran) == sorted(["slow", *(f"t{n}" for n in range(20))])
     assert ran[-1] == "slow"

@@ -7,7 +7,6 @@ stream of calls keeps one warm thread. See docs/explanation/async-and-timeouts.m
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import os
 import queue
@@ -42,46 +41,24 @@ class WorkerUnavailableError(RuntimeError):
 
 
 class Job:
-    """One call of ``function(*args, **kwargs)`` on a worker, in ``context``.
+    """One call of ``function(*args, **kwargs)`` on a worker, in ``context``: waited for with
+    :meth:`wait`; a caller that stops waiting calls :meth:`abandon`."""
 
-    Waited for with :meth:`wait` (a thread) or :meth:`wait_async` (a loop given to
-    :func:`submit`); a caller that stops waiting calls :meth:`abandon`.
-    """
+    __slots__ = ("_call", "_context", "_done", "_exit", "abandoned", "error", "finished", "value")
 
-    __slots__ = (
-        "_call", "_context", "_done", "_exit", "_loop", "abandoned", "error", "finished", "value"
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        call: tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any] | None],
-        loop: asyncio.AbstractEventLoop | None,
-        context: contextvars.Context,
-    ) -> None:
+    def __init__(self, call: tuple[Any, ...], context: contextvars.Context) -> None:
         self._call: Any = call
         self._context = context
-        self._loop = loop
-        if loop is None:
-            self._done: Any = threading.Lock()
-            self._done.acquire()  # released when it is done
-        else:
-            self._done = loop.create_future()
+        self._done = threading.Lock()
+        self._done.acquire()  # released when it is done
         self._exit: Callable[[], None] | None = None
         self.value: Any = None
         self.error: BaseException | None = None
         self.finished = self.abandoned = False
 
     def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds in this thread; return whether the job finished."""
-        assert self._loop is None, "a job submitted with a loop is awaited"
-        return bool(self._done.acquire(timeout=timeout))
-
-    async def wait_async(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds without blocking the loop; return whether it finished."""
-        assert self._loop is not None, "a job submitted without a loop is waited for in a thread"
-        if not self._done.done():
-            await wait_until_done(self._loop, self._done, timeout)
-        return bool(self._done.done())
+        """Wait up to ``timeout`` seconds; return whether the job finished."""
+        return self._done.acquire(timeout=timeout)
 
     def abandon(self, on_exit: Callable[[], None] | None = None) -> bool:
         """Give up on the job; return ``True`` when it is still running (else use its result).
@@ -110,14 +87,10 @@ class Job:
             self.error = exc
 
     def _signal(self) -> None:
-        if self.abandoned:
-            if self._exit is not None:
-                self._exit()
-        elif self._loop is None:
+        if not self.abandoned:
             self._done.release()
-        else:  # the loop may be gone (its asyncio.run ended): then nobody is waiting
-            with contextlib.suppress(RuntimeError):
-                self._loop.call_soon_threadsafe(_set_done, self._done)
+        elif self._exit is not None:
+            self._exit()
 
 
 def _set_done(future: asyncio.Future[Any]) -> None:
@@ -176,18 +149,14 @@ def submit(
     args: Sequence[Any] = (),
     kwargs: Mapping[str, Any] | None = None,
     *,
-    loop: asyncio.AbstractEventLoop | None = None,
     context: contextvars.Context | None = None,
 ) -> Job:
     """Start ``function(*args, **kwargs)`` on an idle worker, or on a new one.
 
-    :param loop: the running loop of a caller that will ``await job.wait_async(...)``.
     :param context: the context to run it in; a copy of the caller's by default.
     :raises WorkerUnavailableError: :data:`MAX_WORKERS` threads exist, or none could start.
     """
-    job = Job(
-        (function, args, kwargs), loop, contextvars.copy_context() if context is None else context
-    )
+    job = Job((function, args, kwargs), contextvars.copy_context() if context is None else context)
     with _lock:
         worker = _idle.pop() if _idle else None
         new = worker is None
