@@ -48,8 +48,9 @@ POSITIONAL: Final = 0  # target(*args)
 KEYWORDS: Final = 1  # target(**kwargs): a register_hook callback taking **kwargs
 EXPLICIT: Final = 2  # get() gives (args, kwargs) for guard.function
 
-SPLIT_SECONDS: float = 0.005
-"""A step running longer than this sends the calls shipped behind it on to other workers."""
+SPLIT_SECONDS: float = 0.01
+"""A step running longer than this (twice the GIL's switch interval) sends the calls shipped
+behind it on to other workers."""
 
 StepGuard = Any  # a guards.Guard (or _Raising): calls the step, and says what a failure becomes
 Step = tuple[Any, Callable[[Mapping[str, object]], Any], bool, str, StepGuard, int, Any, Any]
