@@ -154,19 +154,18 @@ def _batchable(impl: pluggy.HookImpl) -> Any:
     return guard if guard.setting.seconds > 0 else None
 
 
-_all_plain: dict[str, tuple[Sequence[pluggy.HookImpl], tuple[handoff.Step, ...] | None]] = {}
-"""Per hook, its last list of implementations, and their steps when each is :func:`_batchable`."""
-
-
-def _plain_steps(name: str, impls: Sequence[pluggy.HookImpl]) -> tuple[handoff.Step, ...] | None:
-    cached = _all_plain.get(name)
+def _plain_steps(impls: Sequence[pluggy.HookImpl]) -> tuple[handoff.Step, ...] | None:
+    """The steps of ``impls`` when each is :func:`_batchable`, else ``None``; kept on the first
+    one's guard entry while the list stays the same."""
+    if not impls:
+        return None
+    cached = getattr(impls[0].function, "__hermes_plain__", None)
     if cached is not None and cached[0] == impls:
-        return cached[1]
-    guards = [_batchable(impl) for impl in impls]
-    steps = None
-    if impls and None not in guards:
-        steps = tuple(handoff.step_of(impl) for impl in reversed(impls))
-    _all_plain[name] = (impls, steps)
+        return cached[1]  # type: ignore[no-any-return]
+    if not all(_batchable(impl) is not None for impl in impls):
+        return None
+    steps = tuple(handoff.step_of(impl) for impl in reversed(impls))
+    setattr(impls[0].function, "__hermes_plain__", (list(impls), steps))  # noqa: B010
     return steps
 
 
@@ -190,7 +189,7 @@ async def amulticall(
         runs in a context of its own.
     :param watch: a gated call's watch, told after each implementation and wrapper half.
     """
-    steps = _plain_steps(hook_name, hook_impls) if not handoff.on_worker() else None
+    steps = _plain_steps(hook_impls) if not handoff.on_worker() else None
     if steps is not None and (seconds := steps[0][4].setting.seconds) > 0:
         batch = handoff.Batch(
             steps, caller_kwargs, seconds, firstresult, False, watch, contexts.for_call()
