@@ -11,12 +11,16 @@ allowed and redacted, and no plugin charged a failure.
 The budget (issue 22): zero blocked or refused calls, and the bounded run's wall time within
 1.2x of the same run with the bound off. Pin to one CPU (``taskset -c 0``) for figures that
 mean something on a two-vCPU machine. Timings are printed, never asserted by tests.
+``--no-gc`` runs with the garbage collector off: a bounded turn suspends until the worker's
+results come back, so a thousand suspended turns keep their objects alive at once, and most
+of what is left of the bound's cost is the collector walking them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import statistics
 import tempfile
@@ -131,9 +135,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.concurrency", description=__doc__)
     parser.add_argument("--turns", type=int, default=1000, help="concurrent turns per run")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds")
+    parser.add_argument(
+        "--no-gc", action="store_true", help="with the garbage collector off (to see its share)"
+    )
     options = parser.parse_args(argv)
+    if options.no_gc:
+        gc.disable()
     figures = measure(options.turns, options.rounds)
-    print(f"{options.turns} concurrent asyncio turns, median of {options.rounds} rounds")
+    collector = ", collector off" if options.no_gc else ""
+    print(f"{options.turns} concurrent asyncio turns, median of {options.rounds} rounds{collector}")
     print(
         "| concurrent observers | bound off | default bound | ratio | blocked or wrong | "
         "failures charged |"

@@ -253,3 +253,44 @@ async def pre_tool_call(tool_name):
     threads = dict(shared().log)
     assert threads["c-async"][1] != threads["b-sync"][1]  # awaited on the caller's loop
     assert not handoff.on_worker()
+
+
+SLOW_FOR_ONE = """
+@hookimpl
+def pre_tool_call(tool_name):
+    if tool_name == "slow":
+        wait()
+    log.append((tool_name, me()))
+"""
+
+
+def test_concurrent_async_calls_share_a_handoff_and_a_slow_one_holds_none_of_the_others(
+    home: PluginHome, handoffs: list[str]
+) -> None:
+    # The slow call is shipped first, the others behind it on the same worker: they go on
+    # elsewhere while it still runs, long before its deadline.
+    home.add_plugin("gate", plugin(SLOW_FOR_ONE))
+    pm = load(home, timeout=20)
+    hooks = Hooks(pm)
+    handoffs.clear()
+
+    async def main() -> tuple[list[Any], bool]:
+        slow = asyncio.ensure_future(hooks.apre_tool_call(tool_name="slow", args={}))
+        others = await asyncio.gather(
+            *(hooks.apre_tool_call(tool_name=f"t{n}", args={}) for n in range(20))
+        )
+        held = slow.done()
+        shared().release.set()
+        await slow
+        return others, held
+
+    others, held = asyncio.run(main())
+
+    assert not held
+    assert all(not decision.is_blocked for decision in others)
+    assert set(handoffs) == {"_serve"}
+    assert len(handoffs) < 5  # one shipment, then what waited behind the slow one, in two
+    ran = [name for name, _ in shared().log]
+    assert sorted(ran) == sorted(["slow", *(f"t{n}" for n in range(20))])
+    assert ran[-1] == "slow"
+    assert info(pm, "gate").hook_errors == 0

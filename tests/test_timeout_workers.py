@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.calling import bounds as timeouts, workers as _workers
+from hermes_hooks.calling import bounds as timeouts, handoff, workers as _workers
 from hermes_hooks.calling.bounds import CallbackBound, bound_for, is_async_callable
 from hermes_hooks.errors import HookTimeoutError
 from hermes_hooks.plugins.loading import make_hook_adapter
@@ -98,31 +98,37 @@ def test_abandoning_a_finished_job_gives_its_result_and_a_running_one_reports_it
 
 
 def test_waiting_from_a_loop_does_not_block_it() -> None:
+    # A bounded call awaited on a loop is shipped to a worker; the loop goes on meanwhile.
     release = threading.Event()
+    step = handoff.raising_step(release.wait, (30,), None, CallbackBound(is_async=False))
 
-    async def main() -> tuple[bool, bool]:
-        job = _workers.submit(release.wait, (30,), loop=asyncio.get_running_loop())
-        asyncio.get_running_loop().call_later(0.05, release.set)
-        first = await job.wait_async(0.01)
-        return first, await job.wait_async(10)
+    async def main() -> tuple[bool, list[Any]]:
+        call = asyncio.ensure_future(handoff.arun((step,), {}, seconds=30))
+        await asyncio.sleep(0.05)  # the loop runs while the worker waits
+        first = call.done()
+        release.set()
+        return first, await call
 
-    assert asyncio.run(main()) == (False, True)
+    assert asyncio.run(main()) == (False, [True])
 
 
-def test_a_job_that_outlives_its_callers_loop_ends_quietly() -> None:
+def test_a_call_that_outlives_its_callers_loop_ends_quietly() -> None:
     release = threading.Event()
+    bound = CallbackBound(is_async=False)
+    step = handoff.raising_step(release.wait, (30,), None, bound)
 
-    async def main() -> _workers.Job:
-        job = _workers.submit(release.wait, (30,), loop=asyncio.get_running_loop())
-        assert not await job.wait_async(0.01)
-        return job
+    async def main() -> None:
+        call = asyncio.ensure_future(handoff.arun((step,), {}, seconds=30))
+        await asyncio.sleep(0.05)  # the worker is on it; leaving cancels the call
+        assert not call.done()
 
-    job = asyncio.run(main())
+    asyncio.run(main())
+    assert bound.hung == 1  # given up while its worker still runs it
     release.set()  # the worker tells a closed loop: nothing is raised anywhere
     deadline = time.monotonic() + 10
-    while not job.finished and time.monotonic() < deadline:
+    while bound.hung and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert job.finished
+    assert bound.hung == 0
 
 
 # -- CallbackBound ---------------------------------------------------------------------------------
