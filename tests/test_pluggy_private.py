@@ -385,13 +385,6 @@ def test_a_staged_change_is_published_at_once() -> None:
 
 
 def test_the_overridden_methods_and_attributes_exist_in_pluggy() -> None:
-    for name in pluggy_private.OVERRIDDEN_METHODS:
-        assert callable(getattr(pluggy.PluginManager, name, None)), f"pluggy lost {name}: {ADAPT}"
-    for dotted in pluggy_private.CALLED_METHODS:
-        owner, name = dotted.split(".")
-        assert callable(getattr(getattr(pluggy, owner), name, None)), (
-            f"pluggy lost {dotted}: {ADAPT}"
-        )
     for name in pluggy_private.CALLER_OVERRIDES:
         assert callable(getattr(pluggy.HookCaller, name, None)), (
             f"pluggy lost HookCaller.{name}: {ADAPT}"

@@ -27,7 +27,6 @@ from hermes_hooks.calling.tracebacks import hide_in_pytest
 __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
 
 __all__ = [
-    "OVERRIDDEN_METHODS",
     "PRIVATE_ATTRIBUTES",
     "ContractHookCaller",
     "PluggySeams",
@@ -41,10 +40,6 @@ PRIVATE_ATTRIBUTES: Final = (
     "PluginManager._hookexec",
 )
 """The private attributes read or written (checked by ``tests/test_pluggy_private.py``)."""
-OVERRIDDEN_METHODS: Final[tuple[str, ...]] = ()
-"""The private methods of ``pluggy.PluginManager`` that :class:`PluggySeams` overrides: none."""
-CALLED_METHODS: Final[tuple[str, ...]] = ()
-"""The private methods of pluggy called other than by an override of the same name: none."""
 CALLER_OVERRIDES: Final = ("_add_hookimpl", "_remove_plugin", "_maybe_apply_history")
 """The private methods of ``pluggy.HookCaller`` that :class:`ContractHookCaller` overrides."""
 
