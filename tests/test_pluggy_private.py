@@ -392,10 +392,15 @@ def test_the_overridden_methods_and_attributes_exist_in_pluggy() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pm = pluggy.PluginManager(PROJECT)
+    found: dict[str, object] = {
+        "PluginManager": pm,
+        "HookCaller": pluggy.HookCaller("ping", pm._hookexec),
+    }
+    for dotted in pluggy_private.PRIVATE_ATTRIBUTES:
+        owner, name = dotted.split(".")
+        assert hasattr(found[owner], name), f"pluggy lost {dotted}: {ADAPT}"
     assert callable(pm._hookexec), f"pluggy lost PluginManager._hookexec: {ADAPT}"
-    slots = pluggy.HookCaller.__slots__
-    for name in ("_hookimpls", "_hookexec"):
-        assert name in slots, f"pluggy lost HookCaller.{name}: {ADAPT}"
+    assert "_hookimpls" in pluggy.HookCaller.__slots__, f"HookCaller._hookimpls moved: {ADAPT}"
 
 
 def test_registration_is_pluggys_own_register_and_unregister(
