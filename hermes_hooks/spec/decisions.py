@@ -24,6 +24,8 @@ from hermes_hooks.spec.contract import (
 )
 
 __all__ = [
+    "ALLOW",
+    "GATEWAY_ALLOW",
     "UNATTRIBUTED",
     "ErrorClassification",
     "GatewayDecision",
@@ -86,7 +88,7 @@ class Tampering:
         return f"plugin {self.plugin!r} {self.what}; undone, it changes nothing"
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # slots=False: ToolDecision.allow fills one dict
 class ToolDecision:
     """The one decision the ``pre_tool_call`` results combine into.
 
@@ -114,26 +116,16 @@ class ToolDecision:
 
     @classmethod
     def allow(cls, args: Mapping[str, Any], *, owned: bool = False) -> ToolDecision:
-        """Return the decision to run the call with a copy of ``args``: ``cls(args=dict(args))``.
+        """Return :data:`ALLOW` for this call: its fields, with a copy of ``args``.
 
-        With ``owned``, ``args`` is a dict no one else holds (the gate's snapshot): it is kept,
-        not copied.
-
-        Every tool call that no plugin objects to takes this path. attrs' ``__init__`` sets
-        each field of a frozen class through ``object.__setattr__``; the slots' own setters
-        do it in about half the time.
+        :param owned: ``args`` is a dict no one else holds (the gate's snapshot): kept, not copied.
         """
         if cls is not ToolDecision:
             return cls(args=dict(args))
         decision: ToolDecision = _new_object(cls)
-        _set_action(decision, "allow")
-        _set_message(decision, None)
-        _set_rule_key(decision, None)
-        _set_args(decision, args if owned and type(args) is dict else dict(args))
-        _set_conflicts(decision, ())
-        _set_plugin(decision, None)
-        _set_modified_by(decision, ())
-        _set_tampering(decision, ())
+        fields = decision.__dict__  # attrs' __init__ sets each field through a frozen setattr
+        fields.update(_ALLOW_FIELDS)
+        fields["args"] = args if owned and type(args) is dict else dict(args)
         return decision
 
     @property
@@ -147,32 +139,11 @@ class ToolDecision:
         return self.action == "approve"
 
 
+ALLOW: Final = ToolDecision()
+"""What every call no plugin objects to answers, but for its ``args``: shared, frozen."""
+
 _new_object = object.__new__
-_slots: dict[str, Any] = {f.name: vars(ToolDecision)[f.name] for f in attrs.fields(ToolDecision)}
-# A field added to ToolDecision and not set in ToolDecision.allow fails here, at import.
-(
-    _set_action,
-    _set_message,
-    _set_rule_key,
-    _set_args,
-    _set_conflicts,
-    _set_plugin,
-    _set_modified_by,
-    _set_tampering,
-) = (
-    _slots.pop(name).__set__
-    for name in (
-        "action",
-        "message",
-        "rule_key",
-        "args",
-        "conflicts",
-        "plugin",
-        "modified_by",
-        "tampering",
-    )
-)
-assert not _slots, f"ToolDecision.allow does not set {sorted(_slots)}"
+_ALLOW_FIELDS: Final = dict(vars(ALLOW))
 
 
 @attrs.frozen
@@ -187,6 +158,10 @@ class GatewayDecision:
     action: GatewayAction = "allow"
     reason: str | None = None
     text: str | None = None
+
+
+GATEWAY_ALLOW: Final = GatewayDecision()
+"""The one ``allow`` answer of ``pre_gateway_dispatch``: frozen, so every call shares it."""
 
 
 @attrs.frozen
@@ -229,10 +204,9 @@ def combine_tool_decisions(
     if not isinstance(results, list):
         results = list(results)
     if not results:  # every plugin let the call through: the common case, kept cheap
-        decision = ToolDecision.allow(args, owned=owned)
         if tampering:
-            _set_tampering(decision, tampering)
-        return decision
+            return ToolDecision(args=args if owned else dict(args), tampering=tampering)
+        return ToolDecision.allow(args, owned=owned)
     block: tuple[str, Mapping[str, Any]] | None = None
     approve: tuple[str, Mapping[str, Any]] | None = None
     merged = dict(args)
@@ -306,7 +280,7 @@ def join_context(results: Iterable[object]) -> str | None:
 def gateway_decision(value: object) -> GatewayDecision:
     """Turn the first ``pre_gateway_dispatch`` result into a decision (``None`` → allow)."""
     if not is_gateway_decision(value):
-        return GatewayDecision()
+        return GATEWAY_ALLOW
     assert isinstance(value, Mapping)
     action = value["action"]
     if action == "skip":
@@ -314,7 +288,7 @@ def gateway_decision(value: object) -> GatewayDecision:
         return GatewayDecision(action="skip", reason=reason if reason else "skipped by a plugin")
     if action == "rewrite":
         return GatewayDecision(action="rewrite", text=value["text"])
-    return GatewayDecision()
+    return GATEWAY_ALLOW
 
 
 def verify_decision(value: object) -> VerifyDecision | None:
