@@ -1,9 +1,8 @@
 """``Hooks(pm)``: one typed method per hook, applying the hook's combine rule, sync and async.
 
 The per-hook methods are generated (:mod:`hermes_hooks.calling.facadegen`); each hands its
-``locals()`` to :meth:`Hooks._run`, and what a hook answers is data (:data:`RULES` and the hook's
-contract). How calls, attribution, the tool gate and the coroutine twins work:
-docs/explanation/facade-and-gate.md.
+``locals()`` to ``Hooks._run``, and what a hook answers is data (:data:`RULES`, the hook's
+contract). How it works: docs/explanation/facade-and-gate.md.
 """
 
 from __future__ import annotations
@@ -11,17 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Concatenate,
-    Final,
-    Literal,
-    NamedTuple,
-    ParamSpec,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, NamedTuple, ParamSpec, TypeVar
 
 import pluggy
 
@@ -29,7 +18,7 @@ from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.gate import GateWatch
 from hermes_hooks.calling.pluggy_private import live_hookimpls
 from hermes_hooks.calling.tracebacks import hide_in_pytest
-from hermes_hooks.spec import hookspecs
+from hermes_hooks.spec import decisions as rules, hookspecs
 from hermes_hooks.spec.contract import get_contract
 from hermes_hooks.spec.decisions import (
     GATEWAY_ALLOW,
@@ -38,12 +27,6 @@ from hermes_hooks.spec.decisions import (
     GatewayDecision,
     ToolDecision,
     VerifyDecision,
-    combine_tool_decisions,
-    error_classification,
-    gateway_decision,
-    join_context,
-    transcription_overrides,
-    verify_decision,
 )
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION as V1
 
@@ -52,15 +35,8 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:
     from hermes_hooks.calling.guarded import GuardedManager
 
-__all__ = [
-    "CONCURRENT_PREFIXES",
-    "RULES",
-    "HookListener",
-    "Hooks",
-    "Rule",
-    "acall_hook",
-    "call_attributed",
-]
+__all__ = ["CONCURRENT_PREFIXES", "RULES", "HookListener", "Hooks", "Rule", "acall_hook"]
+__all__ += ["call_attributed"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,10 +45,6 @@ HookListener = Callable[[str], None]
 
 CONCURRENT_PREFIXES: Final = ("post_", "on_", "subagent_", "kanban_")
 """Observer hooks whose implementations may run concurrently in the async path, when asked."""
-
-
-def _is_record(value: object, record: tuple[str, object]) -> bool:
-    return value is record[1]
 
 
 def _attribute(raw: object, records: list[tuple[str, object]]) -> list[tuple[str, object]]:
@@ -88,13 +60,15 @@ def _attribute(raw: object, records: list[tuple[str, object]]) -> list[tuple[str
     return attributed
 
 
+def _is_record(value: object, record: tuple[str, object]) -> bool:
+    return value is record[1]
+
+
 def call_attributed(
     pm: GuardedManager, name: str, kwargs: Mapping[str, object]
 ) -> list[tuple[str, object]]:
-    """Call ``pm.hook.<name>(**kwargs)``; pair each result with the plugin that returned it.
-
-    A value a wrapper put in the list is paired with :data:`UNATTRIBUTED`.
-    """
+    """Call ``pm.hook.<name>(**kwargs)``; pair each result with the plugin that returned it
+    (:data:`~hermes_hooks.spec.decisions.UNATTRIBUTED` for a value a wrapper added)."""
     records: list[tuple[str, object]] = []
     previous = handoff.set_sink(handoff.Sink(name, records))
     try:
@@ -109,37 +83,33 @@ async def acall_hook(
     name: str,
     kwargs: Mapping[str, object],
     *,
-    attributed: bool = False,
     concurrent: bool = False,
     watch: GateWatch | None = None,
 ) -> Any:
-    """Await hook ``name``: what ``pm.hook.<name>(**kwargs)`` returns, ``async def`` ones awaited.
+    """Await what ``pm.hook.<name>(**kwargs)`` returns, ``async def`` implementations awaited.
 
-    :param attributed: return ``[(plugin, result), ...]`` as :func:`call_attributed` does.
     :param concurrent: run the plain implementations concurrently (observer hooks only).
     :param watch: a gated call's watch, which gets the records.
     """
     caller: pluggy.HookCaller = getattr(pm.hook, name)
     firstresult = bool(caller.spec.opts.get("firstresult")) if caller.spec is not None else False
-    records = watch.records if watch is not None else [] if attributed else None
-    raw = await aio.amulticall(
+    return await aio.amulticall(
         name,
         list(caller.get_hookimpls()),  # a copy: an implementation may register plugins
         kwargs,
         firstresult,
-        records=records,
+        records=None if watch is None else watch.records,
         concurrent=concurrent and not firstresult and watch is None,
         watch=watch,
     )
-    return _attribute(raw, records) if attributed and records is not None else raw
 
 
 class Rule(NamedTuple):
     """What the method of a hook that is not an observer answers.
 
-    :param returns: the method's return annotation (the generator writes it).
-    :param neutral: the answer when no plugin implements the hook, an expression of the
-        method's arguments that the generator writes into the method (no call then).
+    :param returns: the method's return annotation.
+    :param neutral: the answer when no plugin implements the hook: an expression of the
+        method's arguments, written into the method (no call then).
     :param finish: the answer from pluggy's result (a gated hook's: its
         :class:`~hermes_hooks.calling.gate.GateWatch`) and the call's arguments.
     """
@@ -164,7 +134,11 @@ def _decide_tool_call(gate: GateWatch, kwargs: Mapping[str, Any]) -> ToolDecisio
     args = gate.original("args")
     if not gate.records and not gate.tampering:  # nobody had anything to say
         return ToolDecision.allow(args, owned=True)
-    return combine_tool_decisions(args, gate.records, tuple(gate.tampering), owned=True)
+    return rules.combine_tool_decisions(args, gate.records, tuple(gate.tampering), owned=True)
+
+
+def _on_raw(combine: Callable[[Any], Any]) -> Callable[[Any, Mapping[str, Any]], Any]:
+    return lambda raw, kwargs: combine(raw)
 
 
 RULES: Final[Mapping[str, Rule]] = {
@@ -172,22 +146,22 @@ RULES: Final[Mapping[str, Rule]] = {
     "transform_tool_result": _first_str("result"),
     "transform_terminal_output": _first_str("output"),
     "transform_llm_output": _first_str("response_text", nonempty=True),
-    "pre_llm_call": Rule(
-        "str | None", "None", lambda raw, kw: join_context(raw if isinstance(raw, list) else [])
-    ),
+    "pre_llm_call": Rule("str | None", "None", _on_raw(rules.join_context)),
     "pre_gateway_dispatch": Rule(
-        "GatewayDecision", "GATEWAY_ALLOW", lambda raw, kw: gateway_decision(raw)
+        "GatewayDecision", "GATEWAY_ALLOW", _on_raw(rules.gateway_decision)
     ),
-    "pre_verify": Rule("VerifyDecision | None", "None", lambda raw, kw: verify_decision(raw)),
+    "pre_verify": Rule("VerifyDecision | None", "None", _on_raw(rules.verify_decision)),
     "transform_api_error_classification": Rule(
-        "ErrorClassification | None", "None", lambda raw, kw: error_classification(raw)
+        "ErrorClassification | None", "None", _on_raw(rules.error_classification)
     ),
-    "pre_transcription": Rule("dict[str, str]", "{}", lambda raw, kw: transcription_overrides(raw)),
+    "pre_transcription": Rule("dict[str, str]", "{}", _on_raw(rules.transcription_overrides)),
 }
 """Every hook that is not an observer: its answer's type, its neutral answer, its combine rule."""
 
+_Names = tuple[str, ...]
 
-def _plan(name: str) -> tuple[Rule | None, tuple[tuple[str, Any], ...], tuple[str, ...]]:
+
+def _plan(name: str) -> tuple[Rule | None, tuple[tuple[str, Any], ...], _Names]:
     """Hook ``name``'s rule, its arguments whose default is a fresh list or dict, its protects."""
     contract = get_contract(getattr(hookspecs, name))
     fresh = tuple((k, v) for k, v in contract.defaults.items() if isinstance(v, list | dict))
@@ -196,17 +170,9 @@ def _plan(name: str) -> tuple[Rule | None, tuple[tuple[str, Any], ...], tuple[st
 
 _PLANS: Final = {name: _plan(name) for name in hookspecs.HOOK_NAMES}
 
-_Names = tuple[str, ...]
-_Call = tuple[str, pluggy.HookCaller, dict[str, Any], "Rule | None", tuple[str, ...]]
 
-
-class _Pending:
-    """A hook call a coroutine method is to await: the arguments of :meth:`Hooks._arun`."""
-
-    __slots__ = ("call",)
-
-    def __init__(self, call: _Call) -> None:
-        self.call = call
+class _Pending(tuple[str, dict[str, Any], "Rule | None", _Names]):
+    """A hook call a coroutine method is to await: the arguments of ``Hooks._arun``."""
 
 
 _P = ParamSpec("_P")
@@ -220,10 +186,10 @@ def _async(
 
     @functools.wraps(method)
     async def amethod(self: Hooks, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        answer: Any = method(self._deferred, *args, **kwargs)
-        if type(answer) is _Pending:
-            answer = await self._arun(*answer.call)
-        return cast("_R", answer)
+        answer: _R = method(self._deferred, *args, **kwargs)
+        if isinstance(answer, _Pending):
+            answer = await self._arun(*answer)
+        return answer
 
     amethod.__name__ = "a" + method.__name__
     amethod.__qualname__ = method.__qualname__.rsplit(".", 1)[0] + "." + amethod.__name__
@@ -270,17 +236,11 @@ class Hooks:
         for argument, empty in fresh:
             if kwargs[argument] is None:
                 kwargs[argument] = empty.copy()
-        return self._call(name, getattr(self.pm.hook, name), kwargs, rule, protects)
+        return self._call(name, kwargs, rule, protects)
 
-    def _call(
-        self,
-        name: str,
-        caller: pluggy.HookCaller,
-        kwargs: dict[str, Any],
-        rule: Rule | None,
-        protects: _Names,
-    ) -> Any:
+    def _call(self, name: str, kwargs: dict[str, Any], rule: Rule | None, protects: _Names) -> Any:
         """Run one hook call now and make its answer (the deferred view hands the call back)."""
+        caller = getattr(self.pm.hook, name)
         if not protects:
             raw = caller(**kwargs)
         else:  # gated: each implementation recorded and watched
@@ -296,12 +256,7 @@ class Hooks:
         return None if rule is None else rule.finish(raw, kwargs)
 
     async def _arun(
-        self,
-        name: str,
-        caller: pluggy.HookCaller,
-        kwargs: dict[str, Any],
-        rule: Rule | None,
-        protects: tuple[str, ...],
+        self, name: str, kwargs: dict[str, Any], rule: Rule | None, protects: _Names
     ) -> Any:
         """Await one hook call: ``async def`` implementations awaited, in pluggy's order."""
         if protects:
@@ -737,12 +692,5 @@ class _Deferred(Hooks):
     def __init__(self, hooks: Hooks) -> None:  # no super().__init__: the state is shared
         self.__dict__ = hooks.__dict__
 
-    def _call(
-        self,
-        name: str,
-        caller: pluggy.HookCaller,
-        kwargs: dict[str, Any],
-        rule: Rule | None,
-        protects: tuple[str, ...],
-    ) -> Any:
-        return _Pending((name, caller, kwargs, rule, protects))
+    def _call(self, *call: Any) -> _Pending:
+        return _Pending(call)
