@@ -1,8 +1,9 @@
 """Generate the per-hook methods of ``Hooks``: ``python -m hermes_hooks.calling.facadegen``.
 
-Each method is written from its hookspec and contract (docs/explanation/facade-and-gate.md);
-the methods replace the code between the two marker lines of ``facade.py``. With ``--check``
-nothing is written and the exit code is 1 when ``facade.py`` is stale.
+Each method is written from its hookspec and contract (how: docs/explanation/facade-and-gate.md;
+each hook is documented once, in docs/reference/hooks.md). The methods replace the code between
+the two marker lines of ``facade.py``; with ``--check`` nothing is written and the exit code is
+1 when ``facade.py`` is stale.
 """
 
 from __future__ import annotations
@@ -19,19 +20,7 @@ from hermes_hooks.calling.facade import RULES
 from hermes_hooks.spec import hookspecs
 from hermes_hooks.spec.contract import Mode, get_contract
 
-__all__ = [
-    "BEGIN",
-    "END",
-    "FACADE",
-    "HOST_TYPES",
-    "NAMED",
-    "SUMMARIES",
-    "WIDTH",
-    "main",
-    "render",
-    "render_method",
-    "render_methods",
-]
+__all__ = ["BEGIN", "END", "FACADE", "main", "render", "render_method", "render_methods"]
 
 FACADE: Final = Path(__file__).with_name("facade.py")
 """The file the methods are written into."""
@@ -41,49 +30,6 @@ END: Final = "    # -- end of generated code --"
 
 WIDTH: Final = 100
 """The line length the generated code keeps to (``ruff format`` leaves it as written)."""
-
-SUMMARIES: Final[Mapping[str, str]] = {
-    "pre_tool_call": "Ask the plugins about a tool call: block > approve > modify, in any order.",
-    "post_tool_call": "Tell the observers a tool call returned, failed or was blocked.",
-    "transform_tool_result": "Return the tool result the model sees: the first replacement.",
-    "transform_terminal_output": "Return the terminal output kept: the first replacement.",
-    "transform_llm_output": "Return the final response: the first non-empty replacement.",
-    "pre_llm_call": "Return the plugins' context for this turn, joined, or ``None``.",
-    "post_llm_call": "Tell the observers a turn produced its final response.",
-    "pre_api_request": "Tell the observers a model request is about to be sent.",
-    "post_api_request": "Tell the observers a model response arrived and was normalized.",
-    "api_request_error": "Tell the observers a model request failed.",
-    "on_session_start": "Tell the observers a new session runs its first turn.",
-    "on_session_end": "Tell the observers a turn ended, whatever its outcome.",
-    "on_session_finalize": "Tell the observers a session is torn down.",
-    "on_session_reset": "Tell the observers a replacement session exists.",
-    "subagent_start": "Tell the observers a child agent is about to run.",
-    "subagent_stop": "Tell the observers a child agent finished.",
-    "pre_gateway_dispatch": "Return what happens to an inbound message: allow, skip or rewrite.",
-    "pre_verify": "Return a decision that sends the agent back to work, or ``None`` to finish.",
-    "pre_approval_request": "Tell the observers a person is about to be asked to approve.",
-    "post_approval_response": "Tell the observers how an approval was answered.",
-    "kanban_task_claimed": "Tell the observers a task was claimed.",
-    "kanban_task_completed": "Tell the observers a task was completed.",
-    "kanban_task_blocked": "Tell the observers a task moved to blocked.",
-    "on_stream_start": "Tell the observers a streaming response begins.",
-    "on_stream_delta": "Tell the observers a streaming response brought ``delta``.",
-    "on_stream_end": "Tell the observers a streaming response ended.",
-    "on_interim_message": "Tell the observers the model said ``text`` mid-turn.",
-    "transform_api_error_classification": "Return the first classification of a failed request.",
-    "on_skill_lifecycle": "Tell the observers a skill's usage state changed.",
-    "agent_loop_stopped": "Tell the observers a running turn was interrupted.",
-    "pre_command": "Tell the observers a slash command is about to run.",
-    "pre_transcription": "Return the plugins' changes to prompt, language and model (later wins).",
-    "on_room_member_activity": "Tell the observers a group-chat member's session emitted an event.",
-    "on_kanban_worker_spawned": "Tell the observers a task's worker started.",
-    "on_kanban_worker_exited": "Tell the observers a task's worker was found dead.",
-    "on_kanban_worker_stale_claim": "Tell the observers a stale claim was reclaimed.",
-    "on_kanban_task_updated": "Tell the observers a task's fields were written.",
-    "on_kanban_dispatch_tick": "Tell the observers a dispatcher tick ended.",
-    "gateway_platform_event": "Tell the observers the gateway normalized a platform event.",
-}
-"""The summary line of each method's docstring; a hook not here gets its hookspec's first line."""
 
 HOST_TYPES: Final[Mapping[str, str]] = {"args": "Mapping[str, Any]"}
 """Arguments the facade takes with a wider type than the hookspec's: a host may pass any mapping,
@@ -151,16 +97,18 @@ def _parameters(spec: Callable[..., object]) -> list[str]:
     return ["self", "*", *required, *optional] if required or optional else ["self"]
 
 
-def _packed(items: Sequence[str], indent: str) -> list[str]:
-    """``items`` on as few lines as fit in :data:`WIDTH`, each item followed by a comma."""
+def _packed(head: str, items: Sequence[str], tail: str) -> list[str]:
+    """``head``, the ``items`` and ``tail`` on as few lines as fit in :data:`WIDTH`."""
+    indent = " " * 12  # a continuation line, set off from the body
     lines: list[str] = []
-    line = ""
-    for item in items:
-        if line and len(f"{indent}{line} {item},") > WIDTH:
-            lines.append(indent + line)
-            line = ""
-        line = f"{line} {item}," if line else f"{item},"
-    return [*lines, indent + line]
+    line = head
+    for index, item in enumerate(items):
+        piece = item + (tail if index == len(items) - 1 else ",")
+        if line not in (head, indent) and len(f"{line} {piece}") > WIDTH:
+            lines.append(line)
+            line = indent
+        line += piece if line in (head, indent) else f" {piece}"
+    return [*lines, line]
 
 
 def render_method(spec: Callable[..., object]) -> list[str]:
@@ -171,11 +119,7 @@ def render_method(spec: Callable[..., object]) -> list[str]:
     """
     name, returns = spec.__name__, _returns(spec)
     parameters = _parameters(spec)
-    lines = [f"    def {name}({', '.join(parameters)}) -> {returns}:"]
-    if len(lines[0]) > WIDTH:
-        lines = [f"    def {name}(", *_packed(parameters, " " * 8), f"    ) -> {returns}:"]
-    summary = SUMMARIES.get(name) or inspect.getdoc(spec) or f"Call ``{name}``."
-    lines.append(f'        """{summary.splitlines()[0]}"""')
+    lines = _packed(f"    def {name}(", parameters, f") -> {returns}:")
     if returns == "None":
         lines.append(f'        return self._fire("{name}", locals())')
     else:  # the neutral answer written in: a hook nobody implements costs a look, not a call
