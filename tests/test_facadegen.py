@@ -106,7 +106,8 @@ def on_mystery(session_id: str, note: str, tags: list[str], count: int | None) -
 
 def test_an_observer_is_written_from_its_hookspec_and_contract_alone() -> None:
     assert render_method(on_mystery) == [
-        '    def on_mystery(self, *, session_id: str, note: str = "", tags: list[str] | None = None,',
+        '    def on_mystery(self, *, session_id: str, note: str = "", '
+        "tags: list[str] | None = None,",
         "            count: int | None = 1) -> None:",
         '        return self._fire("on_mystery", locals())',
         "    aon_mystery = _async(on_mystery)",
