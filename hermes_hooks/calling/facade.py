@@ -197,7 +197,10 @@ def _async(
 
 
 class Hooks:
-    """The typed facade over a plugin manager's hooks: ``hooks.X(...)`` and ``await hooks.aX(...)``.
+    """The typed facade over a plugin manager's hooks.
+
+    ``hooks.X(...)`` calls hook ``X`` (docs/reference/hooks.md) and returns its answer;
+    ``await hooks.aX(...)`` is the same call with ``async def`` implementations awaited.
 
     :param pm: the manager whose hooks are called.
     :param listener: called with each hook's name before it fires (for event logs and tests).
