@@ -201,65 +201,59 @@ def combine_tool_decisions(
     :returns: the first block if any, else the first approve, else ``allow``; ``args`` has
         every ``modify`` merged key by key, the plugin that ran first winning a key.
     """
-    if not isinstance(results, list):
-        results = list(results)
-    if not results:  # every plugin let the call through: the common case, kept cheap
-        if tampering:
-            return ToolDecision(args=args if owned else dict(args), tampering=tampering)
-        return ToolDecision.allow(args, owned=owned)
-    block: tuple[str, Mapping[str, Any]] | None = None
-    approve: tuple[str, Mapping[str, Any]] | None = None
+    decisions: list[tuple[str, Any]] = [(o, v) for o, v in results if is_tool_decision(v)]
+    if not decisions:  # every plugin let the call through: the common case, kept cheap
+        decision = ToolDecision.allow(args, owned=owned)
+        return attrs.evolve(decision, tampering=tampering) if tampering else decision
+    merged, conflicts, modified_by = _merge_modifies(args, decisions)
+    common: dict[str, Any] = {
+        "args": merged,
+        "conflicts": conflicts,
+        "modified_by": modified_by,
+        "tampering": tampering,
+    }
+    for owner, value in decisions:  # the first block in run order decides
+        if value.get("action") in (None, "block"):
+            text = value.get("message") if value.get("action") == "block" else value.get("reason")
+            message = text if isinstance(text, str) and text else f"blocked by plugin {owner!r}"
+            return ToolDecision(action="block", message=message, plugin=owner, **common)
+    for owner, value in decisions:  # else the first approve
+        if value.get("action") == "approve":
+            text, rule_key = value.get("message"), value.get("rule_key")
+            return ToolDecision(
+                action="approve",
+                message=text if isinstance(text, str) and text else f"plugin {owner!r} asks",
+                rule_key=rule_key if isinstance(rule_key, str) and rule_key else None,
+                plugin=owner,
+                **common,
+            )
+    return ToolDecision(**common)
+
+
+def _merge_modifies(
+    args: Mapping[str, Any], decisions: list[tuple[str, Any]]
+) -> tuple[dict[str, Any], tuple[ModifyConflict, ...], tuple[str, ...]]:
+    """Merge the ``modify`` decisions over ``args``, the one that ran first winning a key."""
     merged = dict(args)
     set_by: dict[str, tuple[str, object]] = {}
     losers: dict[str, list[str]] = {}
     modified_by: list[str] = []
-    for owner, value in results:
-        if not is_tool_decision(value):
+    for owner, value in decisions:
+        if value.get("action") in (None, "block", "approve"):
             continue
-        assert isinstance(value, Mapping)
-        action = value.get("action")
-        if action is None or action == "block":
-            if block is None:
-                block = (owner, value)
-        elif action == "approve":
-            if approve is None:
-                approve = (owner, value)
-        else:
-            modified_by.append(owner)
-            for key, new in value["args"].items():
-                first = set_by.get(key)
-                if first is None:
-                    set_by[key] = (owner, new)
-                    merged[key] = new
-                elif not _same(first[1], new):
-                    losers.setdefault(key, []).append(owner)
+        modified_by.append(owner)
+        for key, new in value["args"].items():
+            first = set_by.get(key)
+            if first is None:
+                set_by[key] = (owner, new)
+                merged[key] = new
+            elif not _same(first[1], new):
+                losers.setdefault(key, []).append(owner)
     conflicts = tuple(
         ModifyConflict(key=key, winner=set_by[key][0], losers=tuple(names))
         for key, names in losers.items()
     )
-    common: dict[str, Any] = {
-        "args": merged,
-        "conflicts": conflicts,
-        "modified_by": tuple(modified_by),
-        "tampering": tampering,
-    }
-    if block is not None:
-        owner, value = block
-        text = value.get("message") if value.get("action") == "block" else value.get("reason")
-        message = text if isinstance(text, str) and text else f"blocked by plugin {owner!r}"
-        return ToolDecision(action="block", message=message, plugin=owner, **common)
-    if approve is not None:
-        owner, value = approve
-        text = value.get("message")
-        rule_key = value.get("rule_key")
-        return ToolDecision(
-            action="approve",
-            message=text if isinstance(text, str) and text else f"plugin {owner!r} asks",
-            rule_key=rule_key if isinstance(rule_key, str) and rule_key else None,
-            plugin=owner,
-            **common,
-        )
-    return ToolDecision(**common)
+    return merged, conflicts, tuple(modified_by)
 
 
 def join_context(results: Iterable[object]) -> str | None:
