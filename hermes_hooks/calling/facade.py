@@ -250,7 +250,7 @@ class Hooks:
             raw = watch = GateWatch(name, kwargs, protects)
             bound = self.pm.callback_bound  # off: nothing can outlive the call, no late check
             late = bound.seconds > 0
-            previous = handoff.set_sink(handoff.Sink(name, watch.records, watch))
+            previous = handoff.set_sink(watch)
             try:
                 caller(**kwargs)
             finally:
@@ -275,8 +275,7 @@ class Hooks:
 
     def _settle(self, watch: GateWatch, *, late: bool = True) -> None:
         """End a gated call: a ``late`` change undone, each thing undone reported on its plugin."""
-        if late:
-            watch.finish()
+        watch.finish(late=late)
         for tampering in watch.tampering:
             message = tampering.describe()
             logger.warning("hook %r: %s", watch.hook, message)

@@ -9,6 +9,7 @@ import contextlib
 from collections.abc import Generator, Mapping, MutableMapping
 from typing import Any, Final
 
+from hermes_hooks.calling import handoff
 from hermes_hooks.calling.aio import raise_wrapfail
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import UNATTRIBUTED, Tampering
@@ -63,17 +64,20 @@ def _same(current: Any, snapshot: Any) -> bool:
     return False
 
 
-class GateWatch:
+class GateWatch(handoff.Sink):
     """One gated hook call: the protected arguments' snapshot, whose results count, what was undone.
+
+    It is the call's sink too (its own ``watch`` until :meth:`finish`): the guards record each
+    result in it and tell it after each implementation.
 
     :param kwargs: the call's keyword arguments (the very mapping the implementations get).
     :param names: the arguments to protect; those the call does not pass are skipped.
     """
 
-    __slots__ = ("_frozen", "_owners", "hook", "kwargs", "records", "snapshots", "tampering")
+    __slots__ = ("_frozen", "_owners", "kwargs", "snapshots", "tampering")
 
     def __init__(self, hook: str, kwargs: Mapping[str, object], names: tuple[str, ...]) -> None:
-        self.hook, self.kwargs = hook, kwargs
+        self.hook, self.kwargs, self.watch = hook, kwargs, self
         self.snapshots: list[tuple[str, object]] = []
         for name in names:
             if name in kwargs:
@@ -112,9 +116,11 @@ class GateWatch:
                 Tampering(owner, f"changed {self.hook}'s {name!r} in place{where}")
             )
 
-    def finish(self) -> None:
-        """Once the call is over: a change made by an implementation abandoned at its timeout."""
-        self.check(AFTER_CALL, " after the call")
+    def finish(self, *, late: bool = True) -> None:
+        """Close the call: with ``late``, undo a change an abandoned implementation made."""
+        self.watch = None  # no reference cycle left to the garbage collector
+        if late:
+            self.check(AFTER_CALL, " after the call")
 
     def teardown(
         self, gen: Generator[None, object, object], owner: str
