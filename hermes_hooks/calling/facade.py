@@ -509,9 +509,8 @@ class Hooks:
             telemetry_schema_version: str = V1) -> ErrorClassification | None:
         if not self._implemented("transform_api_error_classification"):
             return None
-        answer: ErrorClassification | None = self._run(
-            "transform_api_error_classification", locals()
-        )
+        answer: ErrorClassification | None = self._run("transform_api_error_classification",
+            locals())
         return answer
     atransform_api_error_classification = _async(transform_api_error_classification)
 

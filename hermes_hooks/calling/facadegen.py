@@ -125,12 +125,7 @@ def render_method(spec: Callable[..., object]) -> list[str]:
     else:  # the neutral answer written in: a hook nobody implements costs a look, not a call
         lines.append(f'        if not self._implemented("{name}"):')
         lines.append(f"            return {RULES[name].neutral}")
-        call = f'        answer: {returns} = self._run("{name}", locals())'
-        if len(call) > WIDTH:
-            call = (
-                f'        answer: {returns} = self._run(\n            "{name}", locals()\n        )'
-            )
-        lines += call.split("\n")
+        lines += _packed(f"        answer: {returns} = self._run(", [f'"{name}"', "locals()"], ")")
         lines.append("        return answer")
     return [*lines, f"    a{name} = _async({name})"]
 
