@@ -146,7 +146,11 @@ RULES: Final[Mapping[str, Rule]] = {
     "transform_tool_result": _first_str("result"),
     "transform_terminal_output": _first_str("output"),
     "transform_llm_output": _first_str("response_text", nonempty=True),
-    "pre_llm_call": Rule("str | None", "None", _on_raw(rules.join_context)),
+    "pre_llm_call": Rule(
+        "str | None",
+        "None",
+        lambda raw, kw: rules.join_context(raw if isinstance(raw, list) else []),
+    ),
     "pre_gateway_dispatch": Rule(
         "GatewayDecision", "GATEWAY_ALLOW", _on_raw(rules.gateway_decision)
     ),
