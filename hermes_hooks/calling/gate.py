@@ -78,10 +78,10 @@ class GateWatch(handoff.Sink):
 
     def __init__(self, hook: str, kwargs: Mapping[str, object], names: tuple[str, ...]) -> None:
         self.hook, self.kwargs, self.watch = hook, kwargs, self
-        self.snapshots: list[tuple[str, object]] = []
-        for name in names:
+        self.snapshots: dict[str, object] = {}
+        for name in names:  # a loop, not a comprehension: no function call on every tool call
             if name in kwargs:
-                self.snapshots.append((name, json_copy(kwargs[name])))
+                self.snapshots[name] = json_copy(kwargs[name])
         #: ``(plugin, result)`` of each implementation, as it returned it, in run order.
         self.records: list[tuple[str, object]] = []
         self.tampering: list[Tampering] = []
@@ -90,14 +90,11 @@ class GateWatch(handoff.Sink):
 
     def original(self, name: str) -> Any:
         """Return the snapshot of argument ``name`` (what the host passed); never give it out."""
-        for known, snapshot in self.snapshots:
-            if known == name:
-                return snapshot
-        return self.kwargs[name]
+        return self.snapshots[name] if name in self.snapshots else self.kwargs[name]
 
     def check(self, owner: str, where: str = "") -> None:
         """After ``owner``'s code ran: undo and report a change to a protected argument."""
-        for name, snapshot in self.snapshots:
+        for name, snapshot in self.snapshots.items():
             current = self.kwargs[name]
             if type(current) is dict and _is_flat(current):
                 if current == snapshot:  # flat, of exact types: the builtin == decides
@@ -143,7 +140,7 @@ class GateWatch(handoff.Sink):
         else:
             raise_wrapfail(gen, "has second yield")
         self.check(owner, " after its yield")
-        return self._settle(owner, before, out)
+        return self._kept(owner, before, out)
 
     def old_style_teardown(
         self, gen: Generator[None, Any, None], owner: str
@@ -157,7 +154,7 @@ class GateWatch(handoff.Sink):
         self.check(owner, " after its yield")
         if not failed and outcome.exception is None:
             out = outcome.get_result()
-            kept = self._settle(owner, before, out)
+            kept = self._kept(owner, before, out)
             if kept is not out:
                 outcome.force_result(kept)
 
@@ -171,7 +168,7 @@ class GateWatch(handoff.Sink):
         self._frozen = len(records)
         return list(result) if isinstance(result, list) else result
 
-    def _settle(self, owner: str, before: object, out: object) -> object:
+    def _kept(self, owner: str, before: object, out: object) -> object:
         """Keep a wrapper's teardown result when it only added to the list, else undo it."""
         if not isinstance(before, list):
             return out
