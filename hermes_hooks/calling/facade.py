@@ -212,6 +212,8 @@ class Hooks:
         observer hooks ``post_*``, ``on_*``, ``subagent_*`` and ``kanban_*`` concurrently.
     """
 
+    _defers = False  # True on the deferred view
+
     def __init__(
         self,
         pm: GuardedManager,
@@ -237,20 +239,21 @@ class Hooks:
         return None
 
     def _run(self, name: str, kwargs: dict[str, Any], /) -> Any:
-        """Call hook ``name`` with a method's ``locals()``; return its answer (observers: None)."""
+        """Call hook ``name`` with a method's ``locals()``; return its answer (observers: None).
+
+        The deferred view hands the call back instead (a ``_Pending``, for ``_arun``).
+        """
         del kwargs["self"]
         rule, fresh, protects = _PLANS[name]
         for argument, empty in fresh:
             if kwargs[argument] is None:
                 kwargs[argument] = empty.copy()
-        return self._call(name, kwargs, rule, protects)
-
-    def _call(self, name: str, kwargs: dict[str, Any], rule: Rule | None, protects: _Names) -> Any:
-        """Run one hook call now and make its answer (the deferred view hands the call back)."""
+        if self._defers:
+            return _Pending((name, kwargs, rule, protects))
         caller = getattr(self.pm.hook, name)
         if not protects:
             raw = caller(**kwargs)
-        else:  # gated: each implementation recorded and watched
+        else:  # gated: the watch is the call's sink, told after each implementation
             raw = watch = GateWatch(name, kwargs, protects)
             bound = self.pm.callback_bound  # off: nothing can outlive the call, no late check
             late = bound.seconds > 0
@@ -591,8 +594,7 @@ class Hooks:
 class _Deferred(Hooks):
     """A view of a :class:`Hooks` (sharing its state) whose hook calls are handed back, not run."""
 
+    _defers = True
+
     def __init__(self, hooks: Hooks) -> None:  # no super().__init__: the state is shared
         self.__dict__ = hooks.__dict__
-
-    def _call(self, *call: Any) -> _Pending:
-        return _Pending(call)
