@@ -9,6 +9,7 @@ reuse them unchanged, and tests can check them without a plugin manager.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any, Final, Literal
 
 import attrs
@@ -139,7 +140,7 @@ class ToolDecision:
         return self.action == "approve"
 
 
-ALLOW: Final = ToolDecision()
+ALLOW: Final = ToolDecision(args=MappingProxyType({}))
 """What every call no plugin objects to answers, but for its ``args``: shared, frozen."""
 
 _new_object = object.__new__
