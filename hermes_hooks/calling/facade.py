@@ -35,8 +35,15 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:
     from hermes_hooks.calling.guarded import GuardedManager
 
-__all__ = ["CONCURRENT_PREFIXES", "RULES", "HookListener", "Hooks", "Rule", "acall_hook"]
-__all__ += ["call_attributed"]
+__all__ = [
+    "CONCURRENT_PREFIXES",
+    "RULES",
+    "HookListener",
+    "Hooks",
+    "Rule",
+    "acall_hook",
+    "call_attributed",
+]
 
 logger = logging.getLogger(__name__)
 
