@@ -284,6 +284,30 @@ def _call(target: str, hook: str, *, leading: str = "") -> str:
     return f"{target}({arguments})"
 
 
+def _statements(
+    kind: str, hook: str, in_pluggy_order: list[Callable[..., object]], namespace: dict[str, object]
+) -> dict[str, str]:
+    """Each variant's statement of case ``kind``; the plain loop goes into ``namespace``."""
+    statements = {
+        "pluggy": "_out = " + _call(f"raw.hook.{hook}", hook),
+        "ours": "_out = " + _call(f"ours.hook.{hook}", hook),
+        "facade": "_out = " + _call(f"hooks.{hook}", hook),
+    }
+    if kind == "collect":
+        namespace["plain"] = _plain_collect(in_pluggy_order)
+        statements["plain"] = "_out = " + _call("plain", hook)
+        statements["hermes"] = "_out = " + _call("hermes.invoke_hook", hook, leading=repr(hook))
+    elif kind == "firstresult":
+        namespace["plain"] = _plain_first(in_pluggy_order)
+        statements["plain"] = "_out = " + _call("plain", hook)
+        # The host takes the first result of the list Hermes returns, or keeps its own.
+        statements["hermes"] = (
+            "_all = " + _call("hermes.invoke_hook", hook, leading=repr(hook)) + "\n"
+            "_out = _all[0] if _all else _result"
+        )
+    return statements
+
+
 def build_case(kind: str, k: int, home: Path) -> Case:
     """Return the case ``kind`` with ``k`` plugins, set up on fresh managers.
 
@@ -319,34 +343,14 @@ def build_case(kind: str, k: int, home: Path) -> Case:
         got = len(getattr(manager.hook, hook).get_hookimpls())
         if got != wanted:
             raise AssertionError(f"{kind} k={k}: {got} implementations registered, not {wanted}")
-    in_pluggy_order = list(reversed(functions))
     namespace: dict[str, object] = {f"_{name}": value for name, value in _CALL_ARGS[hook].items()}
     namespace.update(raw=raw, ours=ours, hooks=Hooks(ours), hermes=hermes)
-    statements = {
-        "pluggy": "_out = " + _call(f"raw.hook.{hook}", hook),
-        "ours": "_out = " + _call(f"ours.hook.{hook}", hook),
-        "facade": "_out = " + _call(f"hooks.{hook}", hook),
-    }
-    if kind == "collect":
-        namespace["plain"] = _plain_collect(in_pluggy_order)
-        statements["plain"] = "_out = " + _call("plain", hook)
-        statements["hermes"] = "_out = " + _call("hermes.invoke_hook", hook, leading=repr(hook))
-    elif kind == "firstresult":
-        namespace["plain"] = _plain_first(in_pluggy_order)
-        statements["plain"] = "_out = " + _call("plain", hook)
-        # The host takes the first result of the list Hermes returns, or keeps its own.
-        statements["hermes"] = (
-            "_all = " + _call("hermes.invoke_hook", hook, leading=repr(hook)) + "\n"
-            "_out = _all[0] if _all else _result"
-        )
+    statements = _statements(kind, hook, list(reversed(functions)), namespace)
+    expected: dict[str, object] = dict.fromkeys(statements, ("results", ()))
     if kind == "firstresult":
-        answer = ANSWER if k else None
-        expected: dict[str, object] = dict.fromkeys(statements, answer)
-        expected["facade"] = answer if k else _CALL_ARGS[hook]["result"]
-        if not k:
-            expected["hermes"] = _CALL_ARGS[hook]["result"]
-    else:
-        expected = dict.fromkeys(statements, ("results", ()))
+        expected = dict.fromkeys(statements, ANSWER if k else None)
+        if not k:  # the host keeps its own result when nobody answers
+            expected["facade"] = expected["hermes"] = _CALL_ARGS[hook]["result"]
     case = Case(kind, k, statements, namespace, expected)
     case.check()
     return case

@@ -1,20 +1,6 @@
-"""What the tool gate guarantees whatever the implementations do: their arguments, their results.
+"""The tool gate's watch: a protected argument restored after each implementation, results kept.
 
-A hook whose contract ``protects`` an argument (``pre_tool_call``'s ``args``) is called by the
-typed facade with a :class:`GateWatch`. The watch takes one snapshot of the argument before the
-first implementation runs and compares it after each one (both halves of a wrapper included);
-an implementation that changed it in place has the change undone before the next one runs and
-is reported, naming it. It never raises: a raise would turn every tool call into a block.
-
-The watch also keeps what each implementation itself returned (:attr:`GateWatch.records`), so
-the answer is combined from those, not from the list a wrapper hands back. A wrapper may add
-results of its own (they count like any other, under its plugin's name); a wrapper's teardown
-that removes or replaces another's result is reported and undone: the list goes on as it came
-in. Results are copied before the first teardown runs, so a wrapper editing another's decision
-in place changes the copy it sees, not the one that counts.
-
-Nothing is copied for a call where nobody changes anything beyond the one snapshot, which is
-also the original the answer's arguments are made from.
+How the gate works, and what it promises, is in docs/explanation/facade-and-gate.md.
 """
 
 from __future__ import annotations
@@ -23,6 +9,7 @@ import contextlib
 from collections.abc import Generator, Mapping, MutableMapping
 from typing import Any, Final
 
+from hermes_hooks.calling import handoff
 from hermes_hooks.calling.aio import raise_wrapfail
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec.decisions import UNATTRIBUTED, Tampering
@@ -38,14 +25,8 @@ _SHARED: Final = frozenset({str, int, float, bool, type(None), bytes})
 
 
 def json_copy(value: Any) -> Any:
-    """Return a copy of ``value`` whose dicts, lists and tuples are new (JSON-shaped data).
-
-    Strings, numbers and other values are shared: tool arguments come from the model's JSON,
-    and an object of another type is checked by identity only (it is never copied).
-    """
+    """Return a copy of ``value`` whose dicts, lists and tuples are new; anything else is shared."""
     kind = type(value)
-    if kind in _SHARED:
-        return value
     if kind is dict:
         if _SHARED.issuperset(map(type, value.values())):
             return dict(value)  # the common case: flat arguments
@@ -57,13 +38,13 @@ def json_copy(value: Any) -> Any:
     return value
 
 
-def _same(current: object, snapshot: object) -> bool:
-    """Whether ``current`` is still ``snapshot``, judged without trusting either's ``__eq__``.
+def _is_flat(value: dict[Any, Any]) -> bool:
+    """Whether a dict's keys and values are all of exact JSON scalar types."""
+    return _SHARED.issuperset(map(type, value.values())) and _SHARED.issuperset(map(type, value))
 
-    Only values of exactly the JSON types are compared by value (their ``==`` is the builtin
-    one); anything else, a ``str`` subclass whose ``__eq__`` always says yes included, counts
-    as unchanged only while it is the very object the snapshot holds.
-    """
+
+def _same(current: Any, snapshot: Any) -> bool:
+    """Whether ``current`` is still ``snapshot``: only exact JSON types compare by value."""
     if current is snapshot:
         return True
     kind = type(current)
@@ -72,41 +53,35 @@ def _same(current: object, snapshot: object) -> bool:
     if kind in _SHARED:
         return bool(current == snapshot)
     if kind is dict:
-        assert isinstance(current, dict)
-        if _SHARED.issuperset(map(type, current.values())) and _SHARED.issuperset(
-            map(type, current)
-        ):
+        if _is_flat(current):
             return bool(current == snapshot)  # flat, of exact types: the builtin == decides
-        assert isinstance(snapshot, dict)
         return len(current) == len(snapshot) and all(
             type(key) in _SHARED and key in snapshot and _same(value, snapshot[key])
             for key, value in current.items()
         )
     if kind is list or kind is tuple:
-        assert isinstance(current, list | tuple)
-        assert isinstance(snapshot, list | tuple)
-        return len(current) == len(snapshot) and all(
-            _same(a, b) for a, b in zip(current, snapshot, strict=True)
-        )
+        return len(current) == len(snapshot) and all(map(_same, current, snapshot))
     return False
 
 
-class GateWatch:
+class GateWatch(handoff.Sink):
     """One gated hook call: the protected arguments' snapshot, whose results count, what was undone.
 
-    :param hook: the hook's name, for messages.
+    It is the call's sink too (its own ``watch`` until :meth:`finish`): the guards record each
+    result in it and tell it after each implementation.
+
     :param kwargs: the call's keyword arguments (the very mapping the implementations get).
     :param names: the arguments to protect; those the call does not pass are skipped.
     """
 
-    __slots__ = ("_frozen", "_owners", "hook", "kwargs", "records", "snapshots", "tampering")
+    __slots__ = ("_frozen", "_owners", "kwargs", "snapshots", "tampering")
 
     def __init__(self, hook: str, kwargs: Mapping[str, object], names: tuple[str, ...]) -> None:
-        self.hook = hook
-        self.kwargs = kwargs
-        self.snapshots: tuple[tuple[str, object], ...] = tuple(
-            (name, json_copy(kwargs[name])) for name in names if name in kwargs
-        )
+        self.hook, self.kwargs, self.watch = hook, kwargs, self
+        self.snapshots: dict[str, object] = {}
+        for name in names:  # a loop, not a comprehension: no function call on every tool call
+            if name in kwargs:
+                self.snapshots[name] = json_copy(kwargs[name])
         #: ``(plugin, result)`` of each implementation, as it returned it, in run order.
         self.records: list[tuple[str, object]] = []
         self.tampering: list[Tampering] = []
@@ -115,56 +90,39 @@ class GateWatch:
 
     def original(self, name: str) -> Any:
         """Return the snapshot of argument ``name`` (what the host passed); never give it out."""
-        for known, snapshot in self.snapshots:
-            if known == name:
-                return snapshot
-        return self.kwargs[name]
+        return self.snapshots[name] if name in self.snapshots else self.kwargs[name]
 
     def check(self, owner: str, where: str = "") -> None:
         """After ``owner``'s code ran: undo and report a change to a protected argument."""
-        kwargs = self.kwargs
-        for name, snapshot in self.snapshots:
-            current = kwargs[name]
-            if _same(current, snapshot):
+        for name, snapshot in self.snapshots.items():
+            current = self.kwargs[name]
+            if type(current) is dict and _is_flat(current):
+                if current == snapshot:  # flat, of exact types: the builtin == decides
+                    continue
+            elif _same(current, snapshot):
                 continue
-            self._restore(name, current, snapshot)
+            fresh = json_copy(snapshot)
+            if isinstance(current, MutableMapping) and isinstance(fresh, Mapping):
+                current.clear()
+                current.update(fresh)
+            elif isinstance(current, list) and isinstance(fresh, list):
+                current[:] = fresh
+            elif isinstance(self.kwargs, MutableMapping):
+                self.kwargs[name] = fresh
             self.tampering.append(
                 Tampering(owner, f"changed {self.hook}'s {name!r} in place{where}")
             )
 
-    def _restore(self, name: str, current: object, snapshot: object) -> None:
-        fresh = json_copy(snapshot)
-        if isinstance(current, MutableMapping) and isinstance(fresh, Mapping):
-            current.clear()
-            current.update(fresh)
-        elif isinstance(current, list) and isinstance(fresh, list):
-            current[:] = fresh
-        elif isinstance(self.kwargs, MutableMapping):
-            self.kwargs[name] = fresh
-
-    def finish(self) -> None:
-        """Once the call is over: a change made by an implementation abandoned at its timeout."""
-        self.check(AFTER_CALL, " after the call")
-
-    def _freeze(self) -> None:
-        """Copy the results recorded so far, so that a wrapper cannot edit the ones that count."""
-        records = self.records
-        for index in range(self._frozen, len(records)):
-            owner, value = records[index]
-            self._owners[id(value)] = owner
-            records[index] = (owner, json_copy(value))
-        self._frozen = len(records)
+    def finish(self, *, late: bool = True) -> None:
+        """Close the call: with ``late``, undo a change an abandoned implementation made."""
+        self.watch = None  # no reference cycle left to the garbage collector
+        if late:
+            self.check(AFTER_CALL, " after the call")
 
     def teardown(
         self, gen: Generator[None, object, object], owner: str
     ) -> Generator[None, Any, Any]:
-        """Return a wrapper's teardown as pluggy drives it, with its change to the results checked.
-
-        The returned generator is not started: ``next()`` it once, then ``send`` the result (or
-        ``throw`` the exception) as pluggy does. It returns what the wrapper returned, unless
-        the wrapper removed or replaced a result it did not add itself: then the results as
-        they came in, and the wrapper is reported.
-        """
+        """A new-style wrapper's teardown as pluggy drives it (not started), its change checked."""
         try:
             result = yield
         except BaseException as exc:
@@ -174,7 +132,7 @@ class GateWatch:
                 self.check(owner, " after its yield")
                 return stop.value
             raise_wrapfail(gen, "has second yield")
-        before = self.before_teardown(result)
+        before = self._before_teardown(result)
         try:
             gen.send(result)
         except StopIteration as stop:
@@ -182,34 +140,35 @@ class GateWatch:
         else:
             raise_wrapfail(gen, "has second yield")
         self.check(owner, " after its yield")
-        return self.settle(owner, before, out)
+        return self._kept(owner, before, out)
 
     def old_style_teardown(
         self, gen: Generator[None, Any, None], owner: str
     ) -> Generator[None, Any, None]:
         """:meth:`teardown` for an old-style ``hookwrapper=True`` guard (sent a ``Result``)."""
         outcome = yield
-        if outcome.exception is not None:
-            with contextlib.suppress(StopIteration):
-                gen.send(outcome)
-            self.check(owner, " after its yield")
-            return
-        before = self.before_teardown(outcome.get_result())
+        failed = outcome.exception is not None
+        before = None if failed else self._before_teardown(outcome.get_result())
         with contextlib.suppress(StopIteration):
             gen.send(outcome)
         self.check(owner, " after its yield")
-        if outcome.exception is None:
+        if not failed and outcome.exception is None:
             out = outcome.get_result()
-            kept = self.settle(owner, before, out)
+            kept = self._kept(owner, before, out)
             if kept is not out:
                 outcome.force_result(kept)
 
-    def before_teardown(self, result: object) -> object:
-        """Before a wrapper's teardown: freeze the results so far, return a copy of the list."""
-        self._freeze()
+    def _before_teardown(self, result: object) -> object:
+        """Copy the results so far (a wrapper edits its copy); return a copy of the list."""
+        records = self.records
+        for index in range(self._frozen, len(records)):
+            owner, value = records[index]
+            self._owners[id(value)] = owner
+            records[index] = (owner, json_copy(value))
+        self._frozen = len(records)
         return list(result) if isinstance(result, list) else result
 
-    def settle(self, owner: str, before: object, out: object) -> object:
+    def _kept(self, owner: str, before: object, out: object) -> object:
         """Keep a wrapper's teardown result when it only added to the list, else undo it."""
         if not isinstance(before, list):
             return out
@@ -226,9 +185,7 @@ class GateWatch:
         else:
             removed = before
             what = f"replaced the result list with {type(out).__name__} in its wrapper"
-        victims = tuple(
-            dict.fromkeys(self._owners.get(id(value), UNATTRIBUTED) for value in removed)
-        )
+        victims = tuple(dict.fromkeys(self._owners.get(id(v), UNATTRIBUTED) for v in removed))
         if victims:
             what += " (" + ", ".join(f"{name!r}'s" for name in victims) + ")"
         self.tampering.append(Tampering(owner, what, victims))

@@ -9,6 +9,7 @@ reuse them unchanged, and tests can check them without a plugin manager.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any, Final, Literal
 
 import attrs
@@ -24,6 +25,8 @@ from hermes_hooks.spec.contract import (
 )
 
 __all__ = [
+    "ALLOW",
+    "GATEWAY_ALLOW",
     "UNATTRIBUTED",
     "ErrorClassification",
     "GatewayDecision",
@@ -86,7 +89,7 @@ class Tampering:
         return f"plugin {self.plugin!r} {self.what}; undone, it changes nothing"
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # slots=False: ToolDecision.allow fills one dict
 class ToolDecision:
     """The one decision the ``pre_tool_call`` results combine into.
 
@@ -114,26 +117,16 @@ class ToolDecision:
 
     @classmethod
     def allow(cls, args: Mapping[str, Any], *, owned: bool = False) -> ToolDecision:
-        """Return the decision to run the call with a copy of ``args``: ``cls(args=dict(args))``.
+        """Return :data:`ALLOW` for this call: its fields, with a copy of ``args``.
 
-        With ``owned``, ``args`` is a dict no one else holds (the gate's snapshot): it is kept,
-        not copied.
-
-        Every tool call that no plugin objects to takes this path. attrs' ``__init__`` sets
-        each field of a frozen class through ``object.__setattr__``; the slots' own setters
-        do it in about half the time.
+        :param owned: ``args`` is a dict no one else holds (the gate's snapshot): kept, not copied.
         """
         if cls is not ToolDecision:
             return cls(args=dict(args))
         decision: ToolDecision = _new_object(cls)
-        _set_action(decision, "allow")
-        _set_message(decision, None)
-        _set_rule_key(decision, None)
-        _set_args(decision, args if owned and type(args) is dict else dict(args))
-        _set_conflicts(decision, ())
-        _set_plugin(decision, None)
-        _set_modified_by(decision, ())
-        _set_tampering(decision, ())
+        fields = decision.__dict__  # attrs' __init__ sets each field through a frozen setattr
+        fields.update(_ALLOW_FIELDS)
+        fields["args"] = args if owned and type(args) is dict else dict(args)
         return decision
 
     @property
@@ -147,32 +140,11 @@ class ToolDecision:
         return self.action == "approve"
 
 
+ALLOW: Final = ToolDecision(args=MappingProxyType({}))
+"""What every call no plugin objects to answers, but for its ``args``: shared, frozen."""
+
 _new_object = object.__new__
-_slots: dict[str, Any] = {f.name: vars(ToolDecision)[f.name] for f in attrs.fields(ToolDecision)}
-# A field added to ToolDecision and not set in ToolDecision.allow fails here, at import.
-(
-    _set_action,
-    _set_message,
-    _set_rule_key,
-    _set_args,
-    _set_conflicts,
-    _set_plugin,
-    _set_modified_by,
-    _set_tampering,
-) = (
-    _slots.pop(name).__set__
-    for name in (
-        "action",
-        "message",
-        "rule_key",
-        "args",
-        "conflicts",
-        "plugin",
-        "modified_by",
-        "tampering",
-    )
-)
-assert not _slots, f"ToolDecision.allow does not set {sorted(_slots)}"
+_ALLOW_FIELDS: Final = dict(vars(ALLOW))
 
 
 @attrs.frozen
@@ -187,6 +159,10 @@ class GatewayDecision:
     action: GatewayAction = "allow"
     reason: str | None = None
     text: str | None = None
+
+
+GATEWAY_ALLOW: Final = GatewayDecision()
+"""The one ``allow`` answer of ``pre_gateway_dispatch``: frozen, so every call shares it."""
 
 
 @attrs.frozen
@@ -226,66 +202,59 @@ def combine_tool_decisions(
     :returns: the first block if any, else the first approve, else ``allow``; ``args`` has
         every ``modify`` merged key by key, the plugin that ran first winning a key.
     """
-    if not isinstance(results, list):
-        results = list(results)
-    if not results:  # every plugin let the call through: the common case, kept cheap
+    decisions: list[tuple[str, Any]] = [(o, v) for o, v in results if is_tool_decision(v)]
+    if not decisions:  # every plugin let the call through: the common case, kept cheap
         decision = ToolDecision.allow(args, owned=owned)
-        if tampering:
-            _set_tampering(decision, tampering)
-        return decision
-    block: tuple[str, Mapping[str, Any]] | None = None
-    approve: tuple[str, Mapping[str, Any]] | None = None
+        return attrs.evolve(decision, tampering=tampering) if tampering else decision
+    merged, conflicts, modified_by = _merge_modifies(args, decisions)
+    common: dict[str, Any] = {
+        "args": merged,
+        "conflicts": conflicts,
+        "modified_by": modified_by,
+        "tampering": tampering,
+    }
+    for owner, value in decisions:  # the first block in run order decides
+        if value.get("action") in (None, "block"):
+            text = value.get("message") if value.get("action") == "block" else value.get("reason")
+            message = text if isinstance(text, str) and text else f"blocked by plugin {owner!r}"
+            return ToolDecision(action="block", message=message, plugin=owner, **common)
+    for owner, value in decisions:  # else the first approve
+        if value.get("action") == "approve":
+            text, rule_key = value.get("message"), value.get("rule_key")
+            return ToolDecision(
+                action="approve",
+                message=text if isinstance(text, str) and text else f"plugin {owner!r} asks",
+                rule_key=rule_key if isinstance(rule_key, str) and rule_key else None,
+                plugin=owner,
+                **common,
+            )
+    return ToolDecision(**common)
+
+
+def _merge_modifies(
+    args: Mapping[str, Any], decisions: list[tuple[str, Any]]
+) -> tuple[dict[str, Any], tuple[ModifyConflict, ...], tuple[str, ...]]:
+    """Merge the ``modify`` decisions over ``args``, the one that ran first winning a key."""
     merged = dict(args)
     set_by: dict[str, tuple[str, object]] = {}
     losers: dict[str, list[str]] = {}
     modified_by: list[str] = []
-    for owner, value in results:
-        if not is_tool_decision(value):
+    for owner, value in decisions:
+        if value.get("action") in (None, "block", "approve"):
             continue
-        assert isinstance(value, Mapping)
-        action = value.get("action")
-        if action is None or action == "block":
-            if block is None:
-                block = (owner, value)
-        elif action == "approve":
-            if approve is None:
-                approve = (owner, value)
-        else:
-            modified_by.append(owner)
-            for key, new in value["args"].items():
-                first = set_by.get(key)
-                if first is None:
-                    set_by[key] = (owner, new)
-                    merged[key] = new
-                elif not _same(first[1], new):
-                    losers.setdefault(key, []).append(owner)
+        modified_by.append(owner)
+        for key, new in value["args"].items():
+            first = set_by.get(key)
+            if first is None:
+                set_by[key] = (owner, new)
+                merged[key] = new
+            elif not _same(first[1], new):
+                losers.setdefault(key, []).append(owner)
     conflicts = tuple(
         ModifyConflict(key=key, winner=set_by[key][0], losers=tuple(names))
         for key, names in losers.items()
     )
-    common: dict[str, Any] = {
-        "args": merged,
-        "conflicts": conflicts,
-        "modified_by": tuple(modified_by),
-        "tampering": tampering,
-    }
-    if block is not None:
-        owner, value = block
-        text = value.get("message") if value.get("action") == "block" else value.get("reason")
-        message = text if isinstance(text, str) and text else f"blocked by plugin {owner!r}"
-        return ToolDecision(action="block", message=message, plugin=owner, **common)
-    if approve is not None:
-        owner, value = approve
-        text = value.get("message")
-        rule_key = value.get("rule_key")
-        return ToolDecision(
-            action="approve",
-            message=text if isinstance(text, str) and text else f"plugin {owner!r} asks",
-            rule_key=rule_key if isinstance(rule_key, str) and rule_key else None,
-            plugin=owner,
-            **common,
-        )
-    return ToolDecision(**common)
+    return merged, conflicts, tuple(modified_by)
 
 
 def join_context(results: Iterable[object]) -> str | None:
@@ -306,7 +275,7 @@ def join_context(results: Iterable[object]) -> str | None:
 def gateway_decision(value: object) -> GatewayDecision:
     """Turn the first ``pre_gateway_dispatch`` result into a decision (``None`` → allow)."""
     if not is_gateway_decision(value):
-        return GatewayDecision()
+        return GATEWAY_ALLOW
     assert isinstance(value, Mapping)
     action = value["action"]
     if action == "skip":
@@ -314,7 +283,7 @@ def gateway_decision(value: object) -> GatewayDecision:
         return GatewayDecision(action="skip", reason=reason if reason else "skipped by a plugin")
     if action == "rewrite":
         return GatewayDecision(action="rewrite", text=value["text"])
-    return GatewayDecision()
+    return GATEWAY_ALLOW
 
 
 def verify_decision(value: object) -> VerifyDecision | None:
