@@ -28,7 +28,8 @@ IDLE_SECONDS: float = 30.0
 """An idle worker exits after this many seconds without a job."""
 
 MAX_WORKERS: int = 256
-"""No more worker threads than this exist at once; :func:`submit` refuses beyond."""
+"""No more worker threads than this exist at once; :func:`submit` refuses beyond (a bounded
+call then runs inline). ``plugins.hook_worker_threads`` sets it."""
 
 _STOP: Final = object()
 _lock = threading.Lock()  # the pool, and each job's finished/abandoned hand-over
