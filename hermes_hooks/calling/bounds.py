@@ -27,8 +27,16 @@ if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms 
 
     from hermes_hooks.calling import contexts
 
-__all__ = ["COOLDOWN_SECONDS", "MAX_HUNG_PER_PLUGIN", "MAX_HUNG_WORKERS", "SELF_BOUNDED_ATTR"]
-__all__ += ["BoundSetting", "CallbackBound", "bound_for", "is_async_callable"]
+__all__ = [
+    "COOLDOWN_SECONDS",
+    "MAX_HUNG_PER_PLUGIN",
+    "MAX_HUNG_WORKERS",
+    "SELF_BOUNDED_ATTR",
+    "BoundSetting",
+    "CallbackBound",
+    "bound_for",
+    "is_async_callable",
+]
 
 COOLDOWN_SECONDS: float = 60.0
 """After a timeout the same callback is skipped this long (Hermes: 60 s)."""

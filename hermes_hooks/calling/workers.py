@@ -21,8 +21,16 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:  # asyncio is imported where a call needs it: it costs ~25 ms at start-up
     import asyncio
 
-__all__ = ["IDLE_SECONDS", "MAX_WORKERS", "Job", "WorkerUnavailableError", "live_workers"]
-__all__ += ["shutdown_idle", "submit", "wait_until_done"]
+__all__ = [
+    "IDLE_SECONDS",
+    "MAX_WORKERS",
+    "Job",
+    "WorkerUnavailableError",
+    "live_workers",
+    "shutdown_idle",
+    "submit",
+    "wait_until_done",
+]
 
 IDLE_SECONDS: float = 30.0
 """An idle worker exits after this many seconds without a job."""
