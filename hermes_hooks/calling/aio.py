@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 import pluggy
 
 from hermes_hooks.calling import contexts, handoff, workers
+from hermes_hooks.calling.pluggy_private import live_hookimpls
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 
 __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
@@ -22,8 +23,8 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:
     from hermes_hooks.calling.gate import GateWatch
 
-__all__ = ["ACALL_ATTR", "DEFAULT_HELPER_TIMEOUT", "ResolveTimeoutError", "amulticall"]
-__all__ += ["finish_teardowns", "is_awaitable", "raise_wrapfail", "resolve"]
+__all__ = ["ACALL_ATTR", "DEFAULT_HELPER_TIMEOUT", "ResolveTimeoutError", "acall", "amulticall"]
+__all__ += ["collected", "finish_teardowns", "is_awaitable", "raise_wrapfail", "resolve", "start"]
 
 DEFAULT_HELPER_TIMEOUT: float = 600.0
 """Seconds a sync caller inside a running loop waits for an awaitable when it names no bound."""
@@ -169,39 +170,75 @@ def _plain_steps(impls: Sequence[pluggy.HookImpl]) -> tuple[handoff.Step, ...] |
     return steps
 
 
+def start(
+    caller: pluggy.HookCaller,
+    kwargs: Mapping[str, object],
+    *,
+    concurrent: bool = False,
+    watch: GateWatch | None = None,
+) -> handoff.Batch | Coroutine[Any, Any, object]:
+    """Begin ``caller(**kwargs)`` for a coroutine: a bounded call of plain sync implementations is
+    handed to a worker as one :class:`~handoff.Batch` (await its ``future``, then
+    :func:`collected`); any other call is the :func:`amulticall` coroutine to await.
+
+    :param concurrent: run the plain implementations concurrently (observer hooks only).
+    :param watch: a gated call's watch: told after each implementation, and gets the records.
+    """
+    firstresult = bool(caller.spec.opts.get("firstresult")) if caller.spec is not None else False
+    impls = live_hookimpls(caller)  # not copied: a batch's steps are a tuple of their own
+    steps = _plain_steps(impls) if not handoff.on_worker() else None
+    if steps is None or (seconds := steps[0][4].setting.seconds) <= 0:
+        records = None if watch is None else watch.records
+        concurrent = concurrent and not firstresult and watch is None
+        # a copy: an implementation may register plugins
+        return amulticall(list(impls), kwargs, firstresult, records, concurrent, watch)
+    batch = handoff.Batch(steps, kwargs, seconds, firstresult, False, watch, contexts.for_call())
+    handoff.send(batch)
+    return batch
+
+
+def collected(batch: handoff.Batch) -> object:
+    """The answer of a call :func:`start` handed to a worker, once its future is done."""
+    found: list[object] = []
+    watch = batch.watch
+    _collect(batch.steps, handoff.outcome(batch), found, None if watch is None else watch.records)
+    return (found[0] if found else None) if batch.firstresult else found
+
+
+async def acall(
+    caller: pluggy.HookCaller,
+    kwargs: Mapping[str, object],
+    *,
+    concurrent: bool = False,
+    watch: GateWatch | None = None,
+) -> object:
+    """Await ``caller(**kwargs)``, ``async def`` implementations awaited (see :func:`start`)."""
+    call = start(caller, kwargs, concurrent=concurrent, watch=watch)
+    if type(call) is not handoff.Batch:
+        return await call  # type: ignore[misc]
+    try:
+        await call.future  # type: ignore[misc]
+    except BaseException:
+        handoff.give_up(call)  # cancelled: the worker may still be busy
+        raise
+    return collected(call)
+
+
 async def amulticall(
-    hook_name: str,
     hook_impls: Sequence[pluggy.HookImpl],
     caller_kwargs: Mapping[str, object],
     firstresult: bool,
-    *,
-    records: list[tuple[str, object]] | None = None,
-    concurrent: bool = False,
-    watch: GateWatch | None = None,
+    records: list[tuple[str, object]] | None,
+    concurrent: bool,
+    watch: GateWatch | None,
 ) -> object:
     """Call ``hook_impls`` as pluggy's ``_multicall`` does, awaiting each plain implementation.
 
     Runs of consecutive bounded sync implementations go to a worker as one batch; ``async def``
-    ones are awaited here, between them.
-
-    :param records: receives ``(plugin name, result)`` for each non-``None`` plain result.
-    :param concurrent: run the plain implementations concurrently (observer hooks only); each
-        runs in a context of its own.
-    :param watch: a gated call's watch, told after each implementation and wrapper half.
+    ones are awaited here, between them. ``records`` receives ``(plugin name, result)`` for each
+    non-``None`` plain result; with ``concurrent``, the plain implementations run concurrently,
+    each in a context of its own.
     """
-    steps = _plain_steps(hook_impls) if not handoff.on_worker() else None
-    if steps is not None and (seconds := steps[0][4].setting.seconds) > 0:
-        batch = handoff.Batch(
-            steps, caller_kwargs, seconds, firstresult, False, watch, contexts.for_call()
-        )
-        try:
-            await handoff.send(batch)
-        except BaseException:
-            handoff.give_up(batch)  # cancelled: the worker may still be busy
-            raise
-        found: list[object] = []
-        _collect(steps, handoff.outcome(batch), found, records)
-        return (found[0] if found else None) if firstresult else found
     call = _AsyncCall(caller_kwargs, firstresult, records, concurrent, watch)
     try:
         await call.run(hook_impls)

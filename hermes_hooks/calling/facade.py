@@ -12,8 +12,6 @@ import logging
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, NamedTuple, ParamSpec, TypeVar
 
-import pluggy
-
 from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.gate import GateWatch
 from hermes_hooks.calling.pluggy_private import live_hookimpls
@@ -98,17 +96,7 @@ async def acall_hook(
     :param concurrent: run the plain implementations concurrently (observer hooks only).
     :param watch: a gated call's watch, which gets the records.
     """
-    caller: pluggy.HookCaller = getattr(pm.hook, name)
-    firstresult = bool(caller.spec.opts.get("firstresult")) if caller.spec is not None else False
-    return await aio.amulticall(
-        name,
-        list(caller.get_hookimpls()),  # a copy: an implementation may register plugins
-        kwargs,
-        firstresult,
-        records=None if watch is None else watch.records,
-        concurrent=concurrent and not firstresult and watch is None,
-        watch=watch,
-    )
+    return await aio.acall(getattr(pm.hook, name), kwargs, concurrent=concurrent, watch=watch)
 
 
 class Rule(NamedTuple):
@@ -183,7 +171,7 @@ _PLANS: Final = {name: _plan(name) for name in hookspecs.HOOK_NAMES}
 
 
 class _Pending(tuple[str, dict[str, Any], "Rule | None", _Names]):
-    """A hook call a coroutine method is to await: the arguments of ``Hooks._arun``."""
+    """A hook call a coroutine method is to await: its hook, arguments, rule and protects."""
 
 
 _P = ParamSpec("_P")
@@ -193,14 +181,36 @@ _R = TypeVar("_R")
 def _async(
     method: Callable[Concatenate[Hooks, _P], _R],
 ) -> Callable[Concatenate[Hooks, _P], Coroutine[Any, Any, _R]]:
-    """Make the coroutine twin of a method: run it on the deferred view, await the call it gives."""
+    """Make the coroutine twin of a method: run it on the deferred view, await the call it gives.
+
+    One coroutine from the caller to the worker: a thousand suspended turns keep little alive.
+    """
 
     @functools.wraps(method)
     async def amethod(self: Hooks, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        answer: _R = method(self._deferred, *args, **kwargs)
-        if isinstance(answer, _Pending):
-            answer = await self._arun(*answer)
-        return answer
+        answer: Any = method(self._deferred, *args, **kwargs)
+        if not isinstance(answer, _Pending):
+            return answer  # type: ignore[no-any-return]
+        name, kw, rule, protects = answer
+        del answer
+        watch = GateWatch(name, kw, protects) if protects else None
+        concurrent = self.concurrent_observers and name.startswith(CONCURRENT_PREFIXES)
+        try:
+            call = aio.start(getattr(self.pm.hook, name), kw, concurrent=concurrent, watch=watch)
+            if type(call) is handoff.Batch:
+                try:
+                    await call.future  # type: ignore[misc]
+                except BaseException:
+                    handoff.give_up(call)  # cancelled: the worker may still be busy
+                    raise
+                raw = aio.collected(call)
+            else:
+                raw = await call  # type: ignore[misc]
+        finally:
+            if watch is not None:
+                self._settle(watch)
+        answer = None if rule is None else rule.finish(raw if watch is None else watch, kw)
+        return answer  # type: ignore[no-any-return]
 
     amethod.__name__ = "a" + method.__name__
     amethod.__qualname__ = method.__qualname__.rsplit(".", 1)[0] + "." + amethod.__name__
@@ -248,7 +258,7 @@ class Hooks:
     def _run(self, name: str, kwargs: dict[str, Any], /) -> Any:
         """Call hook ``name`` with a method's ``locals()``; return its answer (observers: None).
 
-        The deferred view hands the call back instead (a ``_Pending``, for ``_arun``).
+        The deferred view hands the call back instead (a ``_Pending``, for the coroutine twin).
         """
         del kwargs["self"]
         rule, fresh, protects = _PLANS[name]
@@ -270,21 +280,6 @@ class Hooks:
             finally:
                 handoff.set_sink(previous)
                 self._settle(watch, late=late or bound.seconds > 0)
-        return None if rule is None else rule.finish(raw, kwargs)
-
-    async def _arun(
-        self, name: str, kwargs: dict[str, Any], rule: Rule | None, protects: _Names
-    ) -> Any:
-        """Await one hook call: ``async def`` implementations awaited, in pluggy's order."""
-        if protects:
-            raw: Any = GateWatch(name, kwargs, protects)
-            try:
-                await acall_hook(self.pm, name, kwargs, watch=raw)
-            finally:
-                self._settle(raw)
-        else:
-            concurrent = self.concurrent_observers and name.startswith(CONCURRENT_PREFIXES)
-            raw = await acall_hook(self.pm, name, kwargs, concurrent=concurrent)
         return None if rule is None else rule.finish(raw, kwargs)
 
     def _settle(self, watch: GateWatch, *, late: bool = True) -> None:
