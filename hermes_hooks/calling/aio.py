@@ -23,7 +23,7 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:
     from hermes_hooks.calling.gate import GateWatch
 
-__all__ = ["ACALL_ATTR", "DEFAULT_HELPER_TIMEOUT", "ResolveTimeoutError", "acall", "amulticall"]
+__all__ = ["ACALL_ATTR", "DEFAULT_HELPER_TIMEOUT", "ResolveTimeoutError", "amulticall"]
 __all__ += ["collected", "finish_teardowns", "is_awaitable", "raise_wrapfail", "resolve", "start"]
 
 DEFAULT_HELPER_TIMEOUT: float = 600.0
@@ -177,21 +177,17 @@ def start(
     concurrent: bool = False,
     watch: GateWatch | None = None,
 ) -> handoff.Batch | Coroutine[Any, Any, object]:
-    """Begin ``caller(**kwargs)`` for a coroutine: a bounded call of plain sync implementations is
-    handed to a worker as one :class:`~handoff.Batch` (await its ``future``, then
-    :func:`collected`); any other call is the :func:`amulticall` coroutine to await.
-
-    :param concurrent: run the plain implementations concurrently (observer hooks only).
-    :param watch: a gated call's watch: told after each implementation, and gets the records.
+    """Begin ``caller(**kwargs)`` for a coroutine: a bounded call of plain sync implementations
+    goes to a worker as one :class:`~handoff.Batch` (await its ``future``, then :func:`collected`);
+    any other is the :func:`amulticall` coroutine to await (its arguments: see there).
     """
     firstresult = bool(caller.spec.opts.get("firstresult")) if caller.spec is not None else False
     impls = live_hookimpls(caller)  # not copied: a batch's steps are a tuple of their own
     steps = _plain_steps(impls) if not handoff.on_worker() else None
     if steps is None or (seconds := steps[0][4].setting.seconds) <= 0:
-        records = None if watch is None else watch.records
         concurrent = concurrent and not firstresult and watch is None
         # a copy: an implementation may register plugins
-        return amulticall(list(impls), kwargs, firstresult, records, concurrent, watch)
+        return amulticall(list(impls), kwargs, firstresult, concurrent, watch)
     batch = handoff.Batch(steps, kwargs, seconds, firstresult, False, watch, contexts.for_call())
     handoff.send(batch)
     return batch
@@ -205,41 +201,21 @@ def collected(batch: handoff.Batch) -> object:
     return (found[0] if found else None) if batch.firstresult else found
 
 
-async def acall(
-    caller: pluggy.HookCaller,
-    kwargs: Mapping[str, object],
-    *,
-    concurrent: bool = False,
-    watch: GateWatch | None = None,
-) -> object:
-    """Await ``caller(**kwargs)``, ``async def`` implementations awaited (see :func:`start`)."""
-    call = start(caller, kwargs, concurrent=concurrent, watch=watch)
-    if type(call) is not handoff.Batch:
-        return await call  # type: ignore[misc]
-    try:
-        await call.future  # type: ignore[misc]
-    except BaseException:
-        handoff.give_up(call)  # cancelled: the worker may still be busy
-        raise
-    return collected(call)
-
-
 async def amulticall(
     hook_impls: Sequence[pluggy.HookImpl],
     caller_kwargs: Mapping[str, object],
     firstresult: bool,
-    records: list[tuple[str, object]] | None,
     concurrent: bool,
     watch: GateWatch | None,
 ) -> object:
     """Call ``hook_impls`` as pluggy's ``_multicall`` does, awaiting each plain implementation.
 
     Runs of consecutive bounded sync implementations go to a worker as one batch; ``async def``
-    ones are awaited here, between them. ``records`` receives ``(plugin name, result)`` for each
-    non-``None`` plain result; with ``concurrent``, the plain implementations run concurrently,
-    each in a context of its own.
+    ones are awaited here, between them. With ``concurrent`` (observer hooks only) the plain
+    implementations run concurrently, each in a context of its own. A gated call's ``watch`` is
+    told after each implementation and wrapper half, and records each plain result's plugin.
     """
-    call = _AsyncCall(caller_kwargs, firstresult, records, concurrent, watch)
+    call = _AsyncCall(caller_kwargs, firstresult, concurrent, watch)
     try:
         await call.run(hook_impls)
     except BaseException as exc:
@@ -275,11 +251,11 @@ class _AsyncCall:
         self,
         kwargs: Mapping[str, object],
         firstresult: bool,
-        records: list[tuple[str, object]] | None,
         concurrent: bool,
         watch: GateWatch | None,
     ) -> None:
-        self.kwargs, self.firstresult, self.records = kwargs, firstresult, records
+        self.kwargs, self.firstresult = kwargs, firstresult
+        self.records = None if watch is None else watch.records
         self.concurrent, self.watch = concurrent, watch
         self.results: list[object] = []
         self.exception: BaseException | None = None

@@ -83,20 +83,17 @@ def call_attributed(
     return _attribute(raw, records)
 
 
-async def acall_hook(
-    pm: GuardedManager,
-    name: str,
-    kwargs: Mapping[str, object],
-    *,
-    concurrent: bool = False,
-    watch: GateWatch | None = None,
-) -> Any:
-    """Await what ``pm.hook.<name>(**kwargs)`` returns, ``async def`` implementations awaited.
-
-    :param concurrent: run the plain implementations concurrently (observer hooks only).
-    :param watch: a gated call's watch, which gets the records.
-    """
-    return await aio.acall(getattr(pm.hook, name), kwargs, concurrent=concurrent, watch=watch)
+async def acall_hook(pm: GuardedManager, name: str, kwargs: Mapping[str, object]) -> Any:
+    """Await what ``pm.hook.<name>(**kwargs)`` returns, ``async def`` implementations awaited."""
+    call = aio.start(getattr(pm.hook, name), kwargs)
+    if type(call) is not handoff.Batch:
+        return await call  # type: ignore[misc]
+    try:
+        await call.future  # type: ignore[misc]
+    except BaseException:
+        handoff.give_up(call)  # cancelled: the worker may still be busy
+        raise
+    return aio.collected(call)
 
 
 class Rule(NamedTuple):

@@ -143,11 +143,6 @@ def on_worker() -> bool:
     return _local.batch is not None
 
 
-def thread_state() -> threading.local:
-    """The per-thread state the compiled guards read (``batch``, ``sink``)."""
-    return _local
-
-
 def sink() -> Sink | None:
     """Return the facade call this thread is in, if any."""
     return _local.sink
