@@ -189,7 +189,7 @@ def _async(
         if not isinstance(answer, _Pending):
             return answer  # type: ignore[no-any-return]
         name, kw, rule, protects = answer
-        del answer
+        del answer, args, kwargs  # not kept alive while the call is awaited
         watch = GateWatch(name, kw, protects) if protects else None
         concurrent = self.concurrent_observers and name.startswith(CONCURRENT_PREFIXES)
         try:
