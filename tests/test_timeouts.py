@@ -493,3 +493,39 @@ def test_with_every_worker_busy_a_call_runs_inline_instead_of_being_refused(
     finally:
         release.set()
     assert busy.wait(10)
+
+
+def test_cancelling_a_bounded_async_call_stops_its_batch_after_the_step_under_way(
+    home: PluginHome,
+) -> None:
+    home.add_plugin(
+        "first",
+        plugin(
+            """
+@hookimpl(tryfirst=True)
+def post_tool_call(tool_name):
+    log.append("first:start")
+    wait()
+    log.append("first:end")
+"""
+        ),
+    )
+    home.add_plugin(
+        "second", plugin('@hookimpl\ndef post_tool_call(tool_name):\n    log.append("second")\n')
+    )
+    pm = load(home, 30)
+    log = shared().log
+
+    async def turn() -> None:
+        call = asyncio.ensure_future(Hooks(pm).apost_tool_call(tool_name="t", args={}, result=""))
+        while "first:start" not in log:
+            await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    asyncio.run(turn())
+    shared().release.set()
+    wait_for(lambda: "first:end" in log)
+    drain_workers()
+    assert "second" not in log  # given up: the worker stopped after the step under way
