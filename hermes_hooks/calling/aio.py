@@ -23,7 +23,7 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:
     from hermes_hooks.calling.gate import GateWatch
 
-__all__ = ["ACALL_ATTR", "DEFAULT_HELPER_TIMEOUT", "ResolveTimeoutError", "amulticall"]
+__all__ = ["ACALL_ATTR", "DEFAULT_HELPER_TIMEOUT", "ResolveTimeoutError"]
 __all__ += ["collected", "finish_teardowns", "is_awaitable", "raise_wrapfail", "resolve", "start"]
 
 DEFAULT_HELPER_TIMEOUT: float = 600.0
@@ -179,7 +179,7 @@ def start(
 ) -> handoff.Batch | Coroutine[Any, Any, object]:
     """Begin ``caller(**kwargs)`` for a coroutine: a bounded call of plain sync implementations
     goes to a worker as one :class:`~handoff.Batch` (await its ``future``, then :func:`collected`);
-    any other is the :func:`amulticall` coroutine to await (its arguments: see there).
+    any other is the :meth:`_AsyncCall.amulticall` coroutine to await (arguments: see there).
     """
     firstresult = bool(caller.spec.opts.get("firstresult")) if caller.spec is not None else False
     impls = live_hookimpls(caller)  # not copied: a batch's steps are a tuple of their own
@@ -187,7 +187,7 @@ def start(
     if steps is None or (seconds := steps[0][4].setting.seconds) <= 0:
         concurrent = concurrent and not firstresult and watch is None
         # a copy: an implementation may register plugins
-        return amulticall(list(impls), kwargs, firstresult, concurrent, watch)
+        return _AsyncCall(kwargs, firstresult, concurrent, watch).amulticall(list(impls))
     batch = handoff.Batch(steps, kwargs, seconds, firstresult, False, watch, contexts.for_call())
     handoff.send(batch)
     return batch
@@ -199,34 +199,6 @@ def collected(batch: handoff.Batch) -> object:
     watch = batch.watch
     _collect(batch.steps, handoff.outcome(batch), found, None if watch is None else watch.records)
     return (found[0] if found else None) if batch.firstresult else found
-
-
-async def amulticall(
-    hook_impls: Sequence[pluggy.HookImpl],
-    caller_kwargs: Mapping[str, object],
-    firstresult: bool,
-    concurrent: bool,
-    watch: GateWatch | None,
-) -> object:
-    """Call ``hook_impls`` as pluggy's ``_multicall`` does, awaiting each plain implementation.
-
-    Runs of consecutive bounded sync implementations go to a worker as one batch; ``async def``
-    ones are awaited here, between them. With ``concurrent`` (observer hooks only) the plain
-    implementations run concurrently, each in a context of its own. A gated call's ``watch`` is
-    told after each implementation and wrapper half, and records each plain result's plugin.
-    """
-    call = _AsyncCall(caller_kwargs, firstresult, concurrent, watch)
-    try:
-        await call.run(hook_impls)
-    except BaseException as exc:
-        call.exception = exc
-    finally:
-        for _, awaitable in call.pending:
-            if inspect.iscoroutine(awaitable):
-                awaitable.close()  # never started because an earlier step failed
-    results = call.results
-    result: object = (results[0] if results else None) if firstresult else results
-    return finish_teardowns(call.teardowns, result, call.exception)
 
 
 def _collect(
@@ -245,7 +217,13 @@ def _collect(
 
 
 class _AsyncCall:
-    """One call of :func:`amulticall` with wrappers or ``async def`` implementations."""
+    """A call with wrappers or ``async def`` implementations, as pluggy's ``_multicall`` makes it.
+
+    Runs of consecutive bounded sync implementations go to a worker as one batch; ``async def``
+    ones are awaited between them. With ``concurrent`` (observer hooks only) the plain
+    implementations run concurrently, each in a context of its own. A gated call's ``watch`` is
+    told after each implementation and wrapper half, and records each plain result's plugin.
+    """
 
     def __init__(
         self,
@@ -263,6 +241,20 @@ class _AsyncCall:
         self.pending: list[tuple[Sequence[handoff.Step] | str, Awaitable[Any]]] = []
         self.batch: list[handoff.Step] = []
         self.seconds = 0.0
+
+    async def amulticall(self, impls: Sequence[pluggy.HookImpl]) -> object:
+        """Call ``impls`` (in pluggy's order, reversed); return pluggy's result."""
+        try:
+            await self.run(impls)
+        except BaseException as exc:
+            self.exception = exc
+        finally:
+            for _, awaitable in self.pending:
+                if inspect.iscoroutine(awaitable):
+                    awaitable.close()  # never started because an earlier step failed
+        results = self.results
+        result: object = (results[0] if results else None) if self.firstresult else results
+        return finish_teardowns(self.teardowns, result, self.exception)
 
     async def run(self, impls: Sequence[pluggy.HookImpl]) -> None:
         """Run the implementations in call order; stop at the first answer of a firstresult."""
