@@ -1,5 +1,5 @@
 """Awaitables from synchronous code (:func:`resolve`), and hook calls from asynchronous code
-(:func:`amulticall`, pluggy's loop for async callers). See docs/explanation/async-and-timeouts.md.
+(:func:`start`: a batch, or pluggy's loop as a coroutine). Docs:/explanation/async-and-timeouts.md.
 """
 
 from __future__ import annotations
