@@ -23,8 +23,17 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 if TYPE_CHECKING:
     from hermes_hooks.calling.gate import GateWatch
 
-__all__ = ["ACALL_ATTR", "DEFAULT_HELPER_TIMEOUT", "ResolveTimeoutError"]
-__all__ += ["collected", "finish_teardowns", "is_awaitable", "raise_wrapfail", "resolve", "start"]
+__all__ = [
+    "ACALL_ATTR",
+    "DEFAULT_HELPER_TIMEOUT",
+    "ResolveTimeoutError",
+    "collected",
+    "finish_teardowns",
+    "is_awaitable",
+    "raise_wrapfail",
+    "resolve",
+    "start",
+]
 
 DEFAULT_HELPER_TIMEOUT: float = 600.0
 """Seconds a sync caller inside a running loop waits for an awaitable when it names no bound."""
