@@ -33,6 +33,8 @@ from typing import Any, Final
 from hermes_hooks import hookimpl
 
 BUDGET: Final = 1.2
+BEGIN: Final = "<!-- benchmarks.concurrency: begin -->"
+END: Final = "<!-- benchmarks.concurrency: end -->"
 PLUGINS_PER_KIND: Final = 3
 
 
@@ -130,25 +132,25 @@ def measure(turns: int, rounds: int) -> dict[tuple[float, bool], dict[str, float
     return figures
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark and print its table; exit 1 when the budget is missed."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.concurrency", description=__doc__)
-    parser.add_argument("--turns", type=int, default=1000, help="concurrent turns per run")
-    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds")
-    parser.add_argument(
-        "--no-gc", action="store_true", help="with the garbage collector off (to see its share)"
-    )
-    options = parser.parse_args(argv)
-    if options.no_gc:
-        gc.disable()
-    figures = measure(options.turns, options.rounds)
-    collector = ", collector off" if options.no_gc else ""
-    print(f"{options.turns} concurrent asyncio turns, median of {options.rounds} rounds{collector}")
-    print(
-        "| concurrent observers | bound off | default bound | ratio | blocked or wrong | "
-        "failures charged |"
-    )
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+def render(
+    figures: dict[tuple[float, bool], dict[str, float]], turns: int, rounds: int, no_gc: bool
+) -> tuple[str, bool]:
+    """Return the Markdown block for the performance page, and whether the budget was missed."""
+    collector = ", collector off" if no_gc else ""
+    lines = [
+        BEGIN,
+        "",
+        f"### {turns:,} concurrent asyncio turns",
+        "",
+        f"Median of {rounds} interleaved rounds{collector}, measured by "
+        "`python -m benchmarks.concurrency` (pinned to one CPU for the published figures): "
+        "`apre_tool_call`, `apost_tool_call` and `atransform_tool_result` with three plugins "
+        "each, through `Hooks(pm)`.",
+        "",
+        "| concurrent observers | bound off | default bound | ratio | blocked or wrong "
+        "| failures charged |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     missed = False
     for concurrent in (False, True):
         off, on = figures[(0.0, concurrent)], figures[(30.0, concurrent)]
@@ -156,12 +158,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         bad = int(on["bad"] + off["bad"])
         charged = int(on["failures"] + off["failures"])
         missed = missed or bad > 0 or charged > 0 or ratio > BUDGET
-        print(
+        lines.append(
             f"| {'on' if concurrent else 'off'} | {off['seconds'] * 1000:.0f} ms "
             f"| {on['seconds'] * 1000:.0f} ms | {ratio:.2f}x | {bad} | {charged} |"
         )
     verdict = "missed" if missed else "met"
-    print(f"budget: no blocked call, bounded within {BUDGET:g}x of unbounded: {verdict}")
+    lines += [
+        "",
+        f"Budget (issue 22): no blocked call, and the bounded run within {BUDGET:g}x of the "
+        f"unbounded one: **{verdict}**.",
+        "",
+        END,
+    ]
+    return "\n".join(lines), missed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark, print its table (and write it into ``--doc``); exit 1 when missed."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.concurrency", description=__doc__)
+    parser.add_argument("--turns", type=int, default=1000, help="concurrent turns per run")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds")
+    parser.add_argument(
+        "--no-gc", action="store_true", help="with the garbage collector off (to see its share)"
+    )
+    parser.add_argument("--doc", type=Path, help="the page to write the results into")
+    options = parser.parse_args(argv)
+    if options.no_gc:
+        gc.disable()
+    figures = measure(options.turns, options.rounds)
+    block, missed = render(figures, options.turns, options.rounds, options.no_gc)
+    print(block)
+    if options.doc is not None:
+        from benchmarks.streaming import write
+
+        write(options.doc, block, BEGIN, END)
     return 1 if missed else 0
 
 

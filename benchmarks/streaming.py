@@ -157,12 +157,13 @@ def render(stream: list[dict[str, Any]], shell: dict[str, float], quick: bool) -
     return "\n".join(lines)
 
 
-def write(doc: Path, block: str) -> None:
-    """Replace this module's block in ``doc`` (or append it), keeping the rest."""
+def write(doc: Path, block: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replace the block between ``begin`` and ``end`` in ``doc`` (or append it), keeping the
+    rest; ``block`` holds the markers itself."""
     text = doc.read_text(encoding="utf-8") if doc.exists() else ""
-    if BEGIN in text and END in text:
-        head, _, rest = text.partition(BEGIN)
-        _, _, tail = rest.partition(END)
+    if begin in text and end in text:
+        head, _, rest = text.partition(begin)
+        _, _, tail = rest.partition(end)
         text = head + block + tail
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
