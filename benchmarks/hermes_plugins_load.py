@@ -136,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder: Path = args.folder.resolve()
     if not folder.is_dir():
         parser.error(f"{folder} is not a folder")
+    if (folder.parent / "hermes_cli").is_dir():
+        # Plugins import their folder's parent (plugins.<key>), which would make Hermes's own
+        # packages importable in place of the modules hermes-hooks serves.
+        parser.error(f"{folder} sits beside Hermes's own packages: copy the folder out first")
     with (
         _environment_kept(),
         tempfile.TemporaryDirectory(prefix="hermes-plugins-load-") as scratch,
