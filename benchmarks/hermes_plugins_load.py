@@ -137,8 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not folder.is_dir():
         parser.error(f"{folder} is not a folder")
     if (folder.parent / "hermes_cli").is_dir():
-        # Plugins import their folder's parent (plugins.<key>), which would make Hermes's own
-        # packages importable in place of the modules hermes-hooks serves.
+        # There the plugins reach Hermes's own packages, and a real module wins over a served
+        # one (compat/finder.py): what is measured would be Hermes, not hermes-hooks.
         parser.error(f"{folder} sits beside Hermes's own packages: copy the folder out first")
     with (
         _environment_kept(),
