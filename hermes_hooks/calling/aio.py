@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_HELPER_TIMEOUT",
     "ResolveTimeoutError",
     "collected",
+    "finish",
     "finish_teardowns",
     "is_awaitable",
     "raise_wrapfail",
@@ -200,6 +201,20 @@ def start(
     batch = handoff.Batch(steps, kwargs, seconds, firstresult, False, watch, contexts.for_call())
     handoff.send(batch)
     return batch
+
+
+async def finish(call: handoff.Batch | Coroutine[Any, Any, object]) -> object:
+    """Await what :func:`start` began; return pluggy's result (a cancelled wait gives the batch
+    up: its worker may still be busy)."""
+    if type(call) is not handoff.Batch:
+        return await call  # type: ignore[misc]
+    batch: Any = call
+    try:
+        await batch.future
+    except BaseException:
+        handoff.give_up(batch)
+        raise
+    return collected(batch)
 
 
 def collected(batch: handoff.Batch) -> object:

@@ -263,9 +263,23 @@ class Batch:
     """One bounded call's steps, as its caller and the workers share them."""
 
     __slots__ = (
-        "cancel", "claims", "error", "exact", "firstresult", "future", "index", "kwargs",
-        "seconds", "side", "start", "started", "steps", "stopped", "values", "watch",
-    )  # fmt: skip
+        "cancel",
+        "claims",
+        "error",
+        "exact",
+        "firstresult",
+        "future",
+        "index",
+        "kwargs",
+        "seconds",
+        "side",
+        "start",
+        "started",
+        "steps",
+        "stopped",
+        "values",
+        "watch",
+    )
 
     def __init__(
         self,
