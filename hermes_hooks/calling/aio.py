@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 import pluggy
 
 from hermes_hooks.calling import contexts, handoff, workers
-from hermes_hooks.calling.pluggy_private import live_hookimpls
+from hermes_hooks.calling.pluggy_private import ContractHookCaller, Monitor, live_hookimpls
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 
 __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these frames out
@@ -189,8 +189,46 @@ def start(
 ) -> handoff.Batch | Coroutine[Any, Any, object]:
     """Begin ``caller(**kwargs)`` for a coroutine: a bounded call of plain sync implementations
     goes to a worker as one :class:`~handoff.Batch` (await its ``future``, then :func:`collected`);
-    any other is the :meth:`_AsyncCall.amulticall` coroutine to await (arguments: see there).
+    any other is the :meth:`_AsyncCall.amulticall` coroutine to await (arguments: see there),
+    inside the manager's call monitors (``add_hookcall_monitoring``, tracing) when it has any.
     """
+    monitors = caller.monitors if isinstance(caller, ContractHookCaller) else ()
+    if monitors:
+        impls = live_hookimpls(caller).copy()  # what pluggy hands its monitors
+        return _monitored(monitors, impls, caller, kwargs, concurrent, watch)
+    return _start(caller, kwargs, concurrent, watch)
+
+
+async def _monitored(
+    monitors: Sequence[Monitor],
+    impls: list[pluggy.HookImpl],
+    caller: pluggy.HookCaller,
+    kwargs: Mapping[str, object],
+    concurrent: bool,
+    watch: GateWatch | None,
+) -> object:
+    """The call with its monitors told, as pluggy's ``add_hookcall_monitoring`` wraps its loop:
+    the newest outermost, each ``after`` given the outcome of what it wraps."""
+    before, after = monitors[-1]
+    before(caller.name, impls, kwargs)
+    try:
+        if len(monitors) > 1:
+            value = await _monitored(monitors[:-1], impls, caller, kwargs, concurrent, watch)
+        else:
+            value = await finish(_start(caller, kwargs, concurrent, watch))
+        outcome: pluggy.Result[object] = pluggy.Result(value, None)
+    except BaseException as exc:
+        outcome = pluggy.Result(None, exc)
+    after(outcome, caller.name, impls, kwargs)
+    return outcome.get_result()
+
+
+def _start(
+    caller: pluggy.HookCaller,
+    kwargs: Mapping[str, object],
+    concurrent: bool,
+    watch: GateWatch | None,
+) -> handoff.Batch | Coroutine[Any, Any, object]:
     firstresult = bool(caller.spec.opts.get("firstresult")) if caller.spec is not None else False
     impls = live_hookimpls(caller)  # not copied: a batch's steps are a tuple of their own
     steps = _plain_steps(impls) if not handoff.on_worker() else None

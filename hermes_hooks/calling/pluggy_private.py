@@ -29,6 +29,7 @@ __tracebackhide__ = hide_in_pytest  # a plugin's failure: pytest leaves these fr
 __all__ = [
     "PRIVATE_ATTRIBUTES",
     "ContractHookCaller",
+    "Monitor",
     "PluggySeams",
     "insert_in_call_order",
     "live_hookimpls",
@@ -42,6 +43,11 @@ PRIVATE_ATTRIBUTES: Final = (
 """The private attributes read or written (checked by ``tests/test_pluggy_private.py``)."""
 CALLER_OVERRIDES: Final = ("_add_hookimpl", "_remove_plugin", "_maybe_apply_history")
 """The private methods of ``pluggy.HookCaller`` that :class:`ContractHookCaller` overrides."""
+
+Before = Callable[[str, Sequence[pluggy.HookImpl], Mapping[str, Any]], None]
+After = Callable[[pluggy.Result[Any], str, Sequence[pluggy.HookImpl], Mapping[str, Any]], None]
+Monitor = tuple[Before, After]
+"""A ``(before, after)`` pair given to ``add_hookcall_monitoring``."""
 
 _HISTORIC: Final = "Cannot directly call a historic hook - use call_historic instead."
 _FRESH: Final = (list, dict)  # defaults copied for each call
@@ -223,6 +229,12 @@ class ContractHookCaller(pluggy.HookCaller):
         self._seams._remove_hookimpls(self, plugin)
         self._batches.clear()
 
+    @property
+    def monitors(self) -> tuple[Monitor, ...]:
+        """The manager's call monitors, oldest first (for the async path, which pluggy's loop
+        is not)."""
+        return self._seams.monitors
+
     def forget_batches(self) -> None:
         """Drop the batches kept for the list as it was (it has just changed)."""
         self._batches.clear()
@@ -244,6 +256,20 @@ class PluggySeams(pluggy.PluginManager):
         self._registered: dict[int, tuple[object, str, dict[pluggy.HookCaller, None]]] = {}
         self._custom_eq = 0  # registered plugins whose type defines __eq__
         self._stage: _Stage | None = None
+        #: What ``add_hookcall_monitoring`` was given and not undone, oldest first.
+        self.monitors: tuple[Monitor, ...] = ()
+
+    def add_hookcall_monitoring(self, before: Before, after: After) -> Callable[[], None]:
+        """pluggy's, around its loop; the async path (:mod:`~hermes_hooks.calling.aio`) tells the
+        same monitors of its calls. The undo, as pluggy's, also drops monitors added after."""
+        undo_pluggys = super().add_hookcall_monitoring(before, after)
+        kept, self.monitors = self.monitors, (*self.monitors, (before, after))
+
+        def undo() -> None:
+            undo_pluggys()
+            self.monitors = kept
+
+        return undo
 
     def hook_defaults(self, spec_function: object) -> Mapping[str, object]:
         """Return the defaults of the arguments a call of this hook may leave out; none here."""
