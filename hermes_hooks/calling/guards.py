@@ -258,6 +258,13 @@ class Guard(_Owned):
                 current.records.append((self.plugin_key, result))
         return result
 
+    def note(self, result: Any) -> Any:
+        """:meth:`_record` for a result of this thread's batch: its worker told the watch."""
+        current = handoff.sink() if handoff.OPEN_SINKS else None
+        if result is not None and current is not None and current.hook == self.hook_name:
+            current.records.append((self.plugin_key, result))
+        return result
+
     def compile(self, argnames: tuple[str, ...], defaulted: bool) -> Callable[..., Any]:
         """The guarded function, taking ``argnames`` positionally as pluggy passes them."""
         by_keyword = self.kw_target is not None and argnames == self.kw_names and not defaulted
@@ -265,7 +272,9 @@ class Guard(_Owned):
         callee = self.kw_target if by_keyword else self.target
         make = _entry_maker(argnames, by_keyword, defaulted, self.setting is not None)
         cells = (self.observers, handoff.OPEN_SINKS, self.setting, self.slow, callee)
-        entry: Callable[..., Any] = make(*cells, self.failed, self.settle, self._record)
+        entry: Callable[..., Any] = make(
+            *cells, self.failed, self.settle, self._record, handoff.THREAD, self
+        )
         entry.__qualname__ = "Guard.entry"
         setattr(entry, aio.ACALL_ATTR, self.acall)
         setattr(entry, handoff.GUARD_ATTR, self)
@@ -302,9 +311,9 @@ class Guard(_Owned):
 
 _ENTRY_SOURCE: Final = """
 def make(_hh_observers, _hh_open, _hh_setting, _hh_slow, _hh_callback, _hh_failed, _hh_settle,
-         _hh_record):
+         _hh_record, _hh_local, _hh_me):
     def guarded({args}):
-        if _hh_observers{bounded}:
+        if _hh_observers{bounded}:{answered}
             return _hh_slow({args})
         try:
             _hh_result = _hh_callback({call})
@@ -321,6 +330,16 @@ def make(_hh_observers, _hh_open, _hh_setting, _hh_slow, _hh_callback, _hh_faile
 """What :meth:`Guard.compile` compiles, once per signature; the values are closure cells (one
 code object, shared by guards with different values: globals would defeat its caches)."""
 
+_ANSWERED: Final = """
+            _hh_call = _hh_local.call
+            if _hh_call is not None and _hh_call.ran:
+                _hh_at = _hh_call.ran.get(_hh_me)
+                if _hh_at is not None:
+                    _hh_result = _hh_call.values[_hh_at]
+                    return _hh_me.note(_hh_result) if _hh_open else _hh_result"""
+"""A bounded entry's answer when its call's batch ran it already (the first guard runs the
+batch, :func:`handoff.answer`): read here, the hot case of a bounded call."""
+
 
 @functools.lru_cache(maxsize=256)
 def _entry_maker(
@@ -330,7 +349,8 @@ def _entry_maker(
     args = ", ".join([*argnames, "**_hh_named"] if defaulted else argnames)
     call = ", ".join(f"{name}={name}" for name in argnames) if by_keyword else args
     rare = " or _hh_setting.seconds > 0.0" if bounded else ""
-    source = _ENTRY_SOURCE.format(args=args, call=call, bounded=rare)
+    answered = _ANSWERED if bounded else ""
+    source = _ENTRY_SOURCE.format(args=args, call=call, bounded=rare, answered=answered)
     scope: dict[str, Any] = {"__tracebackhide__": hide_in_pytest}
     exec(compile(source, "<hermes_hooks guard>", "exec"), scope)
     maker: Callable[..., Callable[..., Any]] = scope["make"]

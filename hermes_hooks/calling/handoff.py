@@ -132,7 +132,9 @@ class _PerThread(threading.local):
     courier: _Courier | None = None  # of the loop running in this thread
 
 
-_local = _PerThread()
+_local = THREAD = _PerThread()
+"""This thread's open batch, facade call and pending bounded call (a guard's entry reads
+``THREAD.call`` itself)."""
 
 OPEN_SINKS: Final[list[None]] = []
 """One item per thread whose facade call is open: the guards look for a sink only then."""
