@@ -8,8 +8,10 @@ same monitors, in the same order, with the same arguments and outcome.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pluggy
@@ -18,9 +20,12 @@ import pytest
 from hermes_hooks import hookimpl
 from hermes_hooks.calling import workers
 from hermes_hooks.calling.facade import Hooks, acall_hook
+from hermes_hooks.dashboard import counters as counters_module
+from hermes_hooks.dashboard.counters import HookCounters
 from hermes_hooks.plugins.config import PluginsConfig
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
+from hermes_hooks.testing.recorder import HookRecorder
 
 TOOL_KWARGS: dict[str, Any] = {
     "tool_name": "terminal",
@@ -219,3 +224,99 @@ def test_a_monitor_that_raises_fails_the_async_call_as_it_fails_the_sync_one() -
             asyncio.run(acall_hook(pm, "pre_tool_call", dict(TOOL_KWARGS)))
     finally:
         undo()
+
+
+# -- what is built on the monitors: the test recorder, the dashboard's counters ------------------
+
+
+class Defaulted:
+    @hookimpl
+    def pre_tool_call(self, tool_name: str, task_id: str = "unset") -> object:
+        return {"action": "block", "message": task_id}
+
+
+class AsyncObserver:
+    @hookimpl
+    async def post_tool_call(self, tool_name: str) -> str:
+        await asyncio.sleep(0)
+        return f"saw {tool_name}"
+
+
+def test_the_recorder_keeps_each_plugins_result_of_an_async_call() -> None:
+    pm = manager(Blocks(), AsyncObserver(), Watches())
+    recorder = HookRecorder(pm)
+    try:
+        hooks = Hooks(pm, concurrent_observers=True)
+        asyncio.run(hooks.apre_tool_call(tool_name="terminal", args={}))
+        asyncio.run(hooks.apost_tool_call(tool_name="terminal", args={}, result="r"))
+    finally:
+        recorder.close()
+    pre, post = recorder.calls("pre_tool_call"), recorder.calls("post_tool_call")
+    assert [(r.plugin, r.value) for r in pre[0].impl_results] == [("p0-Blocks", BLOCK)]
+    assert pre[0].result == [BLOCK]
+    # Concurrent observers: each records its own result in the call of its task.
+    assert sorted((r.plugin, r.value) for r in post[0].impl_results) == [
+        ("p1-AsyncObserver", "saw terminal"),
+        ("p2-Watches", None),
+    ]
+
+
+def test_the_recorder_passes_a_defaulted_argument_on_to_the_implementation() -> None:
+    # pluggy passes an argument with a default by keyword; the recording wrapper must take it.
+    pm = manager(Defaulted())
+    recorder = HookRecorder(pm)
+    try:
+        kwargs = {**TOOL_KWARGS, "task_id": "given"}
+        assert pm.hook.pre_tool_call(**kwargs) == [{"action": "block", "message": "given"}]
+        answer = asyncio.run(acall_hook(pm, "pre_tool_call", kwargs))
+    finally:
+        recorder.close()
+    assert answer == [{"action": "block", "message": "given"}]
+    calls = recorder.calls("pre_tool_call")
+    assert [call.error for call in calls] == [None, None]
+    assert [len(call.impl_results) for call in calls] == [1, 1]
+
+
+def test_the_dashboard_counters_time_interleaved_async_calls_each_on_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    readings = iter([0.0, 1.0, 2.0, 3.0])  # A starts, B starts, A ends, B ends
+    monkeypatch.setattr(
+        counters_module,
+        "time",
+        SimpleNamespace(perf_counter=lambda: next(readings), time=time.time),
+    )
+    steps = {name: asyncio.Event() for name in ("a in", "b in", "a go", "b go")}
+
+    class Waits:
+        @hookimpl
+        async def post_tool_call(self) -> None:
+            steps["a in"].set()
+            await steps["a go"].wait()
+
+        @hookimpl
+        async def post_llm_call(self) -> None:
+            steps["b in"].set()
+            await steps["b go"].wait()
+
+    pm = manager(Waits())
+    counters = HookCounters().attach(pm)
+
+    async def interleave() -> None:
+        hooks = Hooks(pm)
+        a = asyncio.create_task(hooks.apost_tool_call(tool_name="t", args={}, result="r"))
+        await steps["a in"].wait()
+        b = asyncio.create_task(
+            hooks.apost_llm_call(user_message="u", assistant_response="r", conversation_history=[])
+        )
+        await steps["b in"].wait()
+        steps["a go"].set()
+        await a  # A ends while B is still running
+        steps["b go"].set()
+        await b
+
+    asyncio.run(interleave())
+    counters.detach()
+    figures = counters.snapshot()
+    assert figures["post_tool_call"]["seconds"] == 2.0
+    assert figures["post_llm_call"]["seconds"] == 2.0

@@ -12,6 +12,7 @@ implementation's own time; without one, time is per hook call.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -47,7 +48,10 @@ class HookCounters:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._hooks: dict[str, _HookFigures] = {}
-        self._local = threading.local()
+        # Per thread, and per task in async code: concurrent async calls interleave on one thread.
+        self._started: contextvars.ContextVar[tuple[float, ...]] = contextvars.ContextVar(
+            "hermes_hook_counters_started", default=()
+        )
         self._undo: list[Callable[[], object]] = []
         self.started = time.time()
 
@@ -66,20 +70,15 @@ class HookCounters:
         while self._undo:
             self._undo.pop()()
 
-    def _stack(self) -> list[float]:
-        stack: list[float] | None = getattr(self._local, "stack", None)
-        if stack is None:
-            stack = self._local.stack = []
-        return stack
-
     def _before(self, hook_name: str, hook_impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
-        self._stack().append(time.perf_counter())
+        self._started.set((*self._started.get(), time.perf_counter()))
 
     def _after(
         self, outcome: object, hook_name: str, hook_impls: Sequence[Any], kwargs: object
     ) -> None:
-        stack = self._stack()
-        elapsed = time.perf_counter() - stack.pop() if stack else 0.0
+        started = self._started.get()
+        elapsed = time.perf_counter() - started[-1] if started else 0.0
+        self._started.set(started[:-1])
         with self._lock:
             figures = self._hooks.setdefault(hook_name, _HookFigures())
             figures.calls += 1

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 import pluggy
 
+from hermes_hooks.calling.aio import ACALL_ATTR
 from hermes_hooks.spec.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -341,16 +342,16 @@ class HookRecorder(HookCalls):
         plugin = impl.plugin_name
         stack = self._stack
 
-        def recording(*args: Any) -> Any:
+        def recording(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
             active = stack.get()
             call = active[-1] if active else None
             # A facade's recording copy calls the plugin's wrapped function: record it once.
             if call is None or call._in_impl:
-                return original(*args)
+                return original(*args, **kwargs)
             call._in_impl = True
             try:
-                value = original(*args)
+                value = original(*args, **kwargs)
             except BaseException as exc:
                 call.impl_results.append(ImplResult(plugin, None, exc))
                 raise
@@ -361,6 +362,33 @@ class HookRecorder(HookCalls):
 
         # Keep what isolation and introspection read from the function (guard markers).
         recording.__dict__.update(getattr(original, "__dict__", {}))
+        acall = getattr(original, ACALL_ATTR, None)
+        if acall is not None:  # what the async path awaits in its place: recorded too
+            setattr(recording, ACALL_ATTR, _recording_async(acall, plugin, stack))
         setattr(recording, _RECORDING, self)
         setattr(impl, "function", recording)  # noqa: B010 - Final for type checkers only
         self._wrapped.append((impl, original, recording))
+
+
+def _recording_async(
+    acall: Callable[..., Any],
+    plugin: str,
+    stack: contextvars.ContextVar[tuple[HookCall, ...]],
+) -> Callable[..., Any]:
+    """The coroutine function the async path awaits for a recorded implementation: each call
+    recorded in the hook call open in its task (concurrent observers each record their own)."""
+
+    async def arecording(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        active = stack.get()
+        if not active:
+            return await acall(*args, **kwargs)
+        try:
+            value = await acall(*args, **kwargs)
+        except BaseException as exc:
+            active[-1].impl_results.append(ImplResult(plugin, None, exc))
+            raise
+        active[-1].impl_results.append(ImplResult(plugin, value))
+        return value
+
+    return arecording
