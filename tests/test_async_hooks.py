@@ -545,3 +545,39 @@ def test_the_listener_hears_async_calls_too(home: PluginHome) -> None:
     assert heard == ["pre_tool_call"]
     assert decision.action == "allow"
     assert decision.args == {"a": 1}
+
+
+class UsesDefaults:
+    @hookimpl
+    def pre_tool_call(self, tool_name: str, task_id: str, middleware_trace: list[int]) -> object:
+        middleware_trace.append(1)
+        return {"action": "block", "message": f"{task_id!r} {middleware_trace}"}
+
+
+@pytest.mark.parametrize("timeout", [0.0, 30.0], ids=["unbounded", "bounded"])
+def test_acall_hook_fills_in_the_contracts_defaults_as_the_sync_call_does(timeout: float) -> None:
+    pm = manager_with("pre_tool_call", [], [], timeout)
+    pm.register(UsesDefaults(), name="defaults")
+    given: dict[str, Any] = {"tool_name": "x", "args": {}}
+    expected = [{"action": "block", "message": "'' [1]"}]  # a fresh list on every call
+    for _ in range(2):
+        assert pm.hook.pre_tool_call(**given) == expected
+        assert asyncio.run(acall_hook(pm, "pre_tool_call", given)) == expected
+    assert given == {"tool_name": "x", "args": {}}  # the caller's mapping is left alone
+
+
+def test_acall_hook_warns_about_an_argument_without_a_default_as_pluggy_does() -> None:
+    pm = manager_with("pre_tool_call", [], [], 0.0)
+    pm.register(UsesDefaults(), name="defaults")
+    missing = pytest.raises(pluggy.HookCallError, match="'tool_name'")
+    with pytest.warns(UserWarning, match="'tool_name'.* cannot be found") as sync, missing:
+        pm.hook.pre_tool_call(args={})
+
+    async def host() -> object:
+        return await acall_hook(pm, "pre_tool_call", {"args": {}})
+
+    missing = pytest.raises(pluggy.HookCallError, match="'tool_name'")
+    with pytest.warns(UserWarning, match="'tool_name'.* cannot be found") as async_, missing:
+        asyncio.run(host())
+    assert [str(w.message) for w in async_] == [str(w.message) for w in sync]
+    assert [w.filename for w in async_] == [w.filename for w in sync] == [__file__]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Final, Literal, NamedTuple, 
 
 from hermes_hooks.calling import aio, handoff
 from hermes_hooks.calling.gate import GateWatch
-from hermes_hooks.calling.pluggy_private import live_hookimpls
+from hermes_hooks.calling.pluggy_private import ContractHookCaller, live_hookimpls
 from hermes_hooks.calling.tracebacks import hide_in_pytest
 from hermes_hooks.spec import decisions as rules, hookspecs
 from hermes_hooks.spec.contract import get_contract
@@ -84,8 +84,12 @@ def call_attributed(
 
 
 async def acall_hook(pm: GuardedManager, name: str, kwargs: Mapping[str, object]) -> Any:
-    """Await what ``pm.hook.<name>(**kwargs)`` returns, ``async def`` implementations awaited."""
-    return await aio.finish(aio.start(getattr(pm.hook, name), kwargs))
+    """Await what ``pm.hook.<name>(**kwargs)`` returns, ``async def`` implementations awaited
+    (arguments left out take the contract's defaults, as in the sync call)."""
+    caller = getattr(pm.hook, name)
+    if isinstance(caller, ContractHookCaller):
+        kwargs = caller.arguments(kwargs)
+    return await aio.finish(aio.start(caller, kwargs))
 
 
 class Rule(NamedTuple):

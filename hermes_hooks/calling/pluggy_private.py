@@ -178,7 +178,17 @@ class ContractHookCaller(pluggy.HookCaller):
         finally:
             handoff.pop_pending()
 
-    def _complete(self, kwargs: dict[str, object], *, warn: bool = True) -> None:
+    def arguments(self, kwargs: Mapping[str, object]) -> Mapping[str, object]:
+        """What a call with ``kwargs`` runs with, completed as :meth:`__call__` completes them
+        (for the async path): ``kwargs`` itself, or a completed copy."""
+        if any(name not in kwargs for name in self._argnames):
+            kwargs = dict(kwargs)
+            self._complete(kwargs, stacklevel=4)  # the frame awaiting acall_hook
+        return {**self._kwdefaults, **kwargs} if self._kwdefaults else kwargs
+
+    def _complete(
+        self, kwargs: dict[str, object], *, warn: bool = True, stacklevel: int = 3
+    ) -> None:
         """Fill in the defaults a call left out; warn, in pluggy's words, about the others."""
         for name, default in self._fill:
             if name not in kwargs:
@@ -188,7 +198,7 @@ class ContractHookCaller(pluggy.HookCaller):
             warnings.warn(
                 f"Argument(s) {missing} which are declared in the hookspec "
                 "cannot be found in this hook call",
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
 
     def _filled(self, kwargs: Mapping[str, object] | None) -> Mapping[str, object]:
