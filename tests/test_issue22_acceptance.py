@@ -293,6 +293,18 @@ def test_a_historic_call_replays_on_later_registration_as_raw_pluggy_does(second
     assert refusals[0] == refusals[1]
 
 
+@pytest.mark.parametrize("seconds", BOUNDS)
+def test_positional_and_unknown_arguments_are_met_as_raw_pluggy_meets_them(seconds: float) -> None:
+    answers: list[object] = []
+    for pm in (raw_pluggy([]), ours([], seconds)):
+        with pytest.raises(TypeError) as refused:
+            pm.hook.transform_terminal_output("ls", "out")  # type: ignore[call-arg]
+        answers.append(str(refused.value).partition("__call__()")[2])  # pluggy's words
+        answers.append(pm.hook.transform_terminal_output(**TERMINAL, not_in_the_spec=1))
+    assert answers[:2] == answers[2:]
+    assert answers[0] == " takes 1 positional argument but 3 were given"
+
+
 def monitors(
     records: list[object],
 ) -> tuple[Callable[..., None], Callable[..., None]]:
@@ -565,6 +577,25 @@ def test_a_hung_first_result_implementation_gives_way_to_the_next(
     assert shared().log == ["hung:start"]
     assert info(pm, "hung-first").hook_timeouts == 1
     assert info(pm, "upper").hook_errors == 0
+
+
+@pytest.mark.parametrize("concurrent_observers", [False, True])
+def test_a_hung_observer_on_the_async_path_is_abandoned_and_the_others_run(
+    home: PluginHome, concurrent_observers: bool
+) -> None:
+    for key, code in [("a-before", BEFORE_CTX), ("b-hung", HUNG_CTX), ("c-after", AFTER_CTX)]:
+        home.add_plugin(key, code)
+    home.add_plugin("w-around", AROUND)
+    pm = loaded(home, hook_callback_timeout=BOUND)
+    hooks = Hooks(pm, concurrent_observers=concurrent_observers)
+    asyncio.run(hooks.apost_tool_call(**POST_KWARGS))
+    log = shared().log
+    assert ("hung:end", "terminal") not in log, "the call waited for the hung callback"
+    assert {("before", "terminal"), ("after", "terminal", "ok")} <= set(log)
+    assert log[-1] == ("around:after", "terminal", None)
+    assert info(pm, "b-hung").hook_timeouts == 1
+    for innocent in ("a-before", "c-after", "w-around"):
+        assert (info(pm, innocent).hook_timeouts, info(pm, innocent).hook_errors) == (0, 0)
 
 
 # -- 3. bounds: load alone never blocks or refuses a call -------------------------------------
@@ -1069,6 +1100,61 @@ def test_a_command_raising_a_bare_base_exception_is_reported_and_the_session_goe
     assert info(pm, "cmdp").hook_errors == 1
     assert "command '/doomcmd': Doom: command doom" in (info(pm, "cmdp").last_hook_error or "")
     assert session.run_turn("hello").text == "done"
+
+
+CHECKED_TOOL = """
+from tools.registry import registry
+
+
+def check():
+    raise SystemExit(9)
+
+
+registry.register(name="checked_tool", toolset="checked", schema={},
+                  handler=lambda a, **k: "x", check_fn=check)
+"""
+
+
+def test_a_registry_tools_check_fn_raising_systemexit_hides_the_tool_and_counts_once(
+    home: PluginHome, tmp_path: Path
+) -> None:
+    from host_helpers import ScriptedModel, text
+
+    from hermes_hooks.host import Session
+
+    home.add_plugin("chk", "from . import tools\n", files={"tools.py": CHECKED_TOOL})
+    pm = loaded(home)
+    model = ScriptedModel(text("done"))
+    result = Session(pm, model, cwd=tmp_path).run_turn("go")
+    assert (result.completed, result.text) == (True, "done")
+    offered = [tool.get("function", tool).get("name") for tool in model.requests[0]["tools"]]
+    assert "checked_tool" not in offered
+    assert info(pm, "chk").hook_errors == 1
+    assert "check_fn: SystemExit: 9" in (info(pm, "chk").last_hook_error or "")
+
+
+def test_an_entry_point_plugins_registry_tool_is_its_own_and_goes_with_it(
+    home: PluginHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site-packages"
+    write_distribution(
+        site,
+        "hh-ep-tools",
+        {"ep-tools": "hh_ep_tools"},
+        {"hh_ep_tools/__init__.py": WEATHER_TOOLS},
+    )
+    monkeypatch.syspath_prepend(str(site))
+    home.enabled.append("ep-tools")
+    pm = loaded(home)
+    try:
+        assert pm.tools.owner_of("weather_now") == "ep-tools"
+        pm.unload_plugin("ep-tools")
+        assert pm.tools.get_entry("weather_now") is None
+        pm.discover_and_load(force=True)
+        assert pm.tools.owner_of("weather_now") == "ep-tools"
+    finally:
+        pm.unload_all()
+        sys.modules.pop("hh_ep_tools", None)
 
 
 # -- 5. help and version load no plugin; one shared frozen allow; entry points re-run ----------
