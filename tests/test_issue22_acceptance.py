@@ -436,6 +436,52 @@ def test_register_ctx_callbacks_are_implementations_of_pluggys_hook_caller(
     assert caller(**TERMINAL) is None
 
 
+CALLBACK_SHAPES = """
+import functools
+
+SEEN = []
+
+
+class Observer:
+    def method(self, tool_name, **kwargs):
+        SEEN.append(("method", tool_name, kwargs["status"]))
+
+    def __call__(self, **kwargs):
+        SEEN.append(("callable object", kwargs["tool_name"]))
+
+
+def with_extra(extra, tool_name, result, **kwargs):
+    SEEN.append(("partial", extra, tool_name, result))
+
+
+def register(ctx):
+    observer = Observer()
+    ctx.register_hook("post_tool_call", observer.method)
+    ctx.register_hook("post_tool_call", observer)
+    ctx.register_hook("post_tool_call", functools.partial(with_extra, "x"))
+    ctx.register_hook("post_tool_call", lambda **kw: SEEN.append(("lambda", kw["result"])))
+"""
+
+
+@pytest.mark.parametrize("bound", [0, 30])
+def test_every_callback_shape_hermes_plugins_register_is_called_with_its_keywords(
+    home: PluginHome, bound: float
+) -> None:
+    home.add_plugin("shapes", CALLBACK_SHAPES)
+    pm = loaded(home, hook_callback_timeout=bound)
+    Hooks(pm).post_tool_call(tool_name="t", args={}, result="r", status="ok")
+    module = pm.get_plugin_module("shapes")
+    assert module is not None
+    assert sorted(module.SEEN) == [
+        ("callable object", "t"),
+        ("lambda", "r"),
+        ("method", "t", "ok"),
+        ("partial", "x", "t", "r"),
+    ]
+    assert info(pm, "shapes").hook_errors == 0
+    assert len(pm.hook.post_tool_call.get_hookimpls()) == 4
+
+
 # -- 2. pluggy's public API, pinned to the tested range, and CI on the newest release ----------
 
 
