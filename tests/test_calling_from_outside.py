@@ -1,4 +1,4 @@
-"""Issue 22, items 1-5, checked from the outside as an acceptance tester would.
+"""The calling layer checked from the outside (issue 22, items 1-5), as an acceptance tester would.
 
 Each check is written from the issue's text and from how Hermes plugins are written (folders
 with ``plugin.yaml`` and a ``register(ctx)``, modules that register through Hermes's
