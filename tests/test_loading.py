@@ -27,6 +27,7 @@ from plugin_builders import (
 )
 
 from hermes_hooks.calling import workers as _workers
+from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.plugins.loading import PluginHooks, describe_failure, module_name_for
 from hermes_hooks.plugins.manager import PluginManager
@@ -927,6 +928,34 @@ def test_a_plugin_that_hangs_at_import_is_put_in_error_and_the_others_load(
     wait_for(lambda: "late_tool" not in pm.tools.names() and _no_busy_workers())
     assert "late_tool" not in pm.tools.names()
     assert "hermes_plugins.a_hangs" not in sys.modules
+    pm.unload_all()
+
+
+def test_later_calls_do_not_run_as_the_load_of_a_plugin_given_up_at_import(
+    home: Path, user: Path, gate: Any
+) -> None:
+    # The abandoned import was still "loading a-hangs" when it was given up; the calls after
+    # it run in a fresh plugin-side context, which must not carry that over.
+    write_plugin(user, "a-hangs", f"import {GATE}\n\n{GATE}.release.wait(30)\n")
+    write_plugin(
+        user,
+        "b-asks",
+        """
+        from hermes_hooks.plugins import active
+
+
+        def _who(tool_name, **kwargs):
+            return {"action": "block", "message": repr(active.current_plugin())}
+
+
+        def register(ctx):
+            ctx.register_hook("pre_tool_call", _who)
+        """,
+    )
+    bounded_config(home, ["a-hangs", "b-asks"], 0.3)
+    pm = load(home)
+    assert status_of(pm, "a-hangs")[0] == "error"
+    assert Hooks(pm).pre_tool_call(tool_name="t", args={}).message == "'b-asks'"
     pm.unload_all()
 
 

@@ -55,9 +55,13 @@ class PluginSide:
             if var not in host and var in tokens:
                 var.reset(tokens.pop(var))  # back to the plugins' value before the host's
 
-    def replace(self) -> None:
-        """Give up the context (a timed-out call still runs in it) for a fresh one, same values."""
-        old, fresh, from_host = self.context, contextvars.Context(), self.tokens
+    def replace(self, values: contextvars.Context | None = None) -> None:
+        """Give up the context (a timed-out call still runs in it) for a fresh one, same values.
+
+        :param values: the values to keep, when not the abandoned context's own (a copy taken
+            before the call: what it set before it was abandoned is then not kept).
+        """
+        old, fresh, from_host = values or self.context, contextvars.Context(), self.tokens
         tokens: dict[contextvars.ContextVar[Any], contextvars.Token[Any]] = {}
 
         def copy() -> None:

@@ -679,14 +679,15 @@ def call_within(function: Callable[..., Any], args: Sequence[Any], seconds: floa
     :raises WorkerUnavailableError: no worker thread could be had.
     """
     side = contexts.for_call()
+    before = side.context.copy()  # what an abandoned call set midway is not kept
     job = workers.submit(function, args, context=side.context)
     try:
         finished = job.wait(seconds)
     except BaseException:
         if job.abandon():  # Ctrl-C while waiting: it may still be busy
-            side.replace()
+            side.replace(before)
         raise
     if not finished and job.abandon():
-        side.replace()
+        side.replace(before)
         raise TimeoutError(f"did not finish within {seconds:g} s")
     return job.result()
