@@ -117,9 +117,13 @@ def resolve(value: Any, *, timeout: float | None = None) -> Any:
             f"refused: {_hung_helpers} helper loops are still running past their bound"
         )
     handle: list[Any] = []
+    runner = run_cancellable(coro, handle)
     try:
-        job = workers.submit(asyncio.run, (run_cancellable(coro, handle),))
-    except workers.WorkerUnavailableError as exc:
+        # Past the pool's limit if need be: this thread's loop waits on it, so there is at most
+        # one such helper per blocked loop (and MAX_HUNG_HELPERS abandoned ones).
+        job = workers.submit(asyncio.run, (runner,), beyond_limit=True)
+    except workers.WorkerUnavailableError as exc:  # the OS refused a thread
+        runner.close()
         coro.close()
         raise ResolveTimeoutError(f"no helper loop for the awaitable: {exc}") from None
     if job.wait(bound) or not _hold(job):

@@ -308,7 +308,7 @@ class Batch:
 class _Ship:
     """Batches one worker runs in order; ``taken`` claims each one's place."""
 
-    __slots__ = ("batches", "courier", "current", "cut", "over", "taken", "timer")
+    __slots__ = ("batches", "courier", "current", "cut", "job", "over", "taken", "timer")
 
     def __init__(self, batches: list[Batch], courier: _Courier) -> None:
         self.batches, self.courier = batches, courier
@@ -317,6 +317,7 @@ class _Ship:
         self.cut = len(batches)  # the caller took the places from here on
         self.over = False
         self.timer: asyncio.TimerHandle | None = None  # the courier's next look at it
+        self.job: workers.Job | None = None
 
     def cut_rest(self) -> list[Batch]:
         """Take the places behind the current batch that the worker has not reached."""
@@ -440,10 +441,17 @@ def _call_replacement(
 
 
 def _await_here(awaitable: Any, batch: Batch) -> Any:
-    """Run an awaitable on this worker's own loop, cancellable by the caller at the deadline."""
+    """Run an awaitable on this worker's own loop, cancellable by the caller at the deadline
+    (inline on a thread whose loop is running, no worker being free: on a helper loop)."""
     import asyncio
 
     from hermes_hooks.calling import aio
+
+    if asyncio._get_running_loop() is not None:
+        try:
+            return aio.resolve(awaitable, timeout=batch.seconds)
+        except aio.ResolveTimeoutError as exc:
+            raise HookTimeoutError(str(exc)) from None
 
     coro = awaitable if inspect.iscoroutine(awaitable) else aio.awaited(awaitable)
     handle: list[Any] = []
@@ -519,8 +527,10 @@ def run(
                     return outcome(batch)
             except BaseException:
                 give_up(batch)  # Ctrl-C while waiting: the worker may still be busy
+                job.abandon()
                 raise
             timeout = _overdue(batch)
+        job.abandon()  # its step was given up: its worker leaves the pool's count
         if not _go_on(batch):
             return outcome(batch)
 
@@ -581,7 +591,7 @@ class _Courier:
         """Start a worker on ``batches``; with none to be had, run them here."""
         ship = _Ship(batches, self)
         try:
-            workers.submit(_serve, (ship,), context=contextvars.Context())
+            ship.job = workers.submit(_serve, (ship,), context=contextvars.Context())
         except workers.WorkerUnavailableError:
             for batch in batches:
                 _inline(batch)
@@ -613,6 +623,8 @@ class _Courier:
         current = ship.batches[max(ship.current, 0)]
         left = _overdue(current) if ship.current >= 0 else SPLIT_SECONDS
         if left is None:
+            if ship.job is not None:
+                ship.job.abandon()  # its worker leaves the pool's count
             rest = ship.cut_rest()
             if _go_on(current):
                 rest.insert(0, current)

@@ -2,7 +2,9 @@
 
 A worker is a daemon thread that runs one :class:`Job` at a time, then waits for the next; after
 :data:`IDLE_SECONDS` without work it exits. Idle workers are reused newest first, so a steady
-stream of calls keeps one warm thread. See docs/explanation/async-and-timeouts.md.
+stream of calls keeps one warm thread. A worker whose job was abandoned leaves the count of
+:data:`MAX_WORKERS` at once, and exits when the job returns: the callers' caps on hung work bound
+those threads, so hung plugins never fill the pool. See docs/explanation/async-and-timeouts.md.
 """
 
 from __future__ import annotations
@@ -36,13 +38,14 @@ IDLE_SECONDS: float = 30.0
 """An idle worker exits after this many seconds without a job."""
 
 MAX_WORKERS: int = 256
-"""No more worker threads than this exist at once; :func:`submit` refuses beyond (a bounded
-call then runs inline). ``plugins.hook_worker_threads`` sets it."""
+"""No more worker threads than this run or idle at once, abandoned ones aside; :func:`submit`
+refuses beyond (a bounded call then runs inline). ``plugins.hook_worker_threads`` sets it."""
 
 _STOP: Final = object()
 _lock = threading.Lock()  # the pool, and each job's finished/abandoned hand-over
 _idle: list[_Worker] = []
 _live: set[_Worker] = set()
+_abandoned = 0  # workers in _live whose job was abandoned: not counted against MAX_WORKERS
 
 
 class WorkerUnavailableError(RuntimeError):
@@ -53,7 +56,17 @@ class Job:
     """One call of ``function(*args, **kwargs)`` on a worker, in ``context``: waited for with
     :meth:`wait`; a caller that stops waiting calls :meth:`abandon`."""
 
-    __slots__ = ("_call", "_context", "_done", "_exit", "abandoned", "error", "finished", "value")
+    __slots__ = (
+        "_call",
+        "_context",
+        "_done",
+        "_exit",
+        "_worker",
+        "abandoned",
+        "error",
+        "finished",
+        "value",
+    )
 
     def __init__(self, call: tuple[Any, ...], context: contextvars.Context) -> None:
         self._call: Any = call
@@ -61,6 +74,7 @@ class Job:
         self._done = threading.Lock()
         self._done.acquire()  # released when it is done
         self._exit: Callable[[], None] | None = None
+        self._worker: _Worker | None = None
         self.value: Any = None
         self.error: BaseException | None = None
         self.finished = self.abandoned = False
@@ -71,12 +85,16 @@ class Job:
 
     def abandon(self, on_exit: Callable[[], None] | None = None) -> bool:
         """Give up on the job; return ``True`` when it is still running (else use its result).
+        Its worker no longer counts against :data:`MAX_WORKERS`, and exits when it returns.
 
         :param on_exit: called on the worker when the abandoned job's function returns.
         """
+        global _abandoned
         with _lock:
             if self.finished:
                 return False
+            if not self.abandoned and self._worker is not None:
+                _abandoned += 1
             self.abandoned, self._exit = True, on_exit
             return True
 
@@ -146,11 +164,23 @@ class _Worker:
             if job is _STOP:
                 return
             job._run()
-            with _lock:
-                job.finished = True
-                _idle.append(self)  # idle before the caller wakes: its next call reuses it
-            job._signal()
+            if not self._finish(job):
+                return
             del job
+
+    def _finish(self, job: Job) -> bool:
+        """Mark ``job`` done and tell its caller; return whether this worker serves on."""
+        global _abandoned
+        with _lock:
+            job.finished = True
+            abandoned = job.abandoned
+            if abandoned:  # it left the count when it was abandoned: it leaves the pool now
+                _abandoned -= 1
+                _live.discard(self)
+            else:
+                _idle.append(self)  # idle before the caller wakes: its next call reuses it
+        job._signal()
+        return not abandoned
 
 
 def submit(
@@ -159,10 +189,13 @@ def submit(
     kwargs: Mapping[str, Any] | None = None,
     *,
     context: contextvars.Context | None = None,
+    beyond_limit: bool = False,
 ) -> Job:
     """Start ``function(*args, **kwargs)`` on an idle worker, or on a new one.
 
     :param context: the context to run it in; a copy of the caller's by default.
+    :param beyond_limit: start a worker even past :data:`MAX_WORKERS` (for work that cannot run
+        inline, and whose callers are few by nature).
     :raises WorkerUnavailableError: :data:`MAX_WORKERS` threads exist, or none could start.
     """
     job = Job((function, args, kwargs), contextvars.copy_context() if context is None else context)
@@ -170,10 +203,11 @@ def submit(
         worker = _idle.pop() if _idle else None
         new = worker is None
         if worker is None:
-            if len(_live) >= MAX_WORKERS:
+            if len(_live) - _abandoned >= MAX_WORKERS and not beyond_limit:
                 raise WorkerUnavailableError(f"all {MAX_WORKERS} worker threads are busy")
             worker = _Worker()
             _live.add(worker)
+        job._worker = worker
     if new:
         try:
             worker.thread.start()
@@ -187,17 +221,18 @@ def submit(
 
 def _forget_after_fork() -> None:
     """In a forked child only the forking thread exists: the pool starts empty again."""
-    global _lock
+    global _lock, _abandoned
     _lock = threading.Lock()
     _idle.clear()
     _live.clear()
+    _abandoned = 0
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def live_workers() -> int:
-    """Return how many worker threads exist (busy, hung or idle)."""
+    """Return how many worker threads exist (busy, idle, or abandoned and still running)."""
     with _lock:
         return len(_live)
 

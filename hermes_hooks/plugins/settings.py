@@ -380,8 +380,9 @@ SECTIONS: Final[Mapping[str, Section]] = {
                     Whole(minimum=1, unit="threads"),
                     None,
                     "worker threads bounded hook calls may hold at once, for the process "
-                    f"({DEFAULT_HOOK_WORKER_THREADS} when unset); when all are busy a bounded call "
-                    "runs inline, never refused",
+                    f"({DEFAULT_HOOK_WORKER_THREADS} when unset; a worker given up at the bound "
+                    "no longer counts); when all are busy a bounded call runs inline, never "
+                    "refused",
                     lenient=True,
                 ),
                 Key(
