@@ -1146,3 +1146,71 @@ def test_an_entry_point_plugins_modules_are_evicted_on_unload_so_a_reload_reruns
     command = pm.commands.get("ep-rerun")
     assert command is not None
     assert command.handler("") == "second"
+
+
+def test_an_entry_point_naming_a_module_of_its_package_has_its_package_rerun_on_reload(
+    home: Path, site: Path
+) -> None:
+    write_distribution(
+        site,
+        "hh-ep-sub",
+        {"ep-sub": "hh_ep_sub.plugin:register"},
+        {
+            "hh_ep_sub/__init__.py": "",
+            "hh_ep_sub/helper.py": "VERSION = 'one'\n",
+            "hh_ep_sub/plugin.py": """
+                from . import helper
+
+
+                def register(ctx):
+                    ctx.register_command("ep-sub", lambda raw: helper.VERSION)
+            """,
+        },
+    )
+    write_config(home, enabled=["ep-sub"])
+    pm = load(home)
+    (site / "hh_ep_sub" / "helper.py").write_text("VERSION = 'two'\n", encoding="utf-8")
+    pm.unload_plugin("ep-sub")
+    assert sorted(m for m in sys.modules if m.startswith("hh_ep_sub")) == []
+    pm.discover_and_load(force=True)
+    command = pm.commands.get("ep-sub")
+    assert command is not None
+    assert command.handler("") == "two"
+    pm.unload_all()
+
+
+def test_unloading_an_entry_point_plugin_leaves_the_hosts_modules_and_other_plugins_alone(
+    home: Path, site: Path
+) -> None:
+    write_distribution(
+        site,
+        "hh-ep-app",
+        {"ep-a": "hh_ep_app.plugins.a:register", "ep-b": "hh_ep_app.plugins.b:register"},
+        {
+            "hh_ep_app/__init__.py": "",
+            "hh_ep_app/core.py": "NAME = 'app'\n",
+            "hh_ep_app/plugins/__init__.py": "",
+            "hh_ep_app/plugins/a.py": """
+                from hh_ep_app import core
+
+
+                def register(ctx):
+                    ctx.register_command("ep-a", lambda raw: core.NAME)
+            """,
+            "hh_ep_app/plugins/b.py": """
+                def register(ctx):
+                    ctx.register_command("ep-b", lambda raw: "b")
+            """,
+        },
+    )
+    host = importlib.import_module("hh_ep_app.core")  # the host's own module, imported first
+    write_config(home, enabled=["ep-a", "ep-b"])
+    pm = load(home)
+    pm.unload_plugin("ep-a")
+    assert "hh_ep_app.plugins.a" not in sys.modules
+    assert sys.modules["hh_ep_app.core"] is host  # the host's: loaded before the plugin
+    assert "hh_ep_app.plugins.b" in sys.modules  # another loaded plugin's, and its package
+    assert "hh_ep_app.plugins" in sys.modules
+    pm.unload_all()
+    assert sys.modules["hh_ep_app.core"] is host
+    assert sorted(m for m in sys.modules if m.startswith("hh_ep_app.plugins")) == []

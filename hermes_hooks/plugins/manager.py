@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -573,6 +573,8 @@ class PluginManager(GuardedManager):
                 record.module = module
                 record.import_name = module.__name__
 
+        if candidate.entry_point is not None:
+            record.host_modules = frozenset(_package_modules(candidate.entry_point.module))
         # On the loading thread: the Hermes modules a plugin imports answer for this manager.
         with active.loading(self, key):
             target = import_plugin(candidate, entered, record.checked)
@@ -638,7 +640,12 @@ class PluginManager(GuardedManager):
         if record.candidate.path is not None and record.module is not None:
             evict_modules(record.module.__name__)
         elif record.module is not None:
-            _evict_entry_point(record.module.__name__)
+            others = [r for r in self._records.values() if r is not record and r.module]
+            names = [other.module.__name__ for other in others if other.module is not None]
+            left = _evict_entry_point(record.module.__name__, record.host_modules, names)
+            for other in others:  # what this plugin brought, the last one out evicts
+                if other.host_modules is not None:
+                    other.host_modules -= left
         if record.context is not None:
             record.context.revoke()  # a plugin keeping its ctx must not register through it
         self._code_owners.remove(key)
@@ -896,12 +903,35 @@ def callback_of(function: Callable[..., Any]) -> Callable[..., Any]:
 __all__ += ["callback_of"]
 
 
-def _evict_entry_point(name: str) -> None:
-    """Forget an entry-point plugin's module and those below it, so that a reload re-runs them.
+def _package_modules(name: str) -> list[str]:
+    """The loaded modules of the top-level package of module ``name`` (itself included)."""
+    top = name.partition(".")[0]
+    return [m for m in list(sys.modules) if m == top or m.startswith(top + ".")]
 
-    Only the entry point's own module and its sub-modules: the distribution's other modules
-    may be the host's too. One pass over ``sys.modules``, for the few entry-point plugins.
+
+def _evict_entry_point(
+    name: str, host_modules: frozenset[str] | None, others: Sequence[str] = ()
+) -> frozenset[str]:
+    """Forget an entry-point plugin's modules, so that a reload re-runs them; return those left
+    for the other loaded plugins.
+
+    Its own module and those below it; and, of its top-level package, the modules loaded since
+    it began to load (``host_modules`` holds those there before: the host's, another plugin's),
+    except the modules of the other loaded plugins (``others``), and their packages.
     """
+
+    def needed(module: str) -> bool:
+        return any(
+            module == other or other.startswith(module + ".") or module.startswith(other + ".")
+            for other in others
+        )
+
     prefix = name + "."
-    for loaded in [m for m in list(sys.modules) if m == name or m.startswith(prefix)]:
-        sys.modules.pop(loaded, None)
+    mine = [m for m in _package_modules(name) if m == name or m.startswith(prefix)]
+    if host_modules is not None:
+        mine += [m for m in _package_modules(name) if m not in host_modules and m not in mine]
+    left = frozenset(m for m in mine if needed(m))
+    for loaded in mine:
+        if loaded not in left:
+            sys.modules.pop(loaded, None)
+    return left

@@ -169,3 +169,6 @@ class Record:
     """A trusted project plugin's content as its trust check read it (a ``TrustedContent``)."""
     replacement: str | None = None
     """What its status says about another plugin of its key it replaced, or that stays."""
+    host_modules: frozenset[str] | None = None
+    """An entry-point plugin's: the modules of its top-level package loaded before it was (the
+    host's, or another plugin's), which its unload leaves alone."""
