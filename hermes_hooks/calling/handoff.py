@@ -160,18 +160,6 @@ def set_sink(value: Sink | None) -> Sink | None:
     return previous
 
 
-def push_pending(call: PendingCall) -> None:
-    """Open a bounded call around pluggy's loop (:class:`PendingCall`)."""
-    call.outer, _local.call = _local.call, call
-
-
-def pop_pending() -> None:
-    """Close the bounded call opened last on this thread."""
-    call = _local.call
-    if call is not None:
-        _local.call = call.outer
-
-
 def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], seconds: float) -> Any:
     """What bounded ``guard`` returns, called by pluggy's loop off a worker: from its pending
     call's batch (the first guard runs it), or handed off alone."""

@@ -166,17 +166,18 @@ class ContractHookCaller(pluggy.HookCaller):
         if self._kwdefaults:
             kwargs = {**self._kwdefaults, **kwargs}
         impls = self._hookimpls.copy()
-        if not self._bounded or self._seams.callback_bound.seconds <= 0 or handoff.on_worker():
+        thread = handoff.THREAD
+        if not self._bounded or self._seams.callback_bound.seconds <= 0 or thread.batch:
             return self._hookexec(self.name, impls, kwargs, self._firstresult)
         exact = len(kwargs) == len(self._argnames)
         call = handoff.PendingCall(
             self.name, impls, kwargs, self._firstresult, exact, self._batches
         )
-        handoff.push_pending(call)
+        call.outer, thread.call = thread.call, call  # opened around pluggy's loop, this thread
         try:
             return self._hookexec(self.name, impls, kwargs, self._firstresult)
         finally:
-            handoff.pop_pending()
+            thread.call = call.outer
 
     def arguments(self, kwargs: Mapping[str, object]) -> Mapping[str, object]:
         """What a call with ``kwargs`` runs with, completed as :meth:`__call__` completes them
