@@ -55,8 +55,7 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def _home() -> Path:
-    root = Path(tempfile.mkdtemp(prefix="hermes-gateway-bench-"))
+def _home(root: Path) -> Path:
     home = root / "home"
     (home / "plugins" / "policy").mkdir(parents=True)
     (home / "plugins" / "policy" / "__init__.py").write_text(_POLICY, encoding="utf-8")
@@ -68,6 +67,12 @@ def _home() -> Path:
 
 
 async def _measure(chats: int, per_chat: int, workers: int) -> dict[str, float]:
+    """Run the gateway on a home of its own, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="hermes-gateway-bench-") as root:
+        return await _measure_in(_home(Path(root)), chats, per_chat, workers)
+
+
+async def _measure_in(home: Path, chats: int, per_chat: int, workers: int) -> dict[str, float]:
     from hermes_hooks.compat.gateway_config import GatewayConfig, Platform, PlatformConfig
     from hermes_hooks.compat.gateway_platforms_base import (
         BasePlatformAdapter,
@@ -77,7 +82,6 @@ async def _measure(chats: int, per_chat: int, workers: int) -> dict[str, float]:
     from hermes_hooks.host import create_manager
     from hermes_hooks.host.gateway_runner import GatewayRunner
 
-    home = _home()
     os.environ["HERMES_HOME"] = str(home)
     os.environ["GATEWAY_ALLOW_ALL_USERS"] = "1"
     pm = create_manager(home)
