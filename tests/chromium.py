@@ -148,10 +148,13 @@ class Chromium:
 
     def __init__(self, executable: str) -> None:
         self.profile = Path(tempfile.mkdtemp(prefix="hermes-chromium-"))
+        scratch = self.profile / "tmp"  # what Chromium leaves in TMPDIR goes with the profile
+        scratch.mkdir()
         self.process = subprocess.Popen(
             [executable, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env={**os.environ, "TMPDIR": str(scratch)},
         )
         port_file = self.profile / "DevToolsActivePort"
         deadline = time.monotonic() + 20

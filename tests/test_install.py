@@ -140,6 +140,7 @@ def test_a_force_install_killed_at_the_swap_never_leaves_no_plugin(
         text=True,
         timeout=60,
         check=False,
+        env={**os.environ, "TMPDIR": str(tmp_path)},  # the killed stage's folder stays in here
     )
     assert done.returncode == -signal.SIGKILL, done.stdout + done.stderr
     if mode == "exchange":  # killed before the swap: the old plugin is in place
