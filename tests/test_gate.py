@@ -2,7 +2,8 @@
 
 Every attack runs through each way a gated call can be executed: pluggy's loop calling each
 implementation inline (``hook_callback_timeout: 0``), the implementations batched on a worker
-(the default bound), tracing on, and the coroutine method.
+(the default bound), each handed to a worker alone (the default bound, with the test recorder's
+wrappers in place), tracing on, and the coroutine method.
 """
 
 from __future__ import annotations
@@ -20,17 +21,21 @@ from hermes_hooks.calling.facade import Hooks
 from hermes_hooks.plugins.config import PluginsConfig
 from hermes_hooks.plugins.manager import PluginManager
 from hermes_hooks.spec.decisions import ToolDecision
+from hermes_hooks.testing.recorder import HookRecorder
 
 RM = "rm -rf /srv/data"
 LS = "ls /srv/data"
 
-EXECUTORS = ("inline", "worker", "pluggy", "async")
+EXECUTORS = ("inline", "worker", "recorded", "pluggy", "async")
+_RECORDERS: dict[int, HookRecorder] = {}  # kept alive with their manager, for the test
 
 
 def _manager(home: Path, executor: str) -> PluginManager:
     pm = PluginManager(home)
-    if executor != "worker":
+    if executor not in ("worker", "recorded"):
         pm.plugins_config = PluginsConfig(hook_callback_timeout=0)
+    if executor == "recorded":  # its wrappers keep the batch from taking the implementations
+        _RECORDERS[id(pm)] = HookRecorder(pm, probe=False)
     if executor == "pluggy":
         pm.trace.root.setwriter(lambda _text: None)
         pm.enable_tracing()

@@ -234,7 +234,7 @@ class Guard(_Owned):
         """The entry's rare cases: a bound to hand the call to, observers, a facade call's sink."""
         setting = self.setting
         if setting is not None and setting.seconds > 0 and not handoff.on_worker():
-            return self._record(handoff.answer(self, args, kwargs, setting.seconds))
+            return self.note(handoff.answer(self, args, kwargs, setting.seconds))
         function = self.target if self.kw_target is None else self.function
         start, outcome = time.perf_counter(), "error"
         try:
@@ -259,7 +259,7 @@ class Guard(_Owned):
         return result
 
     def note(self, result: Any) -> Any:
-        """:meth:`_record` for a result of this thread's batch: its worker told the watch."""
+        """:meth:`_record` for a result from a worker, which told the watch already."""
         current = handoff.sink() if handoff.OPEN_SINKS else None
         if result is not None and current is not None and current.hook == self.hook_name:
             current.records.append((self.plugin_key, result))

@@ -162,13 +162,14 @@ def set_sink(value: Sink | None) -> Sink | None:
 
 def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], seconds: float) -> Any:
     """What bounded ``guard`` returns, called by pluggy's loop off a worker: from its pending
-    call's batch (the first guard runs it), or handed off alone."""
+    call's batch (the first guard runs it), or handed off alone; either way the worker told the
+    facade call's watch after the step."""
+    current = _local.sink if OPEN_SINKS else None
+    watch = current.watch if current is not None and current.hook == guard.hook_name else None
     call = _local.call
     if call is not None:
         ran = call.ran
         if ran is None and call.hook == guard.hook_name:
-            current = _local.sink if OPEN_SINKS else None
-            watch = current.watch if current is not None and current.hook == call.hook else None
             steps, ran = _batch_steps(call, guard)
             call.ran = ran
             if steps:
@@ -177,7 +178,8 @@ def answer(guard: StepGuard, args: Sequence[Any], kwargs: Mapping[str, Any], sec
             position = ran.get(guard)
             if position is not None:
                 return call.values[position]
-    return run((explicit_step(guard, args, kwargs, guard.plugin_key),), {}, seconds)[0]
+    step = explicit_step(guard, args, kwargs, guard.plugin_key)
+    return run((step,), {}, seconds, watch=watch)[0]
 
 
 def _batch_steps(call: PendingCall, first: StepGuard) -> tuple[tuple[Step, ...], dict[object, int]]:
