@@ -10,7 +10,9 @@ itself during the call. No assertion is about time; no home is touched.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
+import threading
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -483,3 +485,136 @@ def test_the_next_implementation_sees_what_the_host_passed(timeout: float, sync:
     assert decision.args["seen"] == "/tmp/a"
     assert decision.args["inner"] == {"path": "/tmp/a"}
     assert {t.plugin for t in decision.tampering} == {"p1"}
+
+
+class Twice:
+    """Two implementations of one hook (``specname``): a call must see both or neither."""
+
+    def __init__(self, seen: list[tuple[str, str]]) -> None:
+        self.seen = seen
+
+    @hookimpl(specname="on_session_start")
+    def first(self, session_id: str) -> None:
+        self.seen.append((session_id, "first"))
+
+    @hookimpl(specname="on_session_start")
+    def second(self, session_id: str) -> None:
+        self.seen.append((session_id, "second"))
+
+
+@MODES
+def test_a_call_meanwhile_runs_none_or_all_of_a_plugins_implementations(timeout: float) -> None:
+    seen: list[tuple[str, str]] = []
+    pm = manager(timeout)
+    hooks = Hooks(pm)
+    stop = threading.Event()
+    calls = [0]
+
+    def caller() -> None:
+        while not stop.is_set():
+            calls[0] += 1
+            hooks.on_session_start(session_id=str(calls[0]))
+
+    thread = threading.Thread(target=caller)
+    thread.start()
+    try:
+        for _ in range(300):
+            plugin = Twice(seen)
+            pm.register(plugin, name="twice")
+            pm.unregister(plugin)
+    finally:
+        stop.set()
+        thread.join(60)
+    assert not thread.is_alive()
+    counts = collections.Counter(session for session, _ in seen)
+    assert set(counts.values()) <= {2}, counts.most_common(3)
+
+
+class BlocksAlways:
+    @hookimpl
+    def pre_tool_call(self) -> dict[str, Any]:
+        return {"action": "block", "message": "no"}
+
+
+class DropsResults:
+    @hookimpl(hookwrapper=True)
+    def pre_tool_call(self) -> Generator[None, Any, None]:
+        outcome = yield
+        outcome.force_result([])
+
+
+class EditsInPlace:
+    @hookimpl(wrapper=True)
+    def pre_tool_call(self) -> Generator[None, Any, Any]:
+        results = yield
+        for item in results:
+            if isinstance(item, dict):
+                item["action"] = "allow"
+        return results
+
+
+@MODES
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+@pytest.mark.parametrize("wrapper", [DropsResults, EditsInPlace])
+def test_a_wrapper_cannot_drop_or_edit_a_block(timeout: float, sync: bool, wrapper: type) -> None:
+    pm = manager(timeout, BlocksAlways(), wrapper())
+    hooks = Hooks(pm)
+    if sync:
+        decision = hooks.pre_tool_call(tool_name="terminal", args={"c": "rm"})
+    else:
+        decision = asyncio.run(hooks.apre_tool_call(tool_name="terminal", args={"c": "rm"}))
+    assert decision.action == "block"
+
+
+class SetsInAsync:
+    @hookimpl
+    async def transform_tool_result(self, result: str) -> None:
+        VAR.set(result)
+
+
+class Reads:
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    @hookimpl
+    def transform_tool_result(self) -> None:
+        self.seen.append(VAR.get())
+
+
+@MODES
+def test_what_an_async_implementation_sets_in_a_sync_call_is_not_kept(timeout: float) -> None:
+    reader = Reads()
+    hooks = Hooks(manager(timeout, reader, SetsInAsync()))
+
+    def run() -> None:
+        transform(hooks, sync=True)
+        transform(hooks, sync=True)
+
+    # A fresh thread: a bounded call's plugin side lives as long as its host thread.
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(60)
+    assert reader.seen == ["unset", "unset"]
+
+
+class ConcurrentSetter:
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    @hookimpl
+    async def post_tool_call(self, result: str) -> None:
+        self.seen.append(VAR.get())
+        VAR.set(result)
+
+
+@MODES
+def test_concurrent_observers_keep_nothing_they_set(timeout: float) -> None:
+    plugin = ConcurrentSetter()
+    hooks = Hooks(manager(timeout, plugin, ConcurrentSetter()), concurrent_observers=True)
+
+    async def main() -> None:
+        await hooks.apost_tool_call(tool_name="t", args={}, result="one")
+        await hooks.apost_tool_call(tool_name="t", args={}, result="two")
+
+    asyncio.run(main())
+    assert plugin.seen == ["unset", "unset"]
