@@ -618,3 +618,44 @@ def test_concurrent_observers_keep_nothing_they_set(timeout: float) -> None:
 
     asyncio.run(main())
     assert plugin.seen == ["unset", "unset"]
+
+
+class Blocks:
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.left = threading.Event()
+
+    @hookimpl
+    def transform_tool_result(self) -> None:
+        self.entered.set()
+        self.release.wait(30)
+        self.left.set()
+
+
+def test_cancelling_a_bounded_async_call_stops_the_batch_after_the_step() -> None:
+    later = Reads()
+    blocks = Blocks()
+    pm = manager(30.0, later, blocks)
+    hooks = Hooks(pm)
+
+    async def main() -> None:
+        call = asyncio.ensure_future(
+            hooks.atransform_tool_result(tool_name="t", args={}, result="raw")
+        )
+        while not blocks.entered.is_set():
+            await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    try:
+        asyncio.run(main())
+    finally:
+        blocks.release.set()
+    # The worker stops after the step under way: the implementation after it never runs
+    # (given a moment after that step returns, in which it would have).
+    assert blocks.left.wait(60)
+    pause = threading.Event()
+    pause.wait(0.5)
+    assert later.seen == []
