@@ -12,12 +12,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextvars
+import sys
 import threading
+import types
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from homes import plugin_home  # noqa: F401  (the fixture)
+from plugin_builders import PluginHome, status_of
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling.facade import Hooks
@@ -507,26 +511,30 @@ def test_a_call_meanwhile_runs_none_or_all_of_a_plugins_implementations(timeout:
     seen: list[tuple[str, str]] = []
     pm = manager(timeout)
     hooks = Hooks(pm)
-    stop = threading.Event()
+    stop, called = threading.Event(), threading.Event()
     calls = [0]
 
     def caller() -> None:
         while not stop.is_set():
             calls[0] += 1
             hooks.on_session_start(session_id=str(calls[0]))
+            called.set()
 
     thread = threading.Thread(target=caller)
     thread.start()
     try:
         for _ in range(300):
             plugin = Twice(seen)
+            called.clear()
             pm.register(plugin, name="twice")
+            called.wait(10)  # calls start while it registers, runs and unregisters
             pm.unregister(plugin)
     finally:
         stop.set()
         thread.join(60)
     assert not thread.is_alive()
     counts = collections.Counter(session for session, _ in seen)
+    assert counts
     assert set(counts.values()) <= {2}, counts.most_common(3)
 
 
@@ -659,3 +667,56 @@ def test_cancelling_a_bounded_async_call_stops_the_batch_after_the_step() -> Non
     pause = threading.Event()
     pause.wait(0.5)
     assert later.seen == []
+
+
+TWIN_CODE = """
+import audit2_shared
+
+
+def register(ctx):
+    def first(session_id, **_):
+        audit2_shared.seen.append((session_id, "first"))
+
+    def second(session_id, **_):
+        audit2_shared.seen.append((session_id, "second"))
+
+    ctx.register_hook("on_session_start", first)
+    ctx.register_hook("on_session_start", second)
+"""
+
+
+@pytest.mark.parametrize("timeout", [None, 30.0], ids=["default", "bounded"])
+def test_a_call_while_a_folder_plugin_loads_and_unloads_sees_both_callbacks_or_neither(
+    plugin_home: PluginHome, monkeypatch: pytest.MonkeyPatch, timeout: float | None
+) -> None:
+    shared = types.ModuleType("audit2_shared")
+    seen: list[tuple[str, str]] = []
+    shared.seen = seen  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "audit2_shared", shared)
+    plugin_home.add_plugin("twin", TWIN_CODE)
+    pm = plugin_home.load_bounded(timeout)
+    assert status_of(pm, "twin")[0] == "enabled"
+    hooks = Hooks(pm)
+    stop = threading.Event()
+    calls = [0]
+
+    def caller() -> None:
+        while not stop.is_set():
+            calls[0] += 1
+            hooks.on_session_start(session_id=str(calls[0]))
+
+    thread = threading.Thread(target=caller)
+    thread.start()
+    try:
+        for _ in range(20):
+            assert pm.unload_plugin("twin")
+            pm.discover_and_load(force=True)  # loads it again
+            pm.discover_and_load(force=True)  # reloads it while loaded
+    finally:
+        stop.set()
+        thread.join(60)
+    assert not thread.is_alive()
+    assert status_of(pm, "twin")[0] == "enabled"
+    counts = collections.Counter(session for session, _ in seen)
+    assert counts
+    assert set(counts.values()) <= {2}, counts.most_common(3)
