@@ -24,7 +24,7 @@ from homes import plugin_home  # noqa: F401  (the fixture)
 from plugin_builders import PluginHome, status_of
 
 from hermes_hooks import hookimpl
-from hermes_hooks.calling.facade import Hooks
+from hermes_hooks.calling.facade import Hooks, acall_hook
 from hermes_hooks.errors import HookResultError
 from hermes_hooks.plugins.config import PluginsConfig
 from hermes_hooks.plugins.manager import PluginManager
@@ -720,3 +720,47 @@ def test_a_call_while_a_folder_plugin_loads_and_unloads_sees_both_callbacks_or_n
     counts = collections.Counter(session for session, _ in seen)
     assert counts
     assert set(counts.values()) <= {2}, counts.most_common(3)
+
+
+class OldStyleYieldsTwice:
+    @hookimpl(hookwrapper=True)
+    def transform_tool_result(self) -> Generator[None, Any, None]:
+        yield
+        yield
+
+
+class RaisesBeforeYield:
+    @hookimpl(wrapper=True)
+    def transform_tool_result(self) -> Generator[None, Any, Any]:
+        if self:
+            raise ValueError("setup failure")
+        return (yield)
+
+
+@MODES
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+def test_an_old_style_wrapper_yielding_twice_is_contained(timeout: float, sync: bool) -> None:
+    pm = manager(timeout, Upper(), OldStyleYieldsTwice())
+    assert transform(Hooks(pm), sync=sync) == "RAW"
+
+
+@MODES
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+def test_strict_mode_raises_a_wrappers_setup_failure_with_its_note(
+    timeout: float, sync: bool
+) -> None:
+    pm = manager(timeout, Upper(), RaisesBeforeYield(), strict=True)
+    with pytest.raises(ValueError, match="setup failure") as caught:
+        transform(Hooks(pm), sync=sync)
+    assert any("'p1'" in note for note in getattr(caught.value, "__notes__", []))
+
+
+@MODES
+@pytest.mark.parametrize("hook", ["transform_tool_result", "pre_tool_call"])
+def test_acall_hook_gives_the_sync_calls_raw_answer(timeout: float, hook: str) -> None:
+    pm = manager(timeout, Upper(), Raises(), BlocksAlways(), BlocksByRaising())
+    kwargs: dict[str, Any] = {"tool_name": "t", "args": {"a": 1}, "result": "raw"}
+    if hook == "pre_tool_call":
+        del kwargs["result"]
+    raw = getattr(pm.hook, hook)(**kwargs)
+    assert asyncio.run(acall_hook(pm, hook, kwargs)) == raw
