@@ -1,10 +1,13 @@
 """Promises of the isolation, facade-and-gate and async pages, checked from the outside.
 
-Each check builds a manager on real ``@hookimpl`` plugins, calls it through ``Hooks(pm)`` sync
-and async, bounded (``plugins.hook_callback_timeout`` 30) and inline (0), and pins what the
-pages promise for hostile plugins: a wrapper that yields twice, a plugin that changes nested
-arguments in place, an oversized result, ``KeyboardInterrupt``, and a plugin unregistering
-itself during the call. No assertion is about time; no home is touched.
+Each check builds a manager on real ``@hookimpl`` plugins (or a plugin folder whose
+``register(ctx)`` calls ``ctx.register_hook``), calls it through ``Hooks(pm)`` sync and async,
+bounded (``plugins.hook_callback_timeout`` 30) and inline (0), and pins what the pages promise
+for hostile plugins: wrappers that yield twice, fail or tamper with the gate's results, nested
+argument changes, oversized results, ``KeyboardInterrupt`` and other ``BaseException``s,
+plugins registering or unregistering during a call or while another thread calls, context
+variables per thread and task, and cancellation. No assertion is about time; every home is
+under ``tmp_path``. Two promises that fail are written up in /work/notes/audit2-failures.md.
 """
 
 from __future__ import annotations
