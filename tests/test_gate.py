@@ -9,6 +9,7 @@ wrappers in place), tracing on, and the coroutine method.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
@@ -301,3 +302,46 @@ def test_a_nested_disguise_is_found_too(pm: PluginManager, executor: str) -> Non
     assert dict(decision.args) == {"argv": ["rm", "/srv/data"]}
     assert [type(a) for a in args["argv"]] == [str, str]
     assert [t.plugin for t in decision.tampering] == ["disguiser"]
+
+
+class SeesX:
+    def __init__(self) -> None:
+        self.values: list[str] = []
+
+    @hookimpl
+    def pre_tool_call(self, args: dict[str, Any]) -> None:
+        self.values.append(args["x"])
+
+
+class TampersThenHangs:
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    @hookimpl
+    def pre_tool_call(self, args: dict[str, Any]) -> None:
+        args["x"] = "evil"
+        self.release.wait(30)
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+def test_a_change_by_an_implementation_given_up_at_its_bound_is_undone_and_blamed_on_it(
+    tmp_path: Path, sync: bool
+) -> None:
+    seen, hangs = SeesX(), TampersThenHangs()
+    pm = PluginManager(tmp_path / "home")
+    pm.plugins_config = PluginsConfig(hook_callback_timeout=0.2)
+    pm.register(seen, name="innocent")
+    pm.register(hangs, name="hangs")  # registered last: pluggy calls it first
+    hooks = Hooks(pm)
+    args: dict[str, Any] = {"x": "orig"}
+    try:
+        if sync:
+            decision = hooks.pre_tool_call(tool_name="terminal", args=args)
+        else:
+            decision = asyncio.run(hooks.apre_tool_call(tool_name="terminal", args=args))
+    finally:
+        hangs.release.set()
+    assert args == {"x": "orig"}
+    assert decision.action == "block"  # pre_tool_call fails closed on the timeout
+    assert seen.values == ["orig"]  # the next implementation saw what the host passed
+    assert [t.plugin for t in decision.tampering] == ["hangs"]

@@ -472,6 +472,9 @@ def _overdue(batch: Batch) -> float | None:
 
         aio.cancel_from_afar(batch.cancel)  # an awaitable on the worker's loop stops at once
     batch.side.replace()  # the abandoned call still runs in the old context
+    if batch.watch is not None:  # what it changed so far is undone, and its own, before the next
+        with contextlib.suppress(Exception):  # it may be changing them still: then the late check
+            batch.watch.check(batch.steps[index][3])
     if guard.observers:
         notify(guard.observers, guard.hook_name, guard.plugin_key, batch.seconds, "timeout")
     try:
