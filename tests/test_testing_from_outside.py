@@ -397,6 +397,61 @@ def pre_tool_call(tool_name, not_an_arg):
 """)
 '''
 
+HOME_AND_TURNS = r'''
+import os
+from pathlib import Path
+import pytest
+from hermes_hooks.testing import tool_call
+
+def test_bundled_env(hermes_home):
+    b = Path(os.environ["HERMES_BUNDLED_PLUGINS"])
+    assert b.is_dir() and not list(b.iterdir())
+
+def test_twice(hermes_plugin_dir):
+    hermes_plugin_dir("a", "def register(ctx):\n    pass\n")
+    with pytest.raises(FileExistsError):
+        hermes_plugin_dir("a", "def register(ctx):\n    pass\n")
+
+def test_modify(hermes_plugin_dir, hermes_session):
+    hermes_plugin_dir("mod", """
+def register(ctx):
+    def change(tool_name, args, **kw):
+        if tool_name == "terminal":
+            return {"action": "modify", "args": {"command": "echo changed"}}
+        return None
+    ctx.register_hook("pre_tool_call", change)
+""")
+    script = [tool_call("terminal", command="echo orig"), "done"]
+    r = hermes_session.run("go", script=script)
+    assert r.tool_calls[0].args == {"command": "echo changed"}
+    assert "changed" in r.tool_results[0]
+    assert r.tool_calls[0].decided_by is None  # only a block or an approve decides
+
+def test_since_on_turn(hermes_session):
+    r1 = hermes_session.run("a", script="x")
+    n = len(hermes_session.recorder) if hasattr(hermes_session, "recorder") else len(r1.recorder)
+    r2 = hermes_session.run("b", script="y")
+    assert [c.name for c in r2.recorder.since(n)] == r2.hook_names
+
+def test_skill_linked_file(hermes_plugin_dir, hermes_session):
+    init = "def register(ctx):\n    ctx.register_skill('wf', 'skills/wf/SKILL.md')\n"
+    hermes_plugin_dir(
+        "kit",
+        {
+            "__init__.py": init,
+            "skills/wf/SKILL.md": "Do it.\n",
+            "skills/wf/references/api.md": "API\n",
+        },
+    )
+    assert "API" in str(hermes_session.skill("kit:wf", "references/api.md"))
+
+
+def test_home_dunder(hermes_home):
+    assert os.fspath(hermes_home) == str(hermes_home.path)
+    assert hermes_home / "x" == hermes_home.path / "x"
+    assert hermes_home.workdir == hermes_home.path.parent / "hermes-work"
+'''
+
 
 def make_source_plugin(author: pytest.Pytester) -> None:
     """The author's plugin folder in their project, with a dot file and (once imported) bytecode."""
@@ -527,3 +582,11 @@ def test_the_plugin_can_be_turned_off(pytester: pytest.Pytester) -> None:
     )
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*fixture 'hermes_pm' not found*"])
+
+
+def test_home_helpers_modify_since_and_linked_skill_files(author: pytest.Pytester) -> None:
+    """HERMES_BUNDLED_PLUGINS empty, a key written twice, a modify on a turn, the recorder's
+    since() across two turns, a skill's linked file, and HermesHome's os.fspath and /."""
+    author.makepyfile(test_home=HOME_AND_TURNS)
+    result = author.runpytest_subprocess("-q", timeout=120)
+    result.assert_outcomes(passed=6)
