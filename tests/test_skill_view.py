@@ -84,6 +84,24 @@ def test_what_is_not_a_skill_of_the_plugin_is_refused(home: PluginHome) -> None:
     ] == {"references": ["references/checklist.md"], "scripts": ["scripts/tag.sh"]}
 
 
+def test_a_one_letter_plugins_skill_loads_and_paths_are_still_refused(home: PluginHome) -> None:
+    # "k:wf" reads as a drive-relative path to Windows; as a skill name it is plugin k's skill.
+    home.add_plugin(
+        "k",
+        'def register(ctx):\n    ctx.register_skill("wf", "skills/wf/SKILL.md")\n',
+        files={"skills/wf/SKILL.md": "Do it.\n"},
+    )
+    home.write_config()
+    pm = create_manager(home.root)
+    home.managers.append(pm)
+    answer = view(pm, name="k:wf")
+    assert answer["success"] is True, answer
+    assert str(answer["content"]).endswith("Do it.\n")
+    for path in ("C:\\Windows\\x", "c:/etc/passwd", "\\\\server\\share\\x", "/etc/passwd"):
+        assert view(pm, name=path)["success"] is False, path
+    assert view(pm, name="k:wf", file_path="c:secret.txt")["success"] is False
+
+
 def test_a_local_skill_loads_by_its_name(home: PluginHome) -> None:
     folder = home.root / "skills" / "ops" / "deploy"
     (folder / "templates").mkdir(parents=True)

@@ -310,6 +310,21 @@ def test_facade_calls_are_recorded_once_per_implementation(
     assert [c.plugins for c in calls] == [["blocker"], ["blocker"]]
 
 
+def test_any_set_of_recorded_calls_answers_since_as_the_recorder_does(
+    hermes_pm: PluginManager, hermes_hook_recorder: HookRecorder
+) -> None:
+    TwoPlugins(hermes_pm).add("blocker", pre_tool_call=lambda: {"action": "block", "message": "m"})
+    hooks = Hooks(hermes_pm)
+    hooks.pre_tool_call(tool_name="first", args={})
+    mark = len(hermes_hook_recorder)
+    hooks.pre_tool_call(tool_name="second", args={})
+    later = hermes_hook_recorder.since(mark)
+    assert [c["tool_name"] for c in later.calls("pre_tool_call")] == ["second"]
+    # A turn's view (a HookCalls) answers it too, counted from its own start.
+    assert later.since(0).names() == later.names()
+    assert [c["tool_name"] for c in hermes_hook_recorder.since(0).since(mark)] == ["second"]
+
+
 def test_wrappers_change_the_combined_result_but_are_not_implementation_results(
     hermes_pm: PluginManager, hermes_hook_recorder: HookRecorder
 ) -> None:

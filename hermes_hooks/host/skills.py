@@ -196,9 +196,15 @@ def list_skills(pm: PluginManager) -> list[SkillSummary]:
     return found
 
 
-def _path_error(name: str) -> str | None:
+def _path_error(name: str, *, qualified: bool = False) -> str | None:
+    """Why ``name`` is not a name but a path, or ``None``.
+
+    :param qualified: ``name`` may be ``plugin:skill``, which Windows reads as relative to a
+        drive when the plugin's key is one letter (``k:wf``): only an absolute path is refused.
+    """
     windows = PureWindowsPath(name)
-    if PurePosixPath(name).is_absolute() or windows.is_absolute() or windows.drive:
+    drive = windows.drive and not qualified
+    if PurePosixPath(name).is_absolute() or windows.is_absolute() or drive:
         return "a skill name is a name, not a path: give 'plugin:skill' or a skill's name"
     if ".." in PurePosixPath(name.replace("\\", "/")).parts:
         return "a skill name cannot contain '..'"
@@ -272,7 +278,7 @@ def view_skill(pm: PluginManager, name: object, file_path: object = None) -> str
     if not isinstance(name, str) or not name.strip():
         return _fail("name is required: the skill's name, 'plugin:skill' for a plugin's skill")
     name = name.strip()
-    error = _path_error(name)
+    error = _path_error(name, qualified=True)
     if error is not None:
         return _fail(error)
     wanted = file_path.strip() if isinstance(file_path, str) and file_path.strip() else None

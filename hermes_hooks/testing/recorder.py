@@ -140,6 +140,11 @@ class HookCalls(Sequence[HookCall]):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {len(self)} calls: {' '.join(self.names())}>"
 
+    def since(self, start: int) -> HookCalls:
+        """Return the calls after the first ``start`` ones (``len(calls)`` taken earlier)."""
+        calls = list(self._calls)[start:]
+        return HookCalls(calls, known_hooks=self._known_hooks, argnames=self._argnames)
+
     def names(self) -> list[str]:
         """Return the name of every call, in order: the hooks of a turn as they fired."""
         return [call.name for call in list(self._calls)]
@@ -287,10 +292,6 @@ class HookRecorder(HookCalls):
         """Forget the calls recorded so far."""
         with self._lock:
             self._all.clear()
-
-    def since(self, start: int) -> HookCalls:
-        """Return the calls recorded after the first ``start`` ones (``len(recorder)`` earlier)."""
-        return HookCalls(self._all[start:], known_hooks=self._known_hooks, argnames=self._argnames)
 
     def close(self) -> None:
         """Stop recording: undo the monitoring, unregister the probe, unwrap the implementations."""
