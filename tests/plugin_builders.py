@@ -26,9 +26,46 @@ from homes import plugin_home
 from hermes_hooks.plugins.discovery import ENTRY_POINT_GROUP
 from hermes_hooks.plugins.manager import PluginInfo, PluginManager
 from hermes_hooks.registries.base import HOST, Registry
+from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 
 home = plugin_home
 """The fixture :func:`homes.plugin_home` under the name these tests give it."""
+
+
+PRE_TOOL_CALL_KWARGS: Mapping[str, Any] = MappingProxyType(
+    {
+        "tool_name": "terminal",
+        "args": {"x": 0},
+        "task_id": "t",
+        "session_id": "s",
+        "tool_call_id": "c",
+        "turn_id": "u",
+        "api_request_id": "",
+        "middleware_trace": [],
+        "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
+    }
+)
+"""Every argument of one ``pre_tool_call``, as a host passes them (``dict(...)`` to change one)."""
+
+
+def plugin_author_project(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> pytest.Pytester:
+    """A plugin author's project: its own strict ini, and no pytest plugin but ours.
+
+    ``-p hermes_hooks.testing`` loads it through its entry point (pytest looks one up by that
+    name first), as autoloading would, without the other plugins installed here.
+    """
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makefile(
+        ".ini",
+        pytest=(
+            "[pytest]\n"
+            "addopts = -p hermes_hooks.testing -p no:cacheprovider --strict-markers\n"
+            "filterwarnings = error\n"
+        ),
+    )
+    return pytester
 
 
 def isolate_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:

@@ -12,7 +12,7 @@ import asyncio
 import importlib
 import inspect
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ import pluggy
 import pytest
 from homes import shared_module_home as home  # noqa: F401  (the fixture)
 from hypothesis import HealthCheck, given, settings, strategies as st
-from plugin_builders import PluginHome, info
+from plugin_builders import PRE_TOOL_CALL_KWARGS, PluginHome, info
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling import workers as _workers
@@ -114,17 +114,7 @@ def manager_with(hook: str, specs: list[ImplSpec], log: list[str], timeout: floa
 
 
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-TOOL_KWARGS: dict[str, Any] = {
-    "tool_name": "terminal",
-    "args": {"x": 0},
-    "task_id": "t",
-    "session_id": "s",
-    "tool_call_id": "c",
-    "turn_id": "u",
-    "api_request_id": "",
-    "middleware_trace": [],
-    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
-}
+TOOL_KWARGS: Mapping[str, Any] = PRE_TOOL_CALL_KWARGS
 
 
 @EXAMPLES

@@ -16,6 +16,7 @@ from typing import Any
 
 import pluggy
 import pytest
+from plugin_builders import PRE_TOOL_CALL_KWARGS
 
 from hermes_hooks import hookimpl
 from hermes_hooks.calling import workers
@@ -24,20 +25,9 @@ from hermes_hooks.dashboard import counters as counters_module
 from hermes_hooks.dashboard.counters import HookCounters
 from hermes_hooks.plugins.config import PluginsConfig
 from hermes_hooks.plugins.manager import PluginManager
-from hermes_hooks.spec.hookspecs import TELEMETRY_SCHEMA_VERSION
 from hermes_hooks.testing.recorder import HookRecorder
 
-TOOL_KWARGS: dict[str, Any] = {
-    "tool_name": "terminal",
-    "args": {"x": 0},
-    "task_id": "t",
-    "session_id": "s",
-    "tool_call_id": "c",
-    "turn_id": "u",
-    "api_request_id": "",
-    "middleware_trace": [],
-    "telemetry_schema_version": TELEMETRY_SCHEMA_VERSION,
-}
+TOOL_KWARGS: Mapping[str, Any] = PRE_TOOL_CALL_KWARGS
 BLOCK = {"action": "block", "message": "no"}
 
 

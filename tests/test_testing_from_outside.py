@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from plugin_builders import plugin_author_project
 
 pytest_plugins = ["pytester"]
 
@@ -483,17 +484,8 @@ def make_source_plugin(author: pytest.Pytester) -> None:
 @pytest.fixture
 def author(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """A plugin author's project with a strict ini and only our pytest plugin (and xdist)."""
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.setenv("HERMES_SAFE_MODE", "1")  # a developer's shell: must not reach a test
-    pytester.makefile(
-        ".ini",
-        pytest=(
-            "[pytest]\n"
-            "addopts = -p hermes_hooks.testing -p no:cacheprovider --strict-markers\n"
-            "filterwarnings = error\n"
-        ),
-    )
-    return pytester
+    return plugin_author_project(pytester, monkeypatch)
 
 
 def test_a_folder_plugin_with_tool_command_and_hook_on_a_turn(author: pytest.Pytester) -> None:

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from plugin_builders import plugin_author_project
 
 pytest_plugins = ["pytester"]
 
@@ -109,21 +110,8 @@ def test_a_script_the_turn_does_not_follow(hermes_plugin_dir, hermes_session):
 
 @pytest.fixture
 def author(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """A plugin author's project: its own strict ini, and no pytest plugin but ours.
-
-    ``-p hermes_hooks.testing`` loads it through its entry point (pytest looks one up by that
-    name first), as autoloading would, without the other plugins installed here.
-    """
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    pytester.makefile(
-        ".ini",
-        pytest=(
-            "[pytest]\n"
-            "addopts = -p hermes_hooks.testing -p no:cacheprovider --strict-markers\n"
-            "filterwarnings = error\n"
-        ),
-    )
-    return pytester
+    """A plugin author's project: its own strict ini, and no pytest plugin but ours."""
+    return plugin_author_project(pytester, monkeypatch)
 
 
 def test_author_tests_pass_and_fail_for_the_right_reasons(author: pytest.Pytester) -> None:

@@ -56,17 +56,7 @@ class Job:
     """One call of ``function(*args, **kwargs)`` on a worker, in ``context``: waited for with
     :meth:`wait`; a caller that stops waiting calls :meth:`abandon`."""
 
-    __slots__ = (
-        "_call",
-        "_context",
-        "_done",
-        "_exit",
-        "_worker",
-        "abandoned",
-        "error",
-        "finished",
-        "value",
-    )
+    __slots__ = ("_call", "_context", "_done", "_exit", "abandoned", "error", "finished", "value")
 
     def __init__(self, call: tuple[Any, ...], context: contextvars.Context) -> None:
         self._call: Any = call
@@ -74,7 +64,6 @@ class Job:
         self._done = threading.Lock()
         self._done.acquire()  # released when it is done
         self._exit: Callable[[], None] | None = None
-        self._worker: _Worker | None = None
         self.value: Any = None
         self.error: BaseException | None = None
         self.finished = self.abandoned = False
@@ -93,7 +82,7 @@ class Job:
         with _lock:
             if self.finished:
                 return False
-            if not self.abandoned and self._worker is not None:
+            if not self.abandoned:  # a job exists only once submit gave it a worker
                 _abandoned += 1
             self.abandoned, self._exit = True, on_exit
             return True
@@ -207,7 +196,6 @@ def submit(
                 raise WorkerUnavailableError(f"all {MAX_WORKERS} worker threads are busy")
             worker = _Worker()
             _live.add(worker)
-        job._worker = worker
     if new:
         try:
             worker.thread.start()

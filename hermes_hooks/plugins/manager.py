@@ -640,7 +640,7 @@ class PluginManager(GuardedManager):
         if record.candidate.path is not None and record.module is not None:
             evict_modules(record.module.__name__)
         elif record.module is not None:
-            others = [r for r in self._records.values() if r is not record and r.module]
+            others = [r for r in self._records.values() if r is not record]
             names = [other.module.__name__ for other in others if other.module is not None]
             left = _evict_entry_point(record.module.__name__, record.host_modules, names)
             for other in others:  # what this plugin brought, the last one out evicts
@@ -927,9 +927,11 @@ def _evict_entry_point(
         )
 
     prefix = name + "."
-    mine = [m for m in _package_modules(name) if m == name or m.startswith(prefix)]
-    if host_modules is not None:
-        mine += [m for m in _package_modules(name) if m not in host_modules and m not in mine]
+    mine = [
+        m
+        for m in _package_modules(name)
+        if m == name or m.startswith(prefix) or (host_modules is not None and m not in host_modules)
+    ]
     left = frozenset(m for m in mine if needed(m))
     for loaded in mine:
         if loaded not in left:
